@@ -1,0 +1,3 @@
+module github.com/luxeval/lux
+
+go 1.26
