@@ -1,0 +1,264 @@
+package lux
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DecodeConfig decodes a plugin's JSON config into dst (a pointer to a
+// struct already holding the defaults), strictly: every field that dst does
+// not declare is reported, each with the fields that are known, and every
+// top-level field that has the wrong type is reported, all at once. Field
+// names match the struct's json tags exactly. An empty or null raw leaves
+// dst unchanged.
+//
+// The returned error is nil or wraps ErrInvalidConfig and carries one
+// FieldError per problem (see Unwrap), with paths relative to the config.
+func DecodeConfig(raw json.RawMessage, dst any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	rv := reflect.ValueOf(dst)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("lux: DecodeConfig needs a non-nil pointer, got %T", dst)
+	}
+	var probs Problems
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		probs.Add("", "not valid JSON: "+err.Error())
+		return probs.Err(ErrInvalidConfig)
+	}
+	checkUnknown(&probs, "", generic, rv.Type().Elem())
+	if probs.Len() > 0 {
+		return probs.Err(ErrInvalidConfig)
+	}
+	elem := rv.Elem()
+	if elem.Kind() != reflect.Struct {
+		if err := json.Unmarshal(raw, dst); err != nil {
+			probs.Add("", typeProblem(err))
+		}
+		return probs.Err(ErrInvalidConfig)
+	}
+	obj, ok := generic.(map[string]any)
+	if !ok {
+		probs.Addf("", "must be a JSON object, got %s", jsonKind(generic))
+		return probs.Err(ErrInvalidConfig)
+	}
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &fields)
+	index := fieldIndex(elem.Type())
+	for _, name := range sortedKeys(obj) {
+		f := elem.FieldByIndex(index[name])
+		if err := json.Unmarshal(fields[name], f.Addr().Interface()); err != nil {
+			probs.Add(name, typeProblem(err))
+		}
+	}
+	return probs.Err(ErrInvalidConfig)
+}
+
+// typeProblem turns a json decoding error into a readable problem.
+func typeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("must be %s, got %s", typeName(te.Type), te.Value)
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	return msg
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	default:
+		return "an object"
+	}
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// checkUnknown walks the decoded JSON value v against type t and records
+// every object key that t does not declare.
+func checkUnknown(p *Problems, path string, v any, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return // type problems are reported by decoding
+		}
+		index := fieldIndex(t)
+		for _, key := range sortedKeys(obj) {
+			idx, known := index[key]
+			if !known {
+				p.AddFix(JoinPath(path, key), "unknown field", knownFieldsHint(key, index))
+				continue
+			}
+			checkUnknown(p, JoinPath(path, key), obj[key], t.FieldByIndex(idx).Type)
+		}
+	case reflect.Slice, reflect.Array:
+		list, ok := v.([]any)
+		if !ok {
+			return
+		}
+		for i, item := range list {
+			checkUnknown(p, fmt.Sprintf("%s[%d]", path, i), item, t.Elem())
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for _, key := range sortedKeys(obj) {
+			checkUnknown(p, JoinPath(path, key), obj[key], t.Elem())
+		}
+	}
+}
+
+func knownFieldsHint(key string, index map[string][]int) string {
+	names := make([]string, 0, len(index))
+	for n := range index {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if strings.EqualFold(n, key) {
+			return fmt.Sprintf("did you mean %q?", n)
+		}
+	}
+	if len(names) == 0 {
+		return "this config takes no fields"
+	}
+	return "known fields: " + strings.Join(names, ", ")
+}
+
+// fieldIndex maps the JSON names of t's fields (following embedded
+// structs the way encoding/json does) to their indexes.
+func fieldIndex(t reflect.Type) map[string][]int {
+	out := map[string][]int{}
+	var walk func(t reflect.Type, prefix []int)
+	walk = func(t reflect.Type, prefix []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			idx := append(append([]int(nil), prefix...), i)
+			if f.Anonymous && name == "" {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					walk(ft, idx)
+					continue
+				}
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if _, dup := out[name]; !dup {
+				out[name] = idx
+			}
+		}
+	}
+	walk(t, nil)
+	return out
+}
+
+// Duration is a time.Duration that reads from JSON as a Go duration string
+// ("90s", "2m30s") or as a number of milliseconds, and writes as a string.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string or a number of milliseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("must be a duration such as \"90s\" or a number of milliseconds, got %q", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var ms float64
+	if err := json.Unmarshal(b, &ms); err != nil {
+		return fmt.Errorf("must be a duration such as \"90s\" or a number of milliseconds, got %s", b)
+	}
+	*d = Duration(ms * float64(time.Millisecond))
+	return nil
+}
+
+// ConfigJSON returns v as the raw JSON config a plugin decodes: a
+// json.RawMessage or []byte is returned as is, nil becomes empty, and any
+// other value (a map, or a plugin's own config struct) is marshalled.
+func ConfigJSON(v any) (json.RawMessage, error) {
+	switch c := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return c, nil
+	case []byte:
+		return json.RawMessage(c), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("lux: config is not JSON-encodable: %w", err)
+	}
+	return b, nil
+}

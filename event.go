@@ -1,0 +1,422 @@
+package lux
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// EventType names the kind of a run event.
+type EventType string
+
+// The event types of a run's trajectory (events.jsonl holds one per line).
+const (
+	EventReady     EventType = "ready"     // the agent is running; see Ready
+	EventProgress  EventType = "progress"  // a message, tool call, tool result, usage report, ...
+	EventInterrupt EventType = "interrupt" // the agent waits for an answer
+	EventResponded EventType = "responded" // the answer given to an interrupt
+	EventDone      EventType = "done"      // terminal: the agent finished
+	EventError     EventType = "error"     // terminal: the run ended in error
+	EventLifecycle EventType = "lifecycle" // a harness stage began
+)
+
+// Event is one entry of a run's trajectory. Exactly the field that matches
+// Type is set. On disk an event is one flat JSON object whose "type" field
+// names the kind, the layout of the lux-jsonl protocol.
+type Event struct {
+	Type      EventType
+	Time      time.Time // when the harness saw it; zero for ready
+	Ready     *Ready
+	Progress  *Progress
+	Interrupt *Interrupt
+	Answer    *Answer // for EventResponded
+	Done      *Done
+	Error     *ErrorEvent
+	Stage     Stage // for EventLifecycle
+}
+
+// Terminal reports whether e ends the agent's session (done or error).
+func (e Event) Terminal() bool { return e.Type == EventDone || e.Type == EventError }
+
+// Ready says the agent started and what it is.
+type Ready struct {
+	AgentID      string         `json:"agentId"`
+	AgentVersion string         `json:"agentVersion,omitempty"`
+	Model        string         `json:"model,omitempty"`
+	Detail       map[string]any `json:"detail,omitempty"` // driver specific: session id, CLI version, ...
+}
+
+// InterruptKind is what an interrupt asks of the user.
+type InterruptKind string
+
+// The kinds of interrupt.
+const (
+	Ask     InterruptKind = "ask"     // a question; answered with text
+	Approve InterruptKind = "approve" // a permission request; approved or denied
+	Custom  InterruptKind = "custom"  // a driver-defined request; answered with a payload
+)
+
+// Interrupt is the agent waiting for the user. The agent does not continue
+// until the answer with the same Kind and ID is delivered.
+type Interrupt struct {
+	Kind     InterruptKind `json:"kind"`
+	ID       string        `json:"id"`
+	Question string        `json:"question,omitempty"` // Ask
+	Request  any           `json:"request,omitempty"`  // Approve: what the agent wants to do
+	Payload  any           `json:"payload,omitempty"`  // Custom
+	Context  any           `json:"context,omitempty"`  // anything that helps answer: options, tool input, ...
+}
+
+// Text returns what the interrupt asks, as text: the question, or the
+// request or payload as JSON.
+func (in Interrupt) Text() string {
+	switch in.Kind {
+	case Ask:
+		return in.Question
+	case Approve:
+		return textOf(in.Request)
+	default:
+		return textOf(in.Payload)
+	}
+}
+
+func textOf(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// Answer is the user's reply to an interrupt of the same Kind and ID.
+type Answer struct {
+	Kind     InterruptKind `json:"kind"`
+	ID       string        `json:"id"`
+	Text     string        `json:"text,omitempty"`     // Ask
+	Approved bool          `json:"approved,omitempty"` // Approve
+	Reason   string        `json:"reason,omitempty"`   // Approve: optional reason
+	Payload  any           `json:"payload,omitempty"`  // Custom
+}
+
+// Matches returns an error wrapping ErrAnswerMismatch unless a answers in.
+func (a Answer) Matches(in Interrupt) error {
+	if a.Kind != in.Kind || a.ID != in.ID {
+		return fmt.Errorf("%w: interrupt %s %q answered with %s %q", ErrAnswerMismatch, in.Kind, in.ID, a.Kind, a.ID)
+	}
+	return nil
+}
+
+// Progress kinds the built-in drivers and assertions share. Drivers may
+// emit other kinds; their payload is kept raw.
+const (
+	KindAgentMessage = "agent-message" // Progress.Message
+	KindReasoning    = "reasoning"     // Progress.Message
+	KindToolCall     = "tool-call"     // Progress.ToolCall
+	KindToolResult   = "tool-result"   // Progress.ToolResult
+	KindUsage        = "usage"         // Progress.Usage: tokens of one model call
+)
+
+// Progress is something the agent did. For the shared kinds the typed field
+// is set; any other kind carries Payload.
+type Progress struct {
+	ID         string
+	Kind       string
+	Message    *Message     // agent-message, reasoning
+	ToolCall   *ToolCall    // tool-call
+	ToolResult *ToolResult  // tool-result
+	Usage      *UsageReport // usage
+	Payload    json.RawMessage
+}
+
+// Message is text the agent wrote (or its reasoning).
+type Message struct {
+	Text            string `json:"text"`
+	ParentToolUseID string `json:"parentToolUseId,omitempty"` // set when a subagent wrote it
+}
+
+// ToolCall is the agent invoking a tool.
+type ToolCall struct {
+	Name            string `json:"name"`
+	Input           any    `json:"input"`
+	ToolUseID       string `json:"toolUseId"`
+	ParentToolUseID string `json:"parentToolUseId,omitempty"`
+}
+
+// ToolResult is the outcome of a tool call, correlated by ToolUseID.
+type ToolResult struct {
+	Name              string         `json:"name"`
+	ToolUseID         string         `json:"toolUseId"`
+	Content           any            `json:"content"`
+	StructuredContent map[string]any `json:"structuredContent,omitempty"`
+	IsError           bool           `json:"isError"`
+	Text              string         `json:"text"`
+	DurationMs        *float64       `json:"durationMs,omitempty"`
+	ParentToolUseID   string         `json:"parentToolUseId,omitempty"`
+}
+
+// UsageReport is the token usage of one model call.
+type UsageReport struct {
+	TokenUsage
+	Label string `json:"label,omitempty"`
+}
+
+// Done is the agent finishing normally, with what it reported.
+type Done struct {
+	Usage   *TokenUsage `json:"usage,omitempty"`   // total agent usage; nil when the agent reports none
+	CostUSD *float64    `json:"costUsd,omitempty"` // nil when the agent reports no cost
+	Turns   int         `json:"turns,omitempty"`
+	Summary any         `json:"summary,omitempty"` // anything else the driver reports
+}
+
+// ExitReason is why a run ended.
+type ExitReason string
+
+// The exit reasons.
+const (
+	ExitDone            ExitReason = "done"             // the agent finished
+	ExitError           ExitReason = "error"            // the agent or the harness failed
+	ExitIdleTimeout     ExitReason = "idle-timeout"     // no event within the idle timeout
+	ExitMaxInteractions ExitReason = "max-interactions" // more interrupts than allowed
+	ExitCancelled       ExitReason = "cancelled"        // the run's context was cancelled
+)
+
+// ErrorEvent is a run ending in error.
+type ErrorEvent struct {
+	ExitReason ExitReason `json:"exitReason"`
+	Reason     string     `json:"reason"`
+}
+
+// Stage is a harness lifecycle stage recorded in the trajectory.
+type Stage string
+
+// The lifecycle stages, in order.
+const (
+	StagePrepareAnswerer Stage = "prepare-answerer"
+	StageStartDriver     Stage = "start-driver"
+	StageCollectStart    Stage = "collect-start"
+	StageCollectEnd      Stage = "collect-end"
+	StageGradeStart      Stage = "grade-start"
+	StageGradeEnd        Stage = "grade-end"
+	StageClose           Stage = "close"
+)
+
+// NewProgress returns a progress event of the given kind whose payload is
+// the typed value v (a *Message, *ToolCall, *ToolResult or *UsageReport) or
+// anything JSON-encodable for other kinds.
+func NewProgress(id, kind string, v any) Progress {
+	p := Progress{ID: id, Kind: kind}
+	switch x := v.(type) {
+	case *Message:
+		p.Message = x
+	case *ToolCall:
+		p.ToolCall = x
+	case *ToolResult:
+		p.ToolResult = x
+	case *UsageReport:
+		p.Usage = x
+	case json.RawMessage:
+		p.Payload = x
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			b, _ = json.Marshal(fmt.Sprint(v))
+		}
+		p.Payload = b
+	}
+	return p
+}
+
+// payload returns the value stored as the progress payload.
+func (p Progress) payload() any {
+	switch {
+	case p.Message != nil:
+		return p.Message
+	case p.ToolCall != nil:
+		return p.ToolCall
+	case p.ToolResult != nil:
+		return p.ToolResult
+	case p.Usage != nil:
+		return p.Usage
+	case p.Payload != nil:
+		return p.Payload
+	}
+	return nil
+}
+
+// wireEvent is the flat on-disk form of an Event.
+type wireEvent struct {
+	Type EventType  `json:"type"`
+	TS   *time.Time `json:"ts,omitempty"`
+	// ready
+	AgentID      string         `json:"agentId,omitempty"`
+	AgentVersion string         `json:"agentVersion,omitempty"`
+	Model        string         `json:"model,omitempty"`
+	Detail       map[string]any `json:"detail,omitempty"`
+	// progress, interrupt, responded
+	ID   string `json:"id,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// interrupt
+	Question string `json:"question,omitempty"`
+	Request  any    `json:"request,omitempty"`
+	Context  any    `json:"context,omitempty"`
+	// progress payload, custom interrupt payload, custom answer payload
+	Payload json.RawMessage `json:"payload,omitempty"`
+	// responded
+	Text     string `json:"text,omitempty"`
+	Approved *bool  `json:"approved,omitempty"`
+	// done
+	Usage   *TokenUsage `json:"usage,omitempty"`
+	CostUSD *float64    `json:"costUsd,omitempty"`
+	Turns   int         `json:"turns,omitempty"`
+	Summary any         `json:"summary,omitempty"`
+	// error, and approve reason
+	ExitReason ExitReason `json:"exitReason,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	// lifecycle
+	Stage Stage `json:"stage,omitempty"`
+}
+
+func marshalAny(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if r, ok := v.(json.RawMessage); ok {
+		return r, nil
+	}
+	return json.Marshal(v)
+}
+
+// MarshalJSON writes the flat on-disk form.
+func (e Event) MarshalJSON() ([]byte, error) {
+	w := wireEvent{Type: e.Type}
+	if !e.Time.IsZero() {
+		t := e.Time
+		w.TS = &t
+	}
+	var err error
+	switch e.Type {
+	case EventReady:
+		if e.Ready != nil {
+			w.AgentID, w.AgentVersion, w.Model, w.Detail = e.Ready.AgentID, e.Ready.AgentVersion, e.Ready.Model, e.Ready.Detail
+		}
+	case EventProgress:
+		if e.Progress != nil {
+			w.ID, w.Kind = e.Progress.ID, e.Progress.Kind
+			w.Payload, err = marshalAny(e.Progress.payload())
+		}
+	case EventInterrupt:
+		if in := e.Interrupt; in != nil {
+			w.ID, w.Kind, w.Question, w.Request, w.Context = in.ID, string(in.Kind), in.Question, in.Request, in.Context
+			w.Payload, err = marshalAny(in.Payload)
+		}
+	case EventResponded:
+		if a := e.Answer; a != nil {
+			w.ID, w.Kind, w.Text, w.Reason = a.ID, string(a.Kind), a.Text, a.Reason
+			if a.Kind == Approve {
+				ok := a.Approved
+				w.Approved = &ok
+			}
+			w.Payload, err = marshalAny(a.Payload)
+		}
+	case EventDone:
+		if d := e.Done; d != nil {
+			w.Usage, w.CostUSD, w.Turns, w.Summary = d.Usage, d.CostUSD, d.Turns, d.Summary
+		}
+	case EventError:
+		if x := e.Error; x != nil {
+			w.ExitReason, w.Reason = x.ExitReason, x.Reason
+		}
+	case EventLifecycle:
+		w.Stage = e.Stage
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lux: event %s: %w", e.Type, err)
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the flat on-disk form. Unknown fields are ignored so
+// that old readers keep working on new records; a progress payload that
+// does not fit its kind's type is kept raw in Payload.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var w wireEvent
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Event{Type: w.Type}
+	if w.TS != nil {
+		e.Time = *w.TS
+	}
+	switch w.Type {
+	case EventReady:
+		e.Ready = &Ready{AgentID: w.AgentID, AgentVersion: w.AgentVersion, Model: w.Model, Detail: w.Detail}
+	case EventProgress:
+		p := Progress{ID: w.ID, Kind: w.Kind}
+		decodeProgressPayload(&p, w.Payload)
+		e.Progress = &p
+	case EventInterrupt:
+		e.Interrupt = &Interrupt{Kind: InterruptKind(w.Kind), ID: w.ID, Question: w.Question, Request: w.Request, Context: w.Context, Payload: rawToAny(w.Payload)}
+	case EventResponded:
+		a := Answer{Kind: InterruptKind(w.Kind), ID: w.ID, Text: w.Text, Reason: w.Reason, Payload: rawToAny(w.Payload)}
+		if w.Approved != nil {
+			a.Approved = *w.Approved
+		}
+		e.Answer = &a
+	case EventDone:
+		e.Done = &Done{Usage: w.Usage, CostUSD: w.CostUSD, Turns: w.Turns, Summary: w.Summary}
+	case EventError:
+		e.Error = &ErrorEvent{ExitReason: w.ExitReason, Reason: w.Reason}
+	case EventLifecycle:
+		e.Stage = w.Stage
+	default:
+		return fmt.Errorf("lux: unknown event type %q", w.Type)
+	}
+	return nil
+}
+
+func rawToAny(r json.RawMessage) any {
+	if len(r) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(r, &v); err != nil {
+		return string(r)
+	}
+	return v
+}
+
+// decodeProgressPayload fills the typed field for the shared kinds, or
+// keeps the payload raw.
+func decodeProgressPayload(p *Progress, raw json.RawMessage) {
+	if len(raw) == 0 {
+		return
+	}
+	var target any
+	switch p.Kind {
+	case KindAgentMessage, KindReasoning:
+		p.Message = &Message{}
+		target = p.Message
+	case KindToolCall:
+		p.ToolCall = &ToolCall{}
+		target = p.ToolCall
+	case KindToolResult:
+		p.ToolResult = &ToolResult{}
+		target = p.ToolResult
+	case KindUsage:
+		p.Usage = &UsageReport{}
+		target = p.Usage
+	default:
+		p.Payload = raw
+		return
+	}
+	if err := json.Unmarshal(raw, target); err != nil {
+		p.Message, p.ToolCall, p.ToolResult, p.Usage = nil, nil, nil, nil
+		p.Payload = raw
+	}
+}

@@ -1,0 +1,109 @@
+package lux
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Registry holds the plugins an Orchestrator can use, by name. There is no
+// global registry: build one with NewRegistry and register what you need.
+// A Registry is safe for concurrent use.
+type Registry struct {
+	mu         sync.RWMutex
+	drivers    map[string]*DriverPlugin
+	answerers  map[string]*AnswererPlugin
+	assertions map[string]*AssertionPlugin
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{
+		drivers:    map[string]*DriverPlugin{},
+		answerers:  map[string]*AnswererPlugin{},
+		assertions: map[string]*AssertionPlugin{},
+	}
+}
+
+// RegisterDriver adds p. A second plugin under the same name is an error
+// wrapping ErrDuplicatePlugin.
+func (r *Registry) RegisterDriver(p *DriverPlugin) error {
+	if p == nil || p.Name == "" || p.Parse == nil {
+		return fmt.Errorf("lux: driver plugin needs a Name and a Parse function")
+	}
+	if e := p.Experiment; e != nil && (strings.TrimSpace(e.Version) == "" || e.Prepare == nil || e.Identity == nil) {
+		return fmt.Errorf("lux: driver %q: experiment support needs a non-blank Version, Prepare and Identity", p.Name)
+	}
+	return register(&r.mu, r.drivers, "driver", p.Name, p)
+}
+
+// RegisterAnswerer adds p; a duplicate name is an error.
+func (r *Registry) RegisterAnswerer(p *AnswererPlugin) error {
+	if p == nil || p.Name == "" || p.Parse == nil {
+		return fmt.Errorf("lux: answerer plugin needs a Name and a Parse function")
+	}
+	return register(&r.mu, r.answerers, "answerer", p.Name, p)
+}
+
+// RegisterAssertion adds p; a duplicate type is an error.
+func (r *Registry) RegisterAssertion(p *AssertionPlugin) error {
+	if p == nil || p.Type == "" || p.Parse == nil {
+		return fmt.Errorf("lux: assertion plugin needs a Type and a Parse function")
+	}
+	return register(&r.mu, r.assertions, "assertion", p.Type, p)
+}
+
+// Driver returns the driver registered as name, or an error wrapping
+// ErrUnknownPlugin that lists the names known.
+func (r *Registry) Driver(name string) (*DriverPlugin, error) {
+	return lookup(&r.mu, r.drivers, "driver", name)
+}
+
+// Answerer returns the answerer registered as name.
+func (r *Registry) Answerer(name string) (*AnswererPlugin, error) {
+	return lookup(&r.mu, r.answerers, "answerer", name)
+}
+
+// Assertion returns the assertion plugin registered for type name.
+func (r *Registry) Assertion(name string) (*AssertionPlugin, error) {
+	return lookup(&r.mu, r.assertions, "assertion", name)
+}
+
+// Drivers returns the registered driver names, sorted.
+func (r *Registry) Drivers() []string { return names(&r.mu, r.drivers) }
+
+// Answerers returns the registered answerer names, sorted.
+func (r *Registry) Answerers() []string { return names(&r.mu, r.answerers) }
+
+// Assertions returns the registered assertion types, sorted.
+func (r *Registry) Assertions() []string { return names(&r.mu, r.assertions) }
+
+func register[P any](mu *sync.RWMutex, m map[string]P, kind, name string, p P) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := m[name]; dup {
+		return fmt.Errorf("%w: %s %q", ErrDuplicatePlugin, kind, name)
+	}
+	m[name] = p
+	return nil
+}
+
+func lookup[P any](mu *sync.RWMutex, m map[string]P, kind, name string) (P, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	p, ok := m[name]
+	if !ok {
+		known := "none are registered"
+		if len(m) > 0 {
+			known = "known: " + strings.Join(sortedKeys(m), ", ")
+		}
+		return p, fmt.Errorf("%w: %s %q (%s)", ErrUnknownPlugin, kind, name, known)
+	}
+	return p, nil
+}
+
+func names[P any](mu *sync.RWMutex, m map[string]P) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return sortedKeys(m)
+}

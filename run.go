@@ -1,0 +1,233 @@
+package lux
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaVersion is the version of the run record files this module writes.
+const SchemaVersion = 1
+
+// Run is the evidence of one run, as assertions see it: the case as run,
+// what the run recorded, the trajectory and the collected artifacts.
+type Run struct {
+	Case      *Case
+	Metadata  *RunMetadata
+	Events    []Event
+	Artifacts []Artifact
+	// Dir is the run directory; Workspace is the directory artifact paths
+	// are relative to (the agent's working directory, <Dir>/artifacts).
+	Dir       string
+	Workspace string
+}
+
+// Artifact is a file the agent left in its workspace.
+type Artifact struct {
+	Path        string `json:"path"` // slash-separated, relative to the workspace
+	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+}
+
+// RunMetadata is run.json: how a run went, what it cost, and the
+// provenance that decides what it can be compared with.
+type RunMetadata struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	LuxVersion    string `json:"luxVersion"`
+	RunID         string `json:"runId"`
+	CaseID        string `json:"caseId"` // canonical: repetitions share it
+	SuiteID       string `json:"suiteId,omitempty"`
+	Repetition    int    `json:"repetition,omitempty"` // 1-based within a suite; 0 outside one
+
+	StartedAt    time.Time  `json:"startedAt"`
+	AgentEndedAt *time.Time `json:"agentEndedAt,omitempty"`
+	EndedAt      time.Time  `json:"endedAt"`
+
+	ExitReason         ExitReason          `json:"exitReason"`
+	Reason             string              `json:"reason,omitempty"` // why, when not done
+	OperationalFailure *OperationalFailure `json:"operationalFailure,omitempty"`
+
+	Driver   DriverInfo  `json:"driver"`
+	Answerer RunAnswerer `json:"answerer"`
+
+	Usage           Usage           `json:"usage"`
+	InterruptCounts InterruptCounts `json:"interruptCounts"`
+	ToolCalls       ToolOutcomes    `json:"toolCalls"`
+	Artifacts       ArtifactStats   `json:"artifacts"`
+	Phases          PhaseDurations  `json:"phaseDurationMs"`
+	StderrTail      string          `json:"stderrTail,omitempty"`
+
+	Provenance Provenance `json:"provenance"`
+}
+
+// Duration is the time from start to end of the run.
+func (m *RunMetadata) Duration() time.Duration { return m.EndedAt.Sub(m.StartedAt) }
+
+// DriverInfo is the driver as the run saw it: its name and what it reported when ready.
+type DriverInfo struct {
+	Name string `json:"name"`
+	Ready
+}
+
+// RunAnswerer names the answerer of a run ("" when the case has none).
+type RunAnswerer struct {
+	Name string `json:"name,omitempty"`
+}
+
+// OperationalFailure says which phase of the harness failed, as opposed to
+// the agent failing its task.
+type OperationalFailure struct {
+	Phase  string `json:"phase"` // setup, answerer, driver, collection, grading, trace, cancel, close
+	Reason string `json:"reason"`
+}
+
+// InterruptCounts counts interrupts by kind.
+type InterruptCounts struct {
+	Ask     int `json:"ask"`
+	Approve int `json:"approve"`
+	Custom  int `json:"custom"`
+}
+
+// Total is the number of interrupts of any kind.
+func (c InterruptCounts) Total() int { return c.Ask + c.Approve + c.Custom }
+
+// Add counts one interrupt of kind k.
+func (c *InterruptCounts) Add(k InterruptKind) {
+	switch k {
+	case Ask:
+		c.Ask++
+	case Approve:
+		c.Approve++
+	default:
+		c.Custom++
+	}
+}
+
+// ToolOutcomes summarises tool calls correlated with their results.
+// Reported >= Total and Total = Succeeded + Failed + Unresolved.
+type ToolOutcomes struct {
+	Reported         int `json:"reported"`   // tool-call events
+	Total            int `json:"total"`      // distinct calls
+	Succeeded        int `json:"succeeded"`  // with a non-error result
+	Failed           int `json:"failed"`     // with an error result
+	Unresolved       int `json:"unresolved"` // no result seen
+	UnmatchedResults int `json:"unmatchedResults"`
+	Malformed        int `json:"malformed"`
+}
+
+// ArtifactStats counts the collected artifacts.
+type ArtifactStats struct {
+	Count int   `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// PhaseDurations are milliseconds spent in each phase of the run.
+type PhaseDurations struct {
+	Agent   int64 `json:"agent"`
+	Collect int64 `json:"collect"`
+	Grading int64 `json:"grading"`
+}
+
+// Provenance is everything that decides whether two runs measure the same
+// thing. Two runs are comparable only where these match.
+type Provenance struct {
+	Source  *Source     `json:"source,omitempty"`
+	Host    Host        `json:"host"`
+	Runtime RuntimeInfo `json:"runtime"`
+	// Environment is the user's declaration of where the agent ran (a
+	// container image, a machine class, ...), recorded verbatim.
+	Environment json.RawMessage `json:"environment,omitempty"`
+
+	CaseHash            string `json:"caseHash"`
+	AssertionsHash      string `json:"assertionsHash"`
+	FixturesHash        string `json:"fixturesHash,omitempty"`
+	DriverConfigHash    string `json:"driverConfigHash"`
+	AnswererConfigHash  string `json:"answererConfigHash,omitempty"`
+	EvaluatorConfigHash string `json:"evaluatorConfigHash"`
+
+	ExperimentID string `json:"experimentId,omitempty"`
+	CandidateID  string `json:"candidateId,omitempty"`
+	SubjectHash  string `json:"subjectHash,omitempty"`
+}
+
+// Source is where the case came from.
+type Source struct {
+	CasePath string   `json:"casePath,omitempty"` // relative to the repository root when inside one
+	Git      *GitInfo `json:"git,omitempty"`
+}
+
+// GitInfo is the state of the repository holding the case.
+type GitInfo struct {
+	Commit          string `json:"commit"`
+	Dirty           bool   `json:"dirty"`
+	WorkingTreeHash string `json:"workingTreeHash,omitempty"`
+}
+
+// Host is the machine the harness ran on.
+type Host struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	GoVersion string `json:"goVersion"`
+}
+
+// RuntimeInfo is the driver's declared runtime as the run used it.
+type RuntimeInfo struct {
+	Driver       string        `json:"driver"`
+	Commands     []CommandInfo `json:"commands,omitempty"`
+	Capabilities []Capability  `json:"capabilities,omitempty"`
+	Model        string        `json:"model,omitempty"`
+}
+
+// CommandInfo is an executable a driver launches, resolved on this machine.
+type CommandInfo struct {
+	Name    string `json:"name"`
+	Path    string `json:"path,omitempty"`    // empty when not found
+	Version string `json:"version,omitempty"` // first line of --version, when discoverable
+}
+
+// GradingReport is grading.json: each assertion's outcome and the case
+// verdict. Passed and Score are nil when grading is incomplete (an
+// assertion could not be evaluated): no verdict, never a silent pass or fail.
+type GradingReport struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Passed        *bool              `json:"casePassed"`
+	Score         *float64           `json:"caseScore"`
+	Assertions    []AssertionOutcome `json:"assertions"`
+	Incomplete    *Incomplete        `json:"incomplete,omitempty"`
+}
+
+// Verdict returns "pass", "fail" or "ungraded".
+func (g *GradingReport) Verdict() string {
+	switch {
+	case g == nil || g.Passed == nil:
+		return "ungraded"
+	case *g.Passed:
+		return "pass"
+	default:
+		return "fail"
+	}
+}
+
+// Incomplete says why a grading report has no verdict, or why the run's
+// verdict is a failure regardless of its assertions.
+type Incomplete struct {
+	ExitReason ExitReason `json:"exitReason"`
+	Phase      string     `json:"phase"` // run, collection, grading
+	Reason     string     `json:"reason,omitempty"`
+}
+
+// AssertionOutcome is one assertion's result within a grading report.
+type AssertionOutcome struct {
+	ID         string      `json:"id"`
+	Type       string      `json:"type"`
+	Name       string      `json:"name"`
+	Passed     bool        `json:"passed"`
+	Score      float64     `json:"score"`
+	Weight     float64     `json:"weight"`
+	Threshold  float64     `json:"threshold"`
+	DurationMs int64       `json:"durationMs"`
+	Comment    string      `json:"comment,omitempty"`
+	Detail     any         `json:"detail,omitempty"`
+	Error      string      `json:"error,omitempty"` // could not grade: no verdict
+	Usage      *TokenUsage `json:"usage,omitempty"` // judge tokens
+}
