@@ -29,6 +29,9 @@ type Runtime struct {
 	Commands     []string     // executables it launches, as configured (name or path)
 	Capabilities []Capability // what it declares it can do
 	Model        string       // the model it asks for, when it knows
+	// InstallHint tells a user how to install the commands when they are
+	// missing, e.g. "npm install -g @anthropic-ai/claude-code".
+	InstallHint string
 }
 
 // Has reports whether the runtime declares capability c.
