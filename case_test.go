@@ -1,0 +1,193 @@
+package lux_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+)
+
+// problems returns the individual problem messages of err.
+func problems(err error) []string {
+	var out []string
+	for _, e := range lux.Unwrap(err) {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func TestCaseValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		c    lux.Case
+		want []string
+	}{
+		{
+			name: "valid",
+			c:    lux.Case{Prompt: "write hello.txt", Assertions: []lux.AssertionSpec{{Type: "file-exists"}}},
+		},
+		{
+			name: "missing prompt",
+			c:    lux.Case{Prompt: "  "},
+			want: []string{"prompt: required (say what the agent should do)"},
+		},
+		{
+			name: "every problem at once",
+			c: lux.Case{
+				ID: "../escape",
+				Assertions: []lux.AssertionSpec{
+					{ID: "tests-pass", Type: "command-exits-zero"},
+					{Type: ""},
+					{ID: "tests-pass", Type: "file-exists", Weight: -1, Threshold: 1.5},
+				},
+				Driver:   &lux.PluginRef{},
+				Tags:     []string{""},
+				Requires: []lux.Capability{""},
+			},
+			want: []string{
+				"prompt: required (say what the agent should do)",
+				`id: "../escape" is not a usable id (use letters, digits, '-', '_' and '/' between names)`,
+				"driver.name: required (name a registered plugin)",
+				`assertions[1].type: required (name an assertion type such as "file-exists")`,
+				`assertions[2].id: duplicate id "tests-pass" (assertions[0] has it too; give each assertion its own id)`,
+				"assertions[2].weight: must be positive, got -1 (leave it out for weight 1)",
+				"assertions[2].threshold: must be between 0 and 1, got 1.5",
+				"tags[0]: must not be empty",
+				"requires[0]: must not be empty",
+			},
+		},
+		{
+			name: "default ids collide",
+			c: lux.Case{Prompt: "p", Assertions: []lux.AssertionSpec{
+				{Type: "run-succeeded"}, {ID: "run-succeeded:1", Type: "file-exists"},
+			}},
+			want: []string{`assertions[1].id: duplicate id "run-succeeded:1" (assertions[0] has it too; give each assertion its own id)`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.c.Validate()
+			if diff := cmp.Diff(tt.want, problems(err)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if tt.want != nil && !errors.Is(err, lux.ErrInvalidCase) {
+				t.Errorf("error %v does not wrap ErrInvalidCase", err)
+			}
+		})
+	}
+}
+
+func TestParseCaseStrict(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want []string
+	}{
+		{
+			name: "unknown fields named with the known ones",
+			json: `{"prompt":"p","driverConfig":{},"tagz":["a"]}`,
+			want: []string{
+				"driverConfig: unknown field (known fields: answerer, assertions, cluster, driver, fixtures, id, meta, persona, prompt, requires, tags)",
+				"tagz: unknown field (known fields: answerer, assertions, cluster, driver, fixtures, id, meta, persona, prompt, requires, tags)",
+			},
+		},
+		{
+			name: "near miss suggests the field",
+			json: `{"Prompt":"p"}`,
+			want: []string{`Prompt: unknown field (did you mean "prompt"?)`},
+		},
+		{
+			name: "wrong types, all named",
+			json: `{"prompt":3,"tags":"x"}`,
+			want: []string{"prompt: must be a string, got number", "tags: must be a list, got string"},
+		},
+		{
+			name: "plugin ref strict",
+			json: `{"prompt":"p","driver":{"name":"x","cfg":{}}}`,
+			want: []string{`driver: unknown field "cfg" (known fields: name, config)`},
+		},
+		{
+			name: "not an object",
+			json: `[1]`,
+			want: []string{"must be a JSON object, got a list"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := lux.ParseCase([]byte(tt.json))
+			if diff := cmp.Diff(tt.want, problems(err)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseCaseRoundTrip(t *testing.T) {
+	in := `{
+	  "id": "greet",
+	  "prompt": "write hello.txt",
+	  "driver": {"name": "subprocess", "config": {"command": "agent"}},
+	  "answerer": "scripted",
+	  "fixtures": "fixtures/greet",
+	  "assertions": [
+	    {"type": "file-contains", "id": "hello", "path": "hello.txt", "text": "hi", "weight": 2, "threshold": 0.5}
+	  ],
+	  "tags": ["smoke"], "cluster": "greetings", "requires": ["ask"], "meta": {"owner": "me"}
+	}`
+	c, err := lux.ParseCase([]byte(in))
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	want := lux.AssertionSpec{ID: "hello", Type: "file-contains", Weight: 2, Threshold: 0.5,
+		Config: map[string]any{"path": "hello.txt", "text": "hi"}}
+	if diff := cmp.Diff(want, c.Assertions[0]); diff != "" {
+		t.Errorf("assertion (-want +got):\n%s", diff)
+	}
+	require.Equal(t, "scripted", c.Answerer.Name)
+	raw, err := lux.ConfigJSON(c.Driver.Config)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"command":"agent"}`, string(raw))
+	require.Equal(t, []lux.Capability{lux.CanAsk}, c.Requires)
+
+	// Hashes of the case are stable across a JSON round trip.
+	h1, err := lux.HashValue(c)
+	require.NoError(t, err)
+	again, err := lux.ParseCase(mustJSON(t, c))
+	require.NoError(t, err)
+	h2, err := lux.HashValue(again)
+	require.NoError(t, err)
+	require.Equal(t, h1, h2)
+}
+
+func TestLoadCaseNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "broken.case.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"prompt":"","assertions":[{"type":"x","id":"a"},{"type":"y","id":"a"}]}`), 0o600))
+	_, err := lux.LoadCase(path)
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{path, "prompt: required", `assertions[1].id: duplicate id "a"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+
+	good := filepath.Join(dir, "greet.case.json")
+	require.NoError(t, os.WriteFile(good, []byte(`{"prompt":"hi","fixtures":"fx"}`), 0o600))
+	c, err := lux.LoadCase(good)
+	require.NoError(t, err)
+	require.Equal(t, "greet", c.CanonicalID())
+	require.Equal(t, filepath.Join(dir, "fx"), c.FixturesDir())
+}
+
+func TestAssertionSpecDefaults(t *testing.T) {
+	s := lux.AssertionSpec{Type: "file-contains", Config: map[string]any{"path": "a.txt", "min": 2.0}}
+	require.Equal(t, "file-contains:3", s.EffectiveID(2))
+	require.Equal(t, 1.0, s.EffectiveWeight())
+	require.Equal(t, "file-contains min=2 path=a.txt", s.DisplayName())
+}

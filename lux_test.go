@@ -1,0 +1,229 @@
+package lux_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+)
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+type sampleConfig struct {
+	Command     string            `json:"command"`
+	IdleTimeout lux.Duration      `json:"idleTimeout"`
+	Env         map[string]string `json:"env"`
+	Limits      struct {
+		MaxLines int `json:"maxLines"`
+	} `json:"limits"`
+	Rules []struct {
+		Match string `json:"match"`
+	} `json:"rules"`
+}
+
+func TestDecodeConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want []string
+	}{
+		{name: "empty keeps defaults", raw: ``},
+		{name: "null keeps defaults", raw: `null`},
+		{name: "valid", raw: `{"command":"x","idleTimeout":"90s","limits":{"maxLines":3},"rules":[{"match":"a"}]}`},
+		{
+			name: "every unknown field, nested ones too",
+			raw:  `{"comand":"x","limits":{"maxLine":3},"rules":[{"match":"a"},{"mtch":"b"}]}`,
+			want: []string{
+				"comand: unknown field (known fields: command, env, idleTimeout, limits, rules)",
+				"limits.maxLine: unknown field (known fields: maxLines)",
+				"rules[1].mtch: unknown field (known fields: match)",
+			},
+		},
+		{
+			name: "every wrong type",
+			raw:  `{"command":1,"idleTimeout":"soon","env":[]}`,
+			want: []string{
+				"command: must be a string, got number",
+				"env: must be an object, got array",
+				`idleTimeout: must be a duration such as "90s" or a number of milliseconds, got "soon"`,
+			},
+		},
+		{name: "not an object", raw: `"x"`, want: []string{"must be a JSON object, got a string"}},
+		{name: "not JSON", raw: `{`, want: []string{"not valid JSON: unexpected end of JSON input"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := sampleConfig{Command: "default"}
+			err := lux.DecodeConfig(json.RawMessage(tt.raw), &cfg)
+			if diff := cmp.Diff(tt.want, problems(err)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if tt.want != nil && !errors.Is(err, lux.ErrInvalidConfig) {
+				t.Errorf("%v does not wrap ErrInvalidConfig", err)
+			}
+			if tt.want == nil && tt.raw == "" && cfg.Command != "default" {
+				t.Errorf("defaults lost: %+v", cfg)
+			}
+		})
+	}
+}
+
+func TestDurationJSON(t *testing.T) {
+	var d lux.Duration
+	require.NoError(t, json.Unmarshal([]byte(`1500`), &d))
+	require.Equal(t, 1500*time.Millisecond, d.D())
+	require.NoError(t, json.Unmarshal([]byte(`"2m"`), &d))
+	require.Equal(t, 2*time.Minute, d.D())
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	require.Equal(t, `"2m0s"`, string(b))
+}
+
+func TestProblemsMergePrefixesPaths(t *testing.T) {
+	var inner lux.Problems
+	inner.Add("idleTimeout", "must be positive")
+	inner.AddFix("command", "required", "name the agent executable")
+	var outer lux.Problems
+	outer.Merge("driver.config", inner.Err(lux.ErrInvalidConfig))
+	outer.Merge("assertions[2]", errors.New("boom"))
+	err := outer.Err(lux.ErrInvalidCase)
+	want := []string{
+		"driver.config.idleTimeout: must be positive",
+		"driver.config.command: required (name the agent executable)",
+		"assertions[2]: boom",
+	}
+	if diff := cmp.Diff(want, problems(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	require.True(t, errors.Is(err, lux.ErrInvalidCase))
+	require.Equal(t, "lux: invalid case:\n  - "+strings.Join(want, "\n  - "), err.Error())
+}
+
+func stubDriver(name string, caps ...lux.Capability) *lux.DriverPlugin {
+	return &lux.DriverPlugin{
+		Name: name,
+		Parse: func(json.RawMessage) (lux.DriverConfig, error) {
+			return stubConfig{caps: caps}, nil
+		},
+	}
+}
+
+type stubConfig struct{ caps []lux.Capability }
+
+func (c stubConfig) Runtime() lux.Runtime { return lux.Runtime{Capabilities: c.caps} }
+func (stubConfig) Start(context.Context, lux.StartInfo) (lux.Session, error) {
+	return nil, errors.New("not startable")
+}
+
+func TestRegistry(t *testing.T) {
+	r := lux.NewRegistry()
+	require.NoError(t, r.RegisterDriver(stubDriver("b")))
+	require.NoError(t, r.RegisterDriver(stubDriver("a")))
+	err := r.RegisterDriver(stubDriver("a"))
+	require.ErrorIs(t, err, lux.ErrDuplicatePlugin)
+	require.EqualError(t, err, `lux: plugin already registered: driver "a"`)
+
+	_, err = r.Driver("c")
+	require.ErrorIs(t, err, lux.ErrUnknownPlugin)
+	require.EqualError(t, err, `lux: unknown plugin: driver "c" (known: a, b)`)
+	_, err = r.Answerer("x")
+	require.EqualError(t, err, `lux: unknown plugin: answerer "x" (none are registered)`)
+
+	p, err := r.Driver("b")
+	require.NoError(t, err)
+	require.Equal(t, "b", p.Name)
+	require.Equal(t, []string{"a", "b"}, r.Drivers())
+
+	bad := stubDriver("x")
+	bad.Experiment = &lux.DriverExperiment{Version: " "}
+	require.Error(t, r.RegisterDriver(bad))
+	require.Error(t, r.RegisterAssertion(&lux.AssertionPlugin{Type: "t"}), "no Parse")
+}
+
+func TestCheckCapabilities(t *testing.T) {
+	rt := lux.Runtime{Capabilities: []lux.Capability{lux.ReportsTools, lux.ReportsUsage}}
+	require.NoError(t, lux.CheckCapabilities("cursor", rt, []lux.Capability{lux.ReportsUsage}))
+	err := lux.CheckCapabilities("cursor", rt, []lux.Capability{lux.CanAsk, lux.ReportsUsage, lux.CanApprove})
+	require.ErrorIs(t, err, lux.ErrMissingCapability)
+	require.EqualError(t, err, `lux: driver lacks required capabilities: driver "cursor" does not declare ask, approve (it declares: tool-events, usage)`)
+}
+
+func TestEventJSONRoundTrip(t *testing.T) {
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	cost := 0.25
+	events := []lux.Event{
+		{Type: lux.EventReady, Ready: &lux.Ready{AgentID: "a", Model: "m", Detail: map[string]any{"sessionId": "s"}}},
+		{Type: lux.EventProgress, Time: ts, Progress: &lux.Progress{ID: "am-1", Kind: lux.KindAgentMessage, Message: &lux.Message{Text: "hi"}}},
+		{Type: lux.EventProgress, Time: ts, Progress: &lux.Progress{ID: "tc-1", Kind: lux.KindToolCall, ToolCall: &lux.ToolCall{Name: "Write", Input: map[string]any{"path": "x"}, ToolUseID: "t1"}}},
+		{Type: lux.EventProgress, Time: ts, Progress: &lux.Progress{ID: "tr-1", Kind: lux.KindToolResult, ToolResult: &lux.ToolResult{Name: "Write", ToolUseID: "t1", Content: "ok", Text: "ok"}}},
+		{Type: lux.EventProgress, Time: ts, Progress: &lux.Progress{ID: "u-1", Kind: lux.KindUsage, Usage: &lux.UsageReport{TokenUsage: lux.TokenUsage{Input: 3, Output: 4}, Label: "turn 1"}}},
+		{Type: lux.EventProgress, Time: ts, Progress: &lux.Progress{ID: "x", Kind: "mcp-init", Payload: json.RawMessage(`{"serverInfo":{"name":"s"}}`)}},
+		{Type: lux.EventInterrupt, Time: ts, Interrupt: &lux.Interrupt{Kind: lux.Ask, ID: "q1", Question: "color?", Context: map[string]any{"options": []any{"red"}}}},
+		{Type: lux.EventResponded, Time: ts, Answer: &lux.Answer{Kind: lux.Ask, ID: "q1", Text: "red"}},
+		{Type: lux.EventInterrupt, Time: ts, Interrupt: &lux.Interrupt{Kind: lux.Approve, ID: "p1", Request: map[string]any{"tool": "Bash"}}},
+		{Type: lux.EventResponded, Time: ts, Answer: &lux.Answer{Kind: lux.Approve, ID: "p1", Approved: false, Reason: "no"}},
+		{Type: lux.EventInterrupt, Time: ts, Interrupt: &lux.Interrupt{Kind: lux.Custom, ID: "c1", Payload: map[string]any{"k": "v"}}},
+		{Type: lux.EventResponded, Time: ts, Answer: &lux.Answer{Kind: lux.Custom, ID: "c1", Payload: map[string]any{"ok": true}}},
+		{Type: lux.EventDone, Time: ts, Done: &lux.Done{Usage: &lux.TokenUsage{Input: 10, Output: 5}, CostUSD: &cost, Turns: 2}},
+		{Type: lux.EventError, Time: ts, Error: &lux.ErrorEvent{ExitReason: lux.ExitIdleTimeout, Reason: "no event for 2m0s"}},
+		{Type: lux.EventLifecycle, Time: ts, Stage: lux.StageCollectStart},
+	}
+	for _, e := range events {
+		b := mustJSON(t, e)
+		var got lux.Event
+		require.NoError(t, json.Unmarshal(b, &got), string(b))
+		if diff := cmp.Diff(e, got); diff != "" {
+			t.Errorf("round trip of %s (-want +got):\n%s", b, diff)
+		}
+	}
+	// The flat layout of the lux-jsonl protocol.
+	require.JSONEq(t, `{"type":"responded","ts":"2026-01-02T03:04:05Z","kind":"approve","id":"p1","approved":false,"reason":"no"}`, string(mustJSON(t, events[9])))
+}
+
+func TestEventReadToleratesUnknownFieldsAndBadPayloads(t *testing.T) {
+	var e lux.Event
+	require.NoError(t, json.Unmarshal([]byte(`{"type":"progress","kind":"tool-call","id":"x","payload":"not an object","future":1}`), &e))
+	require.Nil(t, e.Progress.ToolCall)
+	require.JSONEq(t, `"not an object"`, string(e.Progress.Payload))
+	require.Error(t, json.Unmarshal([]byte(`{"type":"bogus"}`), &e))
+}
+
+func TestAnswerMatches(t *testing.T) {
+	in := lux.Interrupt{Kind: lux.Ask, ID: "q1"}
+	require.NoError(t, lux.Answer{Kind: lux.Ask, ID: "q1"}.Matches(in))
+	err := lux.Answer{Kind: lux.Approve, ID: "q1"}.Matches(in)
+	require.ErrorIs(t, err, lux.ErrAnswerMismatch)
+}
+
+func TestUsageAvailability(t *testing.T) {
+	var u lux.Usage
+	require.False(t, u.AgentAvailable(), "no report is unavailable, not zero")
+	u.Agent = &lux.TokenUsage{}
+	require.True(t, u.AgentAvailable(), "a report of zero is available")
+	u.Answerer = lux.TokenUsage{Input: 1}
+	u.Judge = lux.TokenUsage{Output: 2}
+	require.Equal(t, int64(3), u.Harness().Total())
+}
+
+func TestHashValueIsCanonical(t *testing.T) {
+	a, err := lux.HashValue(map[string]any{"b": 1, "a": []any{"x", 2.5}})
+	require.NoError(t, err)
+	b, err := lux.HashValue(json.RawMessage(`{ "a": ["x", 2.5], "b": 1 }`))
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+	c, err := lux.HashValue(map[string]any{"a": []any{2.5, "x"}, "b": 1})
+	require.NoError(t, err)
+	require.NotEqual(t, a, c)
+}
