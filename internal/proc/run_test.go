@@ -1,0 +1,145 @@
+package proc_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux/internal/proc"
+)
+
+func sh(script string, args ...string) proc.Spec {
+	return proc.Spec{Path: "/bin/sh", Args: append([]string{"-c", script, "sh"}, args...)}
+}
+
+func TestRun(t *testing.T) {
+	t.Setenv("LUX_PROC_TEST_SECRET", "host-only")
+	tests := []struct {
+		name  string
+		spec  proc.Spec
+		check func(t *testing.T, r proc.Result)
+	}{
+		{
+			name: "exit code and both streams",
+			spec: sh(`echo out; echo err >&2; exit 3`),
+			check: func(t *testing.T, r proc.Result) {
+				assert.Equal(t, proc.Status{Exited: true, Code: 3}, r.Status)
+				assert.Equal(t, "out\n", string(r.Stdout))
+				assert.Equal(t, "err\n", string(r.Stderr))
+				assert.False(t, r.TimedOut)
+			},
+		},
+		{
+			name: "input on stdin",
+			spec: func() proc.Spec { s := sh(`cat`); s.Input = []byte("hello\n"); return s }(),
+			check: func(t *testing.T, r proc.Result) {
+				assert.Equal(t, "hello\n", string(r.Stdout))
+				assert.Equal(t, 0, r.Code)
+			},
+		},
+		{
+			name:  "no input reads end of file",
+			spec:  sh(`cat; echo eof`),
+			check: func(t *testing.T, r proc.Result) { assert.Equal(t, "eof\n", string(r.Stdout)) },
+		},
+		{
+			name: "output capped",
+			spec: func() proc.Spec {
+				s := sh(`i=0; while [ $i -lt 100 ]; do echo 0123456789; echo e >&2; i=$((i+1)); done`)
+				s.MaxOutput = 25
+				return s
+			}(),
+			check: func(t *testing.T, r proc.Result) {
+				assert.Equal(t, "0123456789\n0123456789\n012", string(r.Stdout))
+				assert.True(t, r.StdoutTruncated)
+				assert.Len(t, r.Stderr, 25)
+				assert.True(t, r.StderrTruncated)
+				assert.Equal(t, 0, r.Code)
+			},
+		},
+		{
+			name: "timeout stops the group",
+			spec: func() proc.Spec { s := sh(`echo started; sleep 60`); s.Timeout = 50 * time.Millisecond; return s }(),
+			check: func(t *testing.T, r proc.Result) {
+				assert.True(t, r.TimedOut)
+				assert.Equal(t, "SIGTERM", r.Signal)
+				assert.Equal(t, "started\n", string(r.Stdout))
+			},
+		},
+		{
+			name: "timeout kills what ignores SIGTERM",
+			spec: func() proc.Spec {
+				s := sh(`trap '' TERM; sleep 60`)
+				s.Timeout, s.Grace = 50*time.Millisecond, 50*time.Millisecond
+				return s
+			}(),
+			check: func(t *testing.T, r proc.Result) {
+				assert.True(t, r.TimedOut)
+				assert.Equal(t, "SIGKILL", r.Signal)
+			},
+		},
+		{
+			name: "minimal environment by default",
+			spec: sh(`echo "path=$PATH secret=$LUX_PROC_TEST_SECRET"`),
+			check: func(t *testing.T, r proc.Result) {
+				assert.Equal(t, "path="+proc.DefaultPath+" secret=\n", string(r.Stdout))
+			},
+		},
+		{
+			name:  "explicit environment",
+			spec:  func() proc.Spec { s := sh(`echo "$A"`); s.Env = []string{"A=b"}; return s }(),
+			check: func(t *testing.T, r proc.Result) { assert.Equal(t, "b\n", string(r.Stdout)) },
+		},
+		{
+			name:  "working directory",
+			spec:  func() proc.Spec { s := sh(`pwd`); s.Dir = "/"; return s }(),
+			check: func(t *testing.T, r proc.Result) { assert.Equal(t, "/\n", string(r.Stdout)) },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := proc.Run(context.Background(), tt.spec)
+			require.NoError(t, err)
+			tt.check(t, r)
+		})
+	}
+}
+
+func TestRunKillsBackgroundChildHoldingOutput(t *testing.T) {
+	// The leader exits at once; its background child keeps stdout open.
+	r, err := proc.Run(context.Background(), sh(`sleep 60 & echo $!`))
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Code)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
+	require.NoError(t, err)
+	eventually(t, func() bool { return !proc.Alive(pid) }, "background child survived Run")
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	r, err := proc.Run(ctx, sh(`sleep 60`))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, "SIGTERM", r.Signal)
+}
+
+func TestRunStartFailure(t *testing.T) {
+	_, err := proc.Run(context.Background(), proc.Spec{Path: "/nonexistent/lux-no-such-program"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "proc: start /nonexistent/lux-no-such-program")
+}
+
+func TestAlive(t *testing.T) {
+	assert.False(t, proc.Alive(0))
+	r, err := proc.Run(context.Background(), sh(`echo $$`))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
+	require.NoError(t, err)
+	assert.False(t, proc.Alive(pid), "a reaped process is not alive")
+}
