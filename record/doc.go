@@ -1,0 +1,36 @@
+// Package record is the on-disk format of lux run records: where runs and
+// suites live under a runs root, the files of each, how they are written
+// (atomically, capped) and how they are read back.
+//
+// A run directory is
+//
+//	<root>/<slug(caseId)>/<slug(driver)>/<timestamp>[-N]/
+//	    case.json       the case as authored, frozen, with its casePath
+//	    run.json        lux.RunMetadata: exit reason, timings, usage, provenance
+//	    events.jsonl    the trajectory, one lux.Event per line, append-only
+//	    grading.json    lux.GradingReport
+//	    artifacts.json  []lux.Artifact
+//	    stderr.log      the agent's standard error (capped)
+//	    artifacts/      the agent's workspace: fixtures staged, files it left
+//
+// and a suite directory is
+//
+//	<root>/.suites/<timestamp>[-N]/
+//	    suite.json          SuiteManifest: every item and its status
+//	    suite-summary.json  SuiteSummary: totals, per-case outcomes, metrics, samples
+//
+// The timestamp is UTC with millisecond precision and no colons, such as
+// 2025-01-02T03-04-05-678Z; -N (2, 3, ...) keeps two runs that start in the
+// same millisecond apart. Directories are created 0700 and files 0600.
+//
+// Every JSON file is written atomically (a temporary file in the same
+// directory, synced, then renamed), so a crash never leaves a half-written
+// file. Readers ignore fields they do not know, so records written by a
+// newer version stay readable, and their errors name the file and what is
+// wrong with it.
+//
+// Reading is cheap by default: [ReadRun] does not load events.jsonl (use
+// [Run.LoadEvents] or [ReadEvents]), and [ReadMetadata] reads only run.json
+// and grading.json. [IdentityHash] says whether two runs are repetitions of
+// the same measurement.
+package record

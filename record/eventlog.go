@@ -1,0 +1,196 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// Default caps of an event log.
+const (
+	DefaultMaxEventBytes = 10 << 20 // 10 MiB
+	DefaultMaxEvents     = 50_000
+)
+
+// ErrTraceLimit reports an event log that reached its cap. The log holds
+// one diagnostic error line saying which cap was hit; later appends are
+// dropped.
+var ErrTraceLimit = errors.New("record: run trace limit exceeded")
+
+// LogLimits caps an event log. Zero values mean the defaults.
+type LogLimits struct {
+	MaxBytes  int64 // size of events.jsonl; default DefaultMaxEventBytes
+	MaxEvents int   // number of lines; default DefaultMaxEvents
+}
+
+func (l LogLimits) withDefaults() LogLimits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxEventBytes
+	}
+	if l.MaxEvents <= 0 {
+		l.MaxEvents = DefaultMaxEvents
+	}
+	return l
+}
+
+// EventLog is the append-only writer of events.jsonl. Each event is one
+// line written with one write call, so a crash loses at most the line being
+// written. It is safe for concurrent use.
+type EventLog struct {
+	mu      sync.Mutex
+	f       *os.File
+	path    string
+	limits  LogLimits
+	reserve int64 // room kept for the diagnostic line
+	bytes   int64
+	count   int
+	full    error // set once a cap is hit
+	buf     bytes.Buffer
+}
+
+// CreateEventLog creates path (which must not exist) for appending events.
+func CreateEventLog(path string, limits LogLimits) (*EventLog, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
+	if err != nil {
+		return nil, fmt.Errorf("record: create event log: %w", err)
+	}
+	l := &EventLog{f: f, path: path, limits: limits.withDefaults()}
+	worst, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now(), Error: &lux.ErrorEvent{
+		ExitReason: lux.ExitError, Reason: limitReason(int64(1)<<62, "event"),
+	}})
+	l.reserve = int64(len(worst)) + 16 // time zones can lengthen the timestamp
+	return l, nil
+}
+
+func limitReason(n int64, unit string) string {
+	return "run trace exceeded the " + strconv.FormatInt(n, 10) + "-" + unit + " limit"
+}
+
+// Append writes e as one line. When the line would break a cap, Append
+// writes the diagnostic error line instead and returns an error wrapping
+// ErrTraceLimit; every later Append is a no-op returning nil.
+func (l *EventLog) Append(e lux.Event) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.full != nil || l.f == nil {
+		return nil
+	}
+	l.buf.Reset()
+	enc := json.NewEncoder(&l.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return fmt.Errorf("record: event log %s: %w", l.path, err)
+	}
+	line := l.buf.Bytes()
+	switch {
+	case l.count+1 >= l.limits.MaxEvents:
+		return l.overflow(limitReason(int64(l.limits.MaxEvents), "event"))
+	case l.bytes+int64(len(line))+l.reserve > l.limits.MaxBytes:
+		return l.overflow(limitReason(l.limits.MaxBytes, "byte"))
+	}
+	return l.write(line)
+}
+
+func (l *EventLog) write(line []byte) error {
+	n, err := l.f.Write(line)
+	l.bytes += int64(n)
+	l.count++
+	if err != nil {
+		return fmt.Errorf("record: event log %s: %w", l.path, err)
+	}
+	return nil
+}
+
+func (l *EventLog) overflow(reason string) error {
+	l.full = fmt.Errorf("%w: %s", ErrTraceLimit, reason)
+	diag, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: reason}})
+	if err := l.write(append(diag, '\n')); err != nil {
+		return err
+	}
+	return l.full
+}
+
+// Exceeded returns the ErrTraceLimit error once a cap was hit, else nil.
+func (l *EventLog) Exceeded() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.full
+}
+
+// Len returns the number of lines and bytes written.
+func (l *EventLog) Len() (events int, bytes int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.count, l.bytes
+}
+
+// Close syncs and closes the log. It is safe to call more than once.
+func (l *EventLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Sync()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	if err != nil {
+		return fmt.Errorf("record: close event log %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// ReadEvents reads an events.jsonl file. On a line that does not parse it
+// returns the events before it together with an error naming the file and
+// the line. A symlink is refused.
+func ReadEvents(path string) ([]lux.Event, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("record: read events: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("record: read events: %s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("record: read events: %w", err)
+	}
+	defer f.Close()
+	return decodeEvents(path, f)
+}
+
+func decodeEvents(path string, r io.Reader) ([]lux.Event, error) {
+	var out []lux.Event
+	br := bufio.NewReaderSize(r, 64<<10)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var e lux.Event
+			if uerr := json.Unmarshal(line, &e); uerr != nil {
+				problem := "corrupt event: " + uerr.Error()
+				if err == io.EOF {
+					problem = "truncated last line: " + uerr.Error()
+				}
+				return out, fmt.Errorf("record: %s:%d: %s", path, lineNo, problem)
+			}
+			out = append(out, e)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("record: read %s: %w", path, err)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultRoot is the runs root used when none is given.
+const DefaultRoot = ".lux-runs"
+
+// The files and directories of a run directory.
+const (
+	CaseFile      = "case.json"
+	MetadataFile  = "run.json"
+	EventsFile    = "events.jsonl"
+	GradingFile   = "grading.json"
+	ArtifactsFile = "artifacts.json"
+	StderrFile    = "stderr.log"
+	ArtifactsDir  = "artifacts"
+)
+
+// The files and directories of suites.
+const (
+	SuitesDir        = ".suites"
+	SuiteFile        = "suite.json"
+	SuiteSummaryFile = "suite-summary.json"
+)
+
+// Permissions of everything this package creates.
+const (
+	DirPerm  fs.FileMode = 0o700
+	FilePerm fs.FileMode = 0o600
+)
+
+// Timestamp returns t in UTC, to the millisecond, as a directory name:
+// 2025-01-02T03-04-05-678Z.
+func Timestamp(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%s-%03dZ", t.Format("2006-01-02T15-04-05"), t.Nanosecond()/int(time.Millisecond))
+}
+
+var stampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z(?:-\d+)?$`)
+
+// IsStampName reports whether name looks like a run or suite directory
+// name: a Timestamp, optionally followed by -N.
+func IsStampName(name string) bool { return stampRE.MatchString(name) }
+
+// Slug turns a case id into a relative directory path: every character
+// other than ASCII letters, digits, '-', '_' and '/' becomes '-', runs of
+// '/' and of '-' collapse to one, and leading or trailing '/' are dropped.
+// Slashes are kept, so "api/login" nests. An empty result is "_".
+func Slug(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '/':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	for strings.Contains(s, "//") {
+		s = strings.ReplaceAll(s, "//", "/")
+	}
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "-")
+	}
+	s = strings.Trim(s, "/")
+	if s == "" {
+		return "_"
+	}
+	return s
+}
+
+// NameSlug is Slug for a single path segment (a driver name): '/' becomes '-' too.
+func NameSlug(name string) string {
+	return Slug(strings.ReplaceAll(name, "/", "-"))
+}
+
+// RunDirParent is the directory holding the runs of one case with one driver.
+func RunDirParent(root, caseID, driver string) string {
+	return filepath.Join(root, filepath.FromSlash(Slug(caseID)), NameSlug(driver))
+}
+
+// ReserveRunDir creates a fresh run directory for a run of caseID with
+// driver starting at t, and returns its path. Two callers never get the
+// same directory: a name already taken gets the suffix -2, -3, ...
+func ReserveRunDir(root, caseID, driver string, t time.Time) (string, error) {
+	return reserve(RunDirParent(root, caseID, driver), Timestamp(t))
+}
+
+// ReserveSuiteDir creates a fresh suite directory under <root>/.suites.
+func ReserveSuiteDir(root string, t time.Time) (string, error) {
+	return reserve(filepath.Join(root, SuitesDir), Timestamp(t))
+}
+
+func reserve(parent, stamp string) (string, error) {
+	if err := os.MkdirAll(parent, DirPerm); err != nil {
+		return "", fmt.Errorf("record: create %s: %w", parent, err)
+	}
+	for n := 1; n < 10000; n++ {
+		name := stamp
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		dir := filepath.Join(parent, name)
+		err := os.Mkdir(dir, DirPerm)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("record: create %s: %w", dir, err)
+		}
+	}
+	return "", fmt.Errorf("record: %s: no free directory name for %s", parent, stamp)
+}
+
+// FindRuns returns every run directory under root (a directory with a
+// timestamp name holding run.json), sorted, skipping the .suites tree and
+// other dot directories. A root that does not exist has no runs.
+func FindRuns(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && strings.HasPrefix(name, ".") {
+			return filepath.SkipDir
+		}
+		if IsStampName(name) {
+			if _, err := os.Lstat(filepath.Join(path, MetadataFile)); err == nil {
+				out = append(out, path)
+			}
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record: find runs under %s: %w", root, err)
+	}
+	return out, nil
+}
+
+// FindSuites returns every suite directory under <root>/.suites, oldest first.
+func FindSuites(root string) ([]string, error) {
+	dir := filepath.Join(root, SuitesDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record: find suites: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && IsStampName(e.Name()) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
+}

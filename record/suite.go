@@ -1,0 +1,103 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// SuiteStatus is the state of a suite as a whole.
+type SuiteStatus string
+
+// The suite statuses.
+const (
+	SuiteRunning   SuiteStatus = "running"
+	SuitePassed    SuiteStatus = "passed"    // every completed run ended done and none failed its assertions
+	SuiteFailed    SuiteStatus = "failed"    // some run did not end done, or failed its assertions
+	SuiteCancelled SuiteStatus = "cancelled" // stopped before every item ran
+)
+
+// ItemStatus is the state of one suite item (one run).
+type ItemStatus string
+
+// The item statuses.
+const (
+	ItemPending   ItemStatus = "pending"
+	ItemRunning   ItemStatus = "running"
+	ItemCompleted ItemStatus = "completed" // ran (whatever its outcome) or was refused
+	ItemSkipped   ItemStatus = "skipped"   // never started: the suite was cancelled
+)
+
+// SuiteManifest is suite.json, rewritten as items change state.
+type SuiteManifest struct {
+	SchemaVersion int         `json:"schemaVersion"`
+	LuxVersion    string      `json:"luxVersion"`
+	SuiteID       string      `json:"suiteId"`
+	StartedAt     time.Time   `json:"startedAt"`
+	EndedAt       *time.Time  `json:"endedAt"`
+	Status        SuiteStatus `json:"status"`
+	Concurrency   int         `json:"concurrency"`
+	Repetitions   int         `json:"repetitions"`
+	// Environment is the user's declaration, as in every run's provenance.
+	Environment json.RawMessage `json:"environment,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	Items       []SuiteItem     `json:"items"`
+}
+
+// SuiteItem is one run of a suite: a case at one repetition.
+type SuiteItem struct {
+	CaseID     string         `json:"caseId"`     // canonical: repetitions share it
+	Repetition int            `json:"repetition"` // 1-based
+	Cluster    string         `json:"cluster,omitempty"`
+	Status     ItemStatus     `json:"status"`
+	RunDir     string         `json:"runDir,omitempty"` // relative to the suite directory, slash-separated
+	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
+	Passed     *bool          `json:"casePassed"`
+	Score      *float64       `json:"caseScore,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// Failed reports whether a completed item counts as a failure: it did not
+// end done or it failed its assertions.
+func (it SuiteItem) Failed() bool {
+	return it.Status == ItemCompleted && (it.ExitReason != lux.ExitDone || (it.Passed != nil && !*it.Passed))
+}
+
+// Suite is a suite directory read back from disk.
+type Suite struct {
+	Dir      string
+	Manifest *SuiteManifest
+	Summary  *SuiteSummary // nil when the suite never finished
+}
+
+// RunDir returns the absolute (or root-relative) run directory of item i.
+func (s *Suite) RunDir(i int) string {
+	rd := s.Manifest.Items[i].RunDir
+	if rd == "" {
+		return ""
+	}
+	return filepath.Join(s.Dir, filepath.FromSlash(rd))
+}
+
+// ReadSuite reads suite.json and, when present, suite-summary.json.
+func ReadSuite(dir string) (*Suite, error) {
+	var m SuiteManifest
+	ok, err := readJSONOptional(filepath.Join(dir, SuiteFile), &m)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("record: %s is not a suite directory: it has no %s", dir, SuiteFile)
+	}
+	s := &Suite{Dir: dir, Manifest: &m}
+	var sum SuiteSummary
+	if ok, err := readJSONOptional(filepath.Join(dir, SuiteSummaryFile), &sum); err != nil {
+		return nil, err
+	} else if ok {
+		s.Summary = &sum
+	}
+	return s, nil
+}

@@ -1,0 +1,196 @@
+package record
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// SuiteSummary is suite-summary.json, written when a suite ends. It holds
+// enough (per-run samples with their metrics and identity hashes) for two
+// suites to be compared from their summaries alone.
+type SuiteSummary struct {
+	SchemaVersion int                      `json:"schemaVersion"`
+	SuiteID       string                   `json:"suiteId"`
+	GeneratedAt   time.Time                `json:"generatedAt"`
+	Status        SuiteStatus              `json:"status"`
+	Totals        Outcome                  `json:"totals"`
+	Metrics       map[string]MetricSummary `json:"metrics"`
+	Cases         []CaseOutcome            `json:"cases"`
+	Samples       []Sample                 `json:"samples"`
+}
+
+// Outcome counts the runs of a suite or of one case.
+type Outcome struct {
+	Attempts  int     `json:"attempts"`  // items
+	Completed int     `json:"completed"` // items that ran (or were refused)
+	Passed    int     `json:"passed"`    // casePassed true
+	Failed    int     `json:"failed"`    // completed and (exit not done or casePassed false)
+	Ungraded  int     `json:"ungraded"`  // completed, done, casePassed null
+	Pending   int     `json:"pending"`   // not completed (skipped after cancellation)
+	PassRate  float64 `json:"passRate"`  // Passed / Attempts
+}
+
+func (o *Outcome) add(it SuiteItem) {
+	o.Attempts++
+	if it.Status != ItemCompleted {
+		o.Pending++
+		return
+	}
+	o.Completed++
+	switch {
+	case it.Failed():
+		o.Failed++
+	case it.Passed != nil && *it.Passed:
+		o.Passed++
+	default:
+		o.Ungraded++
+	}
+}
+
+func (o *Outcome) finish() {
+	if o.Attempts > 0 {
+		o.PassRate = float64(o.Passed) / float64(o.Attempts)
+	}
+}
+
+// MetricSummary describes the values of one metric over runs.
+type MetricSummary struct {
+	N      int     `json:"n"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
+	P90    float64 `json:"p90"` // nearest rank
+}
+
+// Summarize returns the summary of values (which it sorts in place).
+func Summarize(values []float64) MetricSummary {
+	n := len(values)
+	if n == 0 {
+		return MetricSummary{}
+	}
+	sort.Float64s(values)
+	var sum float64
+	for _, v := range values {
+		sum += v
+	}
+	median := values[n/2]
+	if n%2 == 0 {
+		median = (values[n/2-1] + values[n/2]) / 2
+	}
+	return MetricSummary{
+		N: n, Min: values[0], Max: values[n-1], Mean: sum / float64(n), Median: median,
+		P90: values[max(0, int(math.Ceil(0.9*float64(n)))-1)],
+	}
+}
+
+// CaseOutcome is the outcome of one case over its repetitions.
+type CaseOutcome struct {
+	CaseID  string `json:"caseId"`
+	Cluster string `json:"cluster,omitempty"`
+	Outcome
+	Metrics map[string]MetricSummary `json:"metrics"`
+}
+
+// Sample is one run of a suite as comparisons need it.
+type Sample struct {
+	Index        int                `json:"index"` // position in the manifest's items
+	CaseID       string             `json:"caseId"`
+	Repetition   int                `json:"repetition"`
+	Cluster      string             `json:"cluster,omitempty"`
+	RunDir       string             `json:"runDir,omitempty"` // relative to the suite directory
+	ExitReason   lux.ExitReason     `json:"exitReason,omitempty"`
+	Passed       *bool              `json:"casePassed"`
+	Score        *float64           `json:"caseScore"`
+	IdentityHash string             `json:"identityHash,omitempty"` // see IdentityHash
+	Metrics      map[string]float64 `json:"metrics"`
+}
+
+// SummaryBuilder accumulates a suite's runs into its summary. Add every
+// item of the manifest, in order, then call Build.
+type SummaryBuilder struct {
+	suiteID string
+	totals  Outcome
+	cases   map[string]*caseAcc
+	order   []string
+	metrics map[string][]float64
+	samples []Sample
+}
+
+type caseAcc struct {
+	out     CaseOutcome
+	metrics map[string][]float64
+}
+
+// NewSummaryBuilder starts the summary of the suite suiteID.
+func NewSummaryBuilder(suiteID string) *SummaryBuilder {
+	return &SummaryBuilder{suiteID: suiteID, cases: map[string]*caseAcc{}, metrics: map[string][]float64{}}
+}
+
+// Add counts item, the index-th of the manifest. meta and grading are the
+// run's records (nil when the item never produced them).
+func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *lux.RunMetadata, grading *lux.GradingReport) {
+	b.totals.add(item)
+	acc := b.cases[item.CaseID]
+	if acc == nil {
+		acc = &caseAcc{out: CaseOutcome{CaseID: item.CaseID, Cluster: item.Cluster}, metrics: map[string][]float64{}}
+		b.cases[item.CaseID] = acc
+		b.order = append(b.order, item.CaseID)
+	}
+	acc.out.add(item)
+	if item.Status != ItemCompleted {
+		return
+	}
+	s := Sample{
+		Index: index, CaseID: item.CaseID, Repetition: item.Repetition, Cluster: item.Cluster,
+		RunDir: item.RunDir, ExitReason: item.ExitReason, Passed: item.Passed, Score: item.Score,
+		Metrics: map[string]float64{},
+	}
+	if meta != nil {
+		s.IdentityHash = IdentityHash(meta)
+		s.Metrics = RunMetrics(meta)
+	}
+	if grading != nil {
+		s.Passed, s.Score = grading.Passed, grading.Score
+	}
+	for k, v := range s.Metrics {
+		b.metrics[k] = append(b.metrics[k], v)
+		acc.metrics[k] = append(acc.metrics[k], v)
+	}
+	if s.Score != nil {
+		b.metrics["score"] = append(b.metrics["score"], *s.Score)
+		acc.metrics["score"] = append(acc.metrics["score"], *s.Score)
+	}
+	b.samples = append(b.samples, s)
+}
+
+// Build returns the summary with the given status.
+func (b *SummaryBuilder) Build(status SuiteStatus, now time.Time) *SuiteSummary {
+	s := &SuiteSummary{
+		SchemaVersion: lux.SchemaVersion, SuiteID: b.suiteID, GeneratedAt: now.UTC(), Status: status,
+		Totals: b.totals, Metrics: summarizeAll(b.metrics), Cases: []CaseOutcome{}, Samples: b.samples,
+	}
+	s.Totals.finish()
+	for _, id := range b.order {
+		acc := b.cases[id]
+		acc.out.finish()
+		acc.out.Metrics = summarizeAll(acc.metrics)
+		s.Cases = append(s.Cases, acc.out)
+	}
+	if s.Samples == nil {
+		s.Samples = []Sample{}
+	}
+	return s
+}
+
+func summarizeAll(m map[string][]float64) map[string]MetricSummary {
+	out := make(map[string]MetricSummary, len(m))
+	for k, v := range m {
+		out[k] = Summarize(slices.Clone(v))
+	}
+	return out
+}
