@@ -1,0 +1,230 @@
+// Package safefs reads files under a root directory without ever leaving it:
+// a path is refused when it is absolute, contains a NUL byte, climbs out of
+// the root with "..", or goes through a symbolic link anywhere (a link is
+// never followed, not even one pointing inside the root). Files are opened
+// with O_NOFOLLOW, must be regular files, must be the very file that was
+// inspected, and are read up to a size limit.
+//
+// It is how assertions look at what an agent left in its workspace: the
+// agent controls that tree, so nothing in it is trusted. The checks assume
+// the tree is quiet while it is read (the agent has been stopped); they
+// still refuse a final component swapped for a link between inspection and
+// opening.
+package safefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Sentinel errors; check them with errors.Is. Errors for a missing file wrap
+// fs.ErrNotExist.
+var (
+	// ErrUnsafePath reports a path that is absolute, contains a NUL byte or
+	// escapes the root.
+	ErrUnsafePath = errors.New("safefs: unsafe path")
+	// ErrSymlink reports a path that goes through a symbolic link.
+	ErrSymlink = errors.New("safefs: path goes through a symlink")
+	// ErrNotRegular reports a path that names something other than a regular file.
+	ErrNotRegular = errors.New("safefs: not a regular file")
+	// ErrNotDir reports a path whose parent (or itself, where a directory is
+	// wanted) is not a directory.
+	ErrNotDir = errors.New("safefs: not a directory")
+	// ErrTooLarge reports a file larger than the limit it was read with.
+	ErrTooLarge = errors.New("safefs: file too large")
+	// ErrChanged reports a file that changed between inspection and reading.
+	ErrChanged = errors.New("safefs: file changed while being read")
+)
+
+// Root is a directory that paths are resolved in.
+type Root struct {
+	// Dir is the directory. It is trusted: only what lies below it is checked.
+	Dir string
+	// Name is how messages call the root, e.g. "workspace" or "run
+	// directory"; empty means "root".
+	Name string
+}
+
+func (r Root) name() string {
+	if r.Name == "" {
+		return "root"
+	}
+	return r.Name
+}
+
+// Error is a refused or failed path. Its message reads like
+// `path "../x" escapes the workspace`; Unwrap gives the sentinel (or the
+// underlying fs error).
+type Error struct {
+	Path    string // as given
+	Problem string // e.g. `escapes the workspace`
+	Err     error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("path %q %s", e.Path, e.Problem) }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Clean checks rel lexically and returns it cleaned and slash-separated ("."
+// for the root itself). It refuses a NUL byte, an absolute path and any path
+// whose cleaned form climbs out of the root. It touches no file.
+func Clean(rel string) (string, error) { return clean(rel, "root") }
+
+func clean(rel, rootName string) (string, error) {
+	switch {
+	case strings.ContainsRune(rel, 0):
+		return "", &Error{Path: rel, Problem: "contains a NUL byte", Err: ErrUnsafePath}
+	case path.IsAbs(rel) || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
+		return "", &Error{Path: rel, Problem: "is absolute; give a path relative to the root", Err: ErrUnsafePath}
+	}
+	clean := path.Clean(filepath.ToSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", &Error{Path: rel, Problem: "escapes the " + rootName, Err: ErrUnsafePath}
+	}
+	return clean, nil
+}
+
+// Resolve returns the file system path of rel inside r after checking every
+// component: none may be a symlink, every parent must be a directory. The
+// returned info is the Lstat of the final component. A component that does
+// not exist gives an error wrapping fs.ErrNotExist.
+func (r Root) Resolve(rel string) (string, fs.FileInfo, error) {
+	cleaned, err := clean(rel, r.name())
+	if err != nil {
+		return "", nil, err
+	}
+	if r.Dir == "" {
+		return "", nil, &Error{Path: rel, Problem: "has no " + r.name() + " to be resolved in", Err: ErrNotDir}
+	}
+	full := r.Dir
+	info, err := os.Stat(r.Dir) // the root itself is trusted and may be reached through a link
+	if err != nil {
+		return "", nil, &Error{Path: rel, Problem: fmt.Sprintf("cannot be resolved: the %s: %v", r.name(), unwrapPathError(err)), Err: err}
+	}
+	if !info.IsDir() {
+		return "", nil, &Error{Path: rel, Problem: fmt.Sprintf("cannot be resolved: the %s is not a directory", r.name()), Err: ErrNotDir}
+	}
+	if cleaned == "." {
+		return full, info, nil
+	}
+	parts := strings.Split(cleaned, "/")
+	for i, part := range parts {
+		full = filepath.Join(full, part)
+		sofar := strings.Join(parts[:i+1], "/")
+		info, err = os.Lstat(full)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				what := "does not exist"
+				if i < len(parts)-1 {
+					what = fmt.Sprintf("does not exist (no %q)", sofar)
+				}
+				return "", nil, &Error{Path: rel, Problem: what, Err: fs.ErrNotExist}
+			}
+			return "", nil, &Error{Path: rel, Problem: "cannot be inspected: " + unwrapPathError(err).Error(), Err: err}
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			p := "goes through a symlink"
+			if i < len(parts)-1 {
+				p = fmt.Sprintf("goes through a symlink (%q)", sofar)
+			}
+			return "", nil, &Error{Path: rel, Problem: p, Err: ErrSymlink}
+		}
+		if i < len(parts)-1 && !info.IsDir() {
+			return "", nil, &Error{Path: rel, Problem: fmt.Sprintf("goes through %q, which is not a directory", sofar), Err: ErrNotDir}
+		}
+	}
+	return full, info, nil
+}
+
+// Stat returns the Lstat of rel after the checks of Resolve.
+func (r Root) Stat(rel string) (fs.FileInfo, error) {
+	_, info, err := r.Resolve(rel)
+	return info, err
+}
+
+// DirPath returns the file system path of rel after the checks of Resolve,
+// requiring a directory.
+func (r Root) DirPath(rel string) (string, error) {
+	full, info, err := r.Resolve(rel)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		return "", &Error{Path: rel, Problem: "is not a directory", Err: ErrNotDir}
+	}
+	return full, nil
+}
+
+// ReadFile reads the regular file rel, refusing one larger than limit bytes
+// (limit <= 0 means no limit). It reads at most limit+1 bytes, so a file that
+// grew after inspection is caught too.
+func (r Root) ReadFile(rel string, limit int64) ([]byte, error) {
+	full, info, err := r.Resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &Error{Path: rel, Problem: "is not a regular file (" + kind(info.Mode()) + ")", Err: ErrNotRegular}
+	}
+	if limit > 0 && info.Size() > limit {
+		return nil, &Error{Path: rel, Problem: fmt.Sprintf("is %d bytes, over the limit of %d", info.Size(), limit), Err: ErrTooLarge}
+	}
+	f, err := os.OpenFile(full, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		if isLoop(err) {
+			return nil, &Error{Path: rel, Problem: "goes through a symlink", Err: ErrSymlink}
+		}
+		return nil, &Error{Path: rel, Problem: "cannot be opened: " + unwrapPathError(err).Error(), Err: err}
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Path: rel, Problem: "cannot be inspected: " + unwrapPathError(err).Error(), Err: err}
+	}
+	if !opened.Mode().IsRegular() || !os.SameFile(info, opened) {
+		return nil, &Error{Path: rel, Problem: "changed between inspection and reading", Err: ErrChanged}
+	}
+	var src io.Reader = f
+	if limit > 0 {
+		src = io.LimitReader(f, limit+1)
+	}
+	data, err := io.ReadAll(src)
+	if err != nil {
+		return nil, &Error{Path: rel, Problem: "cannot be read: " + unwrapPathError(err).Error(), Err: err}
+	}
+	if limit > 0 && int64(len(data)) > limit {
+		return nil, &Error{Path: rel, Problem: fmt.Sprintf("grew past the limit of %d bytes while being read", limit), Err: ErrTooLarge}
+	}
+	return data, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a plain file"
+}
