@@ -1,0 +1,3 @@
+// Package modeltest is a scripted model server for testing coding agents
+// offline.
+package modeltest
