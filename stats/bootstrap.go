@@ -103,27 +103,23 @@ func resampleValues(values []float64, g xoshiro) float64 {
 		}
 		return a / float64(n)
 	}
+	// Lemire's rejection zone (see lemire32).
+	thresh := uint32(-uint32(n)) % uint32(n)
 	var a, b float64
 	var x uint64
 	for range n / 2 {
 		g, x = g.next()
 		m0 := (x & math.MaxUint32) * n
 		m1 := (x >> 32) * n
-		if uint32(m0) < uint32(n) {
-			g, m0 = reject32(g, m0, n)
-		}
-		if uint32(m1) < uint32(n) {
-			g, m1 = reject32(g, m1, n)
-		}
+		g, m0 = lemire32(g, m0, n, thresh)
+		g, m1 = lemire32(g, m1, n, thresh)
 		a += values[m0>>32]
 		b += values[m1>>32]
 	}
 	if n%2 == 1 {
 		g, x = g.next()
 		m0 := (x & math.MaxUint32) * n
-		if uint32(m0) < uint32(n) {
-			_, m0 = reject32(g, m0, n)
-		}
+		_, m0 = lemire32(g, m0, n, thresh)
 		a += values[m0>>32]
 	}
 	return (a + b) / float64(n)
@@ -145,18 +141,15 @@ func resampleClusters(totals []clusterTotal, g xoshiro) float64 {
 		}
 		return sum / size
 	}
+	thresh := uint32(-uint32(n)) % uint32(n)
 	var sa, sb, na, nb float64
 	var x uint64
 	for range n / 2 {
 		g, x = g.next()
 		m0 := (x & math.MaxUint32) * n
 		m1 := (x >> 32) * n
-		if uint32(m0) < uint32(n) {
-			g, m0 = reject32(g, m0, n)
-		}
-		if uint32(m1) < uint32(n) {
-			g, m1 = reject32(g, m1, n)
-		}
+		g, m0 = lemire32(g, m0, n, thresh)
+		g, m1 = lemire32(g, m1, n, thresh)
 		t0, t1 := totals[m0>>32], totals[m1>>32]
 		sa += t0.sum
 		na += t0.size
@@ -166,9 +159,7 @@ func resampleClusters(totals []clusterTotal, g xoshiro) float64 {
 	if n%2 == 1 {
 		g, x = g.next()
 		m0 := (x & math.MaxUint32) * n
-		if uint32(m0) < uint32(n) {
-			_, m0 = reject32(g, m0, n)
-		}
+		_, m0 = lemire32(g, m0, n, thresh)
 		t0 := totals[m0>>32]
 		sa += t0.sum
 		na += t0.size

@@ -60,19 +60,6 @@ func (g xoshiro) next() (xoshiro, uint64) {
 	return g, out
 }
 
-// reject32 finishes Lemire's method for a product m = w·n whose low half
-// fell below n: it keeps m if it is outside the rejection zone and redraws
-// otherwise. n must lie in [1, 2³²).
-func reject32(g xoshiro, m, n uint64) (xoshiro, uint64) {
-	thresh := uint32(-uint32(n)) % uint32(n)
-	for uint32(m) < thresh {
-		var x uint64
-		g, x = g.next()
-		m = (x >> 32) * n
-	}
-	return g, m
-}
-
 // index64 draws an index in [0, n) for n ≥ 2³² with Lemire's method on
 // full 64-bit outputs.
 func index64(g xoshiro, n uint64) (xoshiro, uint64) {
@@ -87,4 +74,18 @@ func index64(g xoshiro, n uint64) (xoshiro, uint64) {
 		}
 	}
 	return g, hi
+}
+
+// lemire32 finishes Lemire's method for the product m = w·n of a 32-bit
+// word w: while the low half of m falls in the rejection zone
+// [0, thresh), thresh = (2³² − n) mod n, it redraws w as the high half of
+// a fresh output. The index is the high half of the returned product,
+// m>>32, in [0, n). n must lie in [1, 2³²).
+func lemire32(g xoshiro, m, n uint64, thresh uint32) (xoshiro, uint64) {
+	for uint32(m) < thresh {
+		var x uint64
+		g, x = g.next()
+		m = (x >> 32) * n
+	}
+	return g, m
 }

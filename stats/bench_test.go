@@ -1,0 +1,89 @@
+package stats
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+func benchValues(n int) []float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	v := make([]float64, n)
+	for i := range v {
+		if rng.Float64() < 0.7 {
+			v[i] = 1
+		}
+	}
+	return v
+}
+
+func benchClusters(n, size int) []string {
+	c := make([]string, n)
+	for i := range c {
+		c[i] = fmt.Sprint(i / size)
+	}
+	return c
+}
+
+// BenchmarkBootstrap100kValues10kResamples: 10⁹ draws in one call.
+func BenchmarkBootstrap100kValues10kResamples(b *testing.B) {
+	values := benchValues(100_000)
+	cfg := Config{Method: PercentileBootstrap, Resamples: 10_000, Seed: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Mean(values, nil, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "ns/draw")
+}
+
+// BenchmarkClusterBootstrap10kClusters10kResamples: 10⁴ clusters of 5
+// values, 10⁸ cluster draws in one call.
+func BenchmarkClusterBootstrap10kClusters10kResamples(b *testing.B) {
+	const clusters, size = 10_000, 5
+	values := benchValues(clusters * size)
+	labels := benchClusters(len(values), size)
+	cfg := Config{Method: PercentileBootstrap, Resamples: 10_000, Seed: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Mean(values, labels, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e8, "ns/draw")
+}
+
+// BenchmarkBootstrapBillionDrawsMemory runs 10⁹ draws as 10⁶ resamples of
+// 1000 values and reports the peak heap growth: the means array (8 MB) and
+// nothing proportional to the draws.
+func BenchmarkBootstrapBillionDrawsMemory(b *testing.B) {
+	values := benchValues(1000)
+	cfg := Config{Method: PercentileBootstrap, Resamples: 1_000_000, Seed: 1}
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	for b.Loop() {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := Mean(values, nil, cfg); err != nil {
+			b.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+	}
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/1e6, "MB-alloc/op")
+}
+
+// BenchmarkInnerLoop measures one resample of 100k values: the draw loop
+// alone, which must not allocate.
+func BenchmarkInnerLoop(b *testing.B) {
+	values := benchValues(100_000)
+	b.ReportAllocs()
+	r := uint64(0)
+	sink := 0.0
+	for b.Loop() {
+		sink += resampleValues(values, newStream(1, r))
+		r++
+	}
+	_ = sink
+}
