@@ -1,0 +1,112 @@
+package orchestrator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/luxeval/lux"
+)
+
+// fixtureEntry is one entry of a fixtures tree as it is hashed.
+type fixtureEntry struct {
+	Path string `json:"path"` // slash-separated, relative to the tree
+	Type string `json:"type"` // "directory" or "file"
+	Mode uint32 `json:"mode"` // permission bits
+	Hash string `json:"hash,omitempty"`
+}
+
+// stageFixtures copies the directory src into dst (which exists) and
+// returns the hash of the tree: lux.HashValue of its entries (path, type,
+// permission bits, SHA-256 of each file's content) in path order. Only
+// directories and regular files may appear; a symlink or any other kind
+// of file is an error naming it. The content is hashed as it is copied, so
+// the hash describes exactly what the agent was given.
+func stageFixtures(src, dst string) (string, error) {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return "", fmt.Errorf("fixtures: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("fixtures: %s is not a directory (symlinks are not followed)", src)
+	}
+	entries := []fixtureEntry{}
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == src {
+			return nil
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		perm := info.Mode().Perm()
+		e := fixtureEntry{Path: filepath.ToSlash(rel), Mode: uint32(perm)}
+		switch {
+		case info.IsDir():
+			e.Type = "directory"
+			if err := os.Mkdir(target, perm|0o700); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			e.Type = "file"
+			if e.Hash, err = copyFile(path, target, perm); err != nil {
+				return err
+			}
+		case info.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symlink; fixtures hold only directories and regular files", path)
+		default:
+			return fmt.Errorf("%s is not a regular file (%s); fixtures hold only directories and regular files", path, info.Mode().Type())
+		}
+		entries = append(entries, e)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("fixtures: %w", err)
+	}
+	h, err := lux.HashValue(entries)
+	if err != nil {
+		return "", fmt.Errorf("fixtures: %w", err)
+	}
+	return h, nil
+}
+
+func copyFile(src, dst string, perm fs.FileMode) (string, error) {
+	in, err := os.OpenFile(src, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	if fi, err := in.Stat(); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s changed while staging", src)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm|0o200)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(out, h), in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && perm&0o200 == 0 {
+		err = os.Chmod(dst, perm)
+	}
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

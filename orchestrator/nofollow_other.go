@@ -1,0 +1,5 @@
+//go:build !unix
+
+package orchestrator
+
+const noFollow = 0

@@ -1,0 +1,90 @@
+package orchestrator
+
+import (
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// Options configures an Orchestrator. The zero value is ready to use: runs
+// go to .lux-runs, one at a time, once each.
+type Options struct {
+	// RunsRoot is where run and suite records go; default ".lux-runs".
+	RunsRoot string
+	// Concurrency is how many runs of a suite proceed at once; default 1.
+	Concurrency int
+	// Repetitions is how many times RunSuite runs each case; default 1.
+	// Repetitions share the case's canonical id and differ by index.
+	Repetitions int
+	// DefaultDriver runs cases that name no driver. When a case names the
+	// same driver, the two configs are merged (objects key by key, the
+	// case's values winning).
+	DefaultDriver *lux.PluginRef
+	// DefaultAnswerer answers for cases that name no answerer. Without
+	// either, an interrupt fails the run (lux.ErrNoAnswerer).
+	DefaultAnswerer *lux.PluginRef
+	// Environment declares where the agents run (a container image, a
+	// machine class, ...): any JSON-encodable value, recorded verbatim in
+	// every run's provenance and in the suite manifest. Runs with different
+	// environments are never repetitions of one measurement.
+	Environment any
+	// Progress, when set, is told as runs and suites start and end. Calls
+	// are serialized, never concurrent; keep it quick.
+	Progress func(Update)
+	// MaxEventBytes and MaxEvents cap each run's events.jsonl (defaults 10
+	// MiB and 50,000 events). A run that reaches a cap ends in error with
+	// operationalFailure phase "trace".
+	MaxEventBytes int64
+	MaxEvents     int
+	// MaxStderrBytes caps each run's stderr.log; default 1 MiB.
+	MaxStderrBytes int64
+	// CleanupTimeout bounds the work done after a run's context is
+	// cancelled (stopping the agent, collecting, writing the record);
+	// default 30s.
+	CleanupTimeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.RunsRoot == "" {
+		o.RunsRoot = record.DefaultRoot
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 1
+	}
+	if o.Repetitions <= 0 {
+		o.Repetitions = 1
+	}
+	if o.CleanupTimeout <= 0 {
+		o.CleanupTimeout = 30 * time.Second
+	}
+	return o
+}
+
+// UpdateKind says what an Update reports.
+type UpdateKind string
+
+// The kinds of update.
+const (
+	SuiteStarted UpdateKind = "suite-started"
+	RunStarted   UpdateKind = "run-started"
+	RunFinished  UpdateKind = "run-finished"
+	SuiteEnded   UpdateKind = "suite-ended"
+)
+
+// Update is progress reported to Options.Progress.
+type Update struct {
+	Kind       UpdateKind
+	SuiteDir   string // set for suite runs
+	Index      int    // item index within the suite (0-based)
+	Total      int    // items in the suite
+	Done       int    // items finished so far
+	CaseID     string
+	Repetition int
+	RunDir     string
+	ExitReason lux.ExitReason // RunFinished
+	Passed     *bool          // RunFinished: nil when ungraded
+	Score      *float64       // RunFinished
+	Duration   time.Duration  // RunFinished
+	Err        error          // RunFinished: the run could not be recorded or was refused
+}

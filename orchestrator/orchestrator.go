@@ -1,0 +1,56 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// Orchestrator runs cases and suites through the plugins of a Registry and
+// keeps every run's evidence on disk (see package record). It is safe for
+// concurrent use.
+type Orchestrator struct {
+	reg     *lux.Registry
+	opts    Options
+	env     json.RawMessage
+	envErr  error
+	limits  record.LogLimits
+	prov    *provenanceCache
+	progMu  sync.Mutex
+}
+
+// New returns an Orchestrator using the plugins of reg. The zero Options
+// are sane defaults (see Options).
+func New(reg *lux.Registry, opts Options) *Orchestrator {
+	if reg == nil {
+		reg = lux.NewRegistry()
+	}
+	o := &Orchestrator{reg: reg, opts: opts.withDefaults(), prov: newProvenanceCache()}
+	o.limits = record.LogLimits{MaxBytes: o.opts.MaxEventBytes, MaxEvents: o.opts.MaxEvents}
+	if o.opts.Environment != nil {
+		raw, err := lux.ConfigJSON(o.opts.Environment)
+		if err == nil && !json.Valid(raw) {
+			err = fmt.Errorf("not valid JSON")
+		}
+		if err != nil {
+			o.envErr = fmt.Errorf("orchestrator: Options.Environment: %w", err)
+		}
+		o.env = raw
+	}
+	return o
+}
+
+// RunsRoot returns the directory runs and suites are recorded under.
+func (o *Orchestrator) RunsRoot() string { return o.opts.RunsRoot }
+
+func (o *Orchestrator) progress(u Update) {
+	if o.opts.Progress == nil {
+		return
+	}
+	o.progMu.Lock()
+	defer o.progMu.Unlock()
+	o.opts.Progress(u)
+}

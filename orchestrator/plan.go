@@ -1,0 +1,278 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/luxeval/lux"
+)
+
+// plan is a validated case, resolved against the registry: what every run
+// of the case uses. Plans are shared by the repetitions of a suite.
+type plan struct {
+	c            *lux.Case
+	caseID       string
+	driverName   string
+	driver       lux.DriverConfig
+	runtime      lux.Runtime
+	answererName string
+	answerer     lux.AnswererConfig // nil: interrupts fail the run
+	checks       []check
+	fixturesDir  string
+	hashes       planHashes
+}
+
+// check is one assertion of the plan.
+type check struct {
+	spec    lux.AssertionSpec
+	id      string
+	plugin  *lux.AssertionPlugin
+	checker lux.Check
+}
+
+type planHashes struct {
+	caseHash, assertionsHash, driverConfigHash, answererConfigHash, evaluatorConfigHash string
+}
+
+// Validate checks c against the registry without running anything: the
+// case itself, its driver and answerer (or the defaults) and their
+// configs, every assertion and its config, its fixtures directory, and
+// that the driver declares every capability the case requires. It returns
+// every problem at once, each with its field path, such as
+// `driver.config.idleTimeout: must be positive` or `assertions[2].path:
+// required`. The error wraps lux.ErrInvalidCase, and also
+// lux.ErrMissingCapability when a required capability is missing.
+func (o *Orchestrator) Validate(c *lux.Case) error {
+	_, err := o.plan(c)
+	return err
+}
+
+func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
+	if c == nil {
+		return nil, errors.New("orchestrator: nil case")
+	}
+	var probs lux.Problems
+	probs.Merge("", c.Validate())
+	p := &plan{c: c, caseID: c.CanonicalID()}
+	var capErr error
+
+	// Driver.
+	dref, derr := mergeRefs(o.opts.DefaultDriver, c.Driver)
+	switch {
+	case derr != nil:
+		probs.Add("driver.config", derr.Error())
+	case dref == nil:
+		probs.AddFix("driver", "required", "name a driver in the case or set Options.DefaultDriver")
+	case strings.TrimSpace(dref.Name) == "":
+		// reported by c.Validate
+	default:
+		p.driverName = dref.Name
+		plugin, err := o.reg.Driver(dref.Name)
+		if err != nil {
+			probs.Add("driver.name", strings.TrimPrefix(err.Error(), "lux: "))
+			break
+		}
+		raw, err := lux.ConfigJSON(dref.Config)
+		if err != nil {
+			probs.Add("driver.config", err.Error())
+			break
+		}
+		cfg, err := plugin.Parse(raw)
+		if err != nil {
+			probs.Merge("driver.config", err)
+			break
+		}
+		p.driver = cfg
+		p.runtime = cfg.Runtime()
+		if err := lux.CheckCapabilities(dref.Name, p.runtime, c.Requires); err != nil {
+			capErr = err
+			probs.AddFix("requires", strings.TrimPrefix(strings.TrimPrefix(err.Error(), lux.ErrMissingCapability.Error()), ": "),
+				"use a driver that declares them, or drop them from requires")
+		}
+		if h, err := lux.HashValue(cfg); err != nil {
+			probs.Add("driver.config", "the parsed config does not encode as JSON: "+err.Error())
+		} else {
+			p.hashes.driverConfigHash = h
+		}
+	}
+
+	// Answerer.
+	aref, aerr := mergeRefs(o.opts.DefaultAnswerer, c.Answerer)
+	switch {
+	case aerr != nil:
+		probs.Add("answerer.config", aerr.Error())
+	case aref == nil || strings.TrimSpace(aref.Name) == "":
+	default:
+		p.answererName = aref.Name
+		plugin, err := o.reg.Answerer(aref.Name)
+		if err != nil {
+			probs.Add("answerer.name", strings.TrimPrefix(err.Error(), "lux: "))
+			break
+		}
+		raw, err := lux.ConfigJSON(aref.Config)
+		if err != nil {
+			probs.Add("answerer.config", err.Error())
+			break
+		}
+		cfg, err := plugin.Parse(raw)
+		if err != nil {
+			probs.Merge("answerer.config", err)
+			break
+		}
+		p.answerer = cfg
+		if h, err := lux.HashValue(cfg); err != nil {
+			probs.Add("answerer.config", "the parsed config does not encode as JSON: "+err.Error())
+		} else {
+			p.hashes.answererConfigHash = h
+		}
+	}
+
+	// Assertions.
+	type pluginID struct {
+		Type    string `json:"type"`
+		Version string `json:"version"`
+	}
+	var evaluators []pluginID
+	for i, spec := range c.Assertions {
+		at := fmt.Sprintf("assertions[%d]", i)
+		if strings.TrimSpace(spec.Type) == "" {
+			continue // reported by c.Validate
+		}
+		plugin, err := o.reg.Assertion(spec.Type)
+		if err != nil {
+			probs.Add(at+".type", strings.TrimPrefix(err.Error(), "lux: "))
+			continue
+		}
+		evaluators = append(evaluators, pluginID{plugin.Type, plugin.Version})
+		raw, err := lux.ConfigJSON(spec.Config)
+		if err != nil {
+			probs.Add(at, err.Error())
+			continue
+		}
+		if raw == nil {
+			raw = json.RawMessage("{}")
+		}
+		chk, err := plugin.Parse(raw)
+		if err != nil {
+			probs.Merge(at, err)
+			continue
+		}
+		if chk == nil {
+			probs.Addf(at, "assertion plugin %q returned no check", spec.Type)
+			continue
+		}
+		p.checks = append(p.checks, check{spec: spec, id: spec.EffectiveID(i), plugin: plugin, checker: chk})
+	}
+
+	// Fixtures.
+	if c.Fixtures != "" {
+		p.fixturesDir = c.FixturesDir()
+		if fi, err := os.Stat(p.fixturesDir); err != nil {
+			probs.AddFix("fixtures", fmt.Sprintf("directory %s cannot be used: %v", p.fixturesDir, unwrapPathErr(err)),
+				"a relative path is relative to the case file's directory")
+		} else if !fi.IsDir() {
+			probs.Addf("fixtures", "%s is not a directory", p.fixturesDir)
+		}
+	}
+
+	if probs.Len() > 0 {
+		err := probs.Err(lux.ErrInvalidCase)
+		if capErr != nil {
+			err = &alsoError{err: err, also: lux.ErrMissingCapability}
+		}
+		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
+	}
+
+	var err error
+	if p.hashes.caseHash, err = lux.HashValue(c); err == nil {
+		assertions := c.Assertions
+		if assertions == nil {
+			assertions = []lux.AssertionSpec{}
+		}
+		if p.hashes.assertionsHash, err = lux.HashValue(assertions); err == nil {
+			p.hashes.evaluatorConfigHash, err = lux.HashValue(map[string]any{
+				"luxVersion": lux.Version, "assertions": evaluators, "driver": p.driverName, "answerer": p.answererName,
+			})
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
+	}
+	return p, nil
+}
+
+func caseLabel(c *lux.Case) string {
+	if c.Path != "" {
+		return fmt.Sprintf("%q (%s)", c.CanonicalID(), c.Path)
+	}
+	return fmt.Sprintf("%q", c.CanonicalID())
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// alsoError is err that also matches another sentinel with errors.Is.
+type alsoError struct {
+	err, also error
+}
+
+func (e *alsoError) Error() string   { return e.err.Error() }
+func (e *alsoError) Unwrap() []error { return []error{e.err, e.also} }
+
+// mergeRefs resolves a case's plugin reference against a default: the
+// case's own, else the default; when both name the same plugin their
+// configs merge, objects key by key, the case's values winning.
+func mergeRefs(def, own *lux.PluginRef) (*lux.PluginRef, error) {
+	switch {
+	case own == nil && def == nil:
+		return nil, nil
+	case own == nil:
+		return def, nil
+	case def == nil || def.Name != own.Name || def.Config == nil:
+		return own, nil
+	case own.Config == nil:
+		return &lux.PluginRef{Name: own.Name, Config: def.Config}, nil
+	}
+	var base, over any
+	for _, x := range []struct {
+		v   any
+		dst *any
+	}{{def.Config, &base}, {own.Config, &over}} {
+		raw, err := lux.ConfigJSON(x.v)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, x.dst); err != nil {
+			return nil, fmt.Errorf("not valid JSON: %v", err)
+		}
+	}
+	merged, err := json.Marshal(deepMerge(base, over))
+	if err != nil {
+		return nil, err
+	}
+	return &lux.PluginRef{Name: own.Name, Config: json.RawMessage(merged)}, nil
+}
+
+func deepMerge(base, over any) any {
+	bm, ok1 := base.(map[string]any)
+	om, ok2 := over.(map[string]any)
+	if !ok1 || !ok2 {
+		return over
+	}
+	out := make(map[string]any, len(bm)+len(om))
+	for k, v := range bm {
+		out[k] = v
+	}
+	for k, v := range om {
+		out[k] = deepMerge(bm[k], v)
+	}
+	return out
+}

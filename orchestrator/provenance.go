@@ -1,0 +1,259 @@
+package orchestrator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+const (
+	probeTimeout     = 5 * time.Second
+	maxSnapshotBytes = 10_000_000
+)
+
+// provenanceCache remembers what is costly to discover and the same for
+// every run of a process: resolved commands and their versions, and the
+// state of each git repository holding cases.
+type provenanceCache struct {
+	mu       sync.Mutex
+	commands map[string]*onceValue[lux.CommandInfo]
+	repos    map[string]*onceValue[*lux.GitInfo]
+}
+
+type onceValue[T any] struct {
+	once sync.Once
+	v    T
+}
+
+func newProvenanceCache() *provenanceCache {
+	return &provenanceCache{commands: map[string]*onceValue[lux.CommandInfo]{}, repos: map[string]*onceValue[*lux.GitInfo]{}}
+}
+
+func hostInfo() lux.Host {
+	return lux.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
+}
+
+// command resolves name on PATH (or as a path) and asks it for its
+// version, once per process.
+func (pc *provenanceCache) command(ctx context.Context, name string) lux.CommandInfo {
+	pc.mu.Lock()
+	e := pc.commands[name]
+	if e == nil {
+		e = &onceValue[lux.CommandInfo]{}
+		pc.commands[name] = e
+	}
+	pc.mu.Unlock()
+	e.once.Do(func() { e.v = resolveCommand(ctx, name) })
+	return e.v
+}
+
+// resolveCommand finds name and runs `name --version` (5s at most),
+// keeping the first line of its output.
+func resolveCommand(ctx context.Context, name string) lux.CommandInfo {
+	info := lux.CommandInfo{Name: name}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return info
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	info.Path = path
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.WaitDelay = time.Second
+	var out bytes.Buffer
+	cmd.Stdout = &limitedBuffer{b: &out, max: 64 << 10}
+	if err := cmd.Run(); err != nil {
+		return info
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	info.Version = strings.TrimSpace(line)
+	return info
+}
+
+type limitedBuffer struct {
+	b   *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo {
+	ri := lux.RuntimeInfo{Driver: p.driverName, Capabilities: p.runtime.Capabilities, Model: p.runtime.Model}
+	for _, c := range p.runtime.Commands {
+		ri.Commands = append(ri.Commands, o.prov.command(ctx, c))
+	}
+	return ri
+}
+
+// source describes where the case came from: its path relative to the
+// repository holding it, and the repository's commit and state. Inline
+// cases have none.
+func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Source {
+	if casePath == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(casePath)
+	if err != nil {
+		return &lux.Source{CasePath: filepath.ToSlash(casePath)}
+	}
+	root := gitRoot(filepath.Dir(abs))
+	if root == "" {
+		return &lux.Source{CasePath: filepath.ToSlash(abs)}
+	}
+	src := &lux.Source{CasePath: filepath.ToSlash(abs)}
+	if rel, err := filepath.Rel(root, abs); err == nil {
+		src.CasePath = filepath.ToSlash(rel)
+	}
+	pc.mu.Lock()
+	e := pc.repos[root]
+	if e == nil {
+		e = &onceValue[*lux.GitInfo]{}
+		pc.repos[root] = e
+	}
+	pc.mu.Unlock()
+	e.once.Do(func() { e.v = gitState(ctx, root) })
+	if e.v != nil {
+		g := *e.v
+		src.Git = &g
+	}
+	return src
+}
+
+// gitRoot returns the nearest ancestor of dir holding .git, or "".
+func gitRoot(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func git(ctx context.Context, root string, args ...string) ([]byte, bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+	cmd.WaitDelay = time.Second
+	var out bytes.Buffer
+	lb := &limitedBuffer{b: &out, max: maxSnapshotBytes + 1}
+	cmd.Stdout = lb
+	if err := cmd.Run(); err != nil || out.Len() > maxSnapshotBytes {
+		return nil, false
+	}
+	return out.Bytes(), true
+}
+
+// gitState returns the commit and state of the repository at root, or nil
+// when git cannot tell. A dirty tree gets a hash of its changes (the diff
+// against HEAD and the untracked files) when they are small enough.
+func gitState(ctx context.Context, root string) *lux.GitInfo {
+	head, ok := git(ctx, root, "rev-parse", "HEAD")
+	if !ok {
+		return nil
+	}
+	status, ok := git(ctx, root, "status", "--porcelain=v1", "--untracked-files=normal")
+	if !ok {
+		return nil
+	}
+	g := &lux.GitInfo{Commit: strings.TrimSpace(string(head)), Dirty: len(bytes.TrimSpace(status)) > 0}
+	if g.Dirty {
+		g.WorkingTreeHash = workingTreeHash(ctx, root)
+	}
+	return g
+}
+
+func workingTreeHash(ctx context.Context, root string) string {
+	diff, ok := git(ctx, root, "diff", "--no-ext-diff", "--no-textconv", "--binary", "HEAD", "--")
+	if !ok {
+		return ""
+	}
+	list, ok := git(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
+	if !ok {
+		return ""
+	}
+	type untracked struct {
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+		Mode uint32 `json:"mode"`
+		Hash string `json:"contentHash,omitempty"`
+		Link string `json:"target,omitempty"`
+	}
+	var files []untracked
+	total := int64(len(diff))
+	sc := bufio.NewScanner(bytes.NewReader(list))
+	sc.Buffer(make([]byte, 64<<10), maxSnapshotBytes)
+	sc.Split(splitNUL)
+	for sc.Scan() {
+		rel := sc.Text()
+		full := filepath.Join(root, filepath.FromSlash(rel))
+		fi, err := os.Lstat(full)
+		if err != nil {
+			return ""
+		}
+		u := untracked{Path: rel, Mode: uint32(fi.Mode())}
+		switch {
+		case fi.Mode().IsRegular():
+			total += fi.Size()
+			if total > maxSnapshotBytes {
+				return ""
+			}
+			b, err := os.ReadFile(full)
+			if err != nil {
+				return ""
+			}
+			sum := sha256.Sum256(b)
+			u.Kind, u.Hash = "file", hex.EncodeToString(sum[:])
+		case fi.Mode()&os.ModeSymlink != 0:
+			t, err := os.Readlink(full)
+			if err != nil {
+				return ""
+			}
+			u.Kind, u.Link = "symlink", t
+		default:
+			u.Kind = "special"
+		}
+		files = append(files, u)
+	}
+	if sc.Err() != nil {
+		return ""
+	}
+	sum := sha256.Sum256(diff)
+	h, err := lux.HashValue(map[string]any{"trackedDiffHash": hex.EncodeToString(sum[:]), "untrackedFiles": files})
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+func splitNUL(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}

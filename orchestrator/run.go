@@ -1,0 +1,305 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// RunResult is the outcome of one run, as recorded in its directory.
+type RunResult struct {
+	Dir       string
+	Metadata  *lux.RunMetadata
+	Grading   *lux.GradingReport
+	Artifacts []lux.Artifact
+	// Failure is why the harness failed the run, when it did (an answerer
+	// error, an answer that did not match, no answerer, a cancelled
+	// context, ...); it wraps the sentinel errors of package lux. It is
+	// not recorded as such: run.json holds its text.
+	Failure error
+}
+
+// Verdict returns "pass", "fail" or "ungraded".
+func (r *RunResult) Verdict() string { return r.Grading.Verdict() }
+
+// Run runs one case: it validates the case (nothing starts when it is
+// invalid or the driver lacks a required capability), stages a fresh
+// workspace with the fixtures, prepares the answerer, starts the driver,
+// answers each interrupt before the agent continues, stops the agent after
+// its terminal event, collects the artifacts, grades, and closes
+// everything. The record is complete whatever happens to the agent.
+//
+// The error is non-nil when the case is invalid (no record), when the
+// record could not be written (the result says what is known), or when
+// ctx was cancelled: then the result is complete, with exit reason
+// cancelled, and the error wraps ctx's error.
+func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*RunResult, error) {
+	if o.envErr != nil {
+		return nil, o.envErr
+	}
+	p, err := o.plan(c)
+	if err != nil {
+		return nil, err
+	}
+	o.progress(Update{Kind: RunStarted, CaseID: p.caseID, Total: 1})
+	res, err := o.execute(ctx, p, runInfo{})
+	o.progress(finishedUpdate(Update{CaseID: p.caseID, Total: 1, Done: 1}, res, err))
+	return res, err
+}
+
+func finishedUpdate(u Update, res *RunResult, err error) Update {
+	u.Kind, u.Err = RunFinished, err
+	if res != nil {
+		u.RunDir, u.ExitReason, u.Duration = res.Dir, res.Metadata.ExitReason, res.Metadata.Duration()
+		if res.Grading != nil {
+			u.Passed, u.Score = res.Grading.Passed, res.Grading.Score
+		}
+	}
+	return u
+}
+
+type runInfo struct {
+	suiteID    string
+	repetition int
+}
+
+// runState is one run in progress.
+type runState struct {
+	o         *Orchestrator
+	p         *plan
+	dir       string
+	workspace string
+	meta      *lux.RunMetadata
+	log       *record.EventLog
+	stderr    *record.StderrLog
+	events    []lux.Event
+	stages    map[lux.Stage]time.Time
+	artifacts []lux.Artifact
+	grading   *lux.GradingReport
+
+	started       bool // the driver started: there is a session
+	failed        bool // the outcome is decided and not done
+	cancelled     bool
+	collectFailed bool
+	failure       error
+	writeErr      error
+}
+
+func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*RunResult, error) {
+	start := time.Now().UTC()
+	dir, err := record.ReserveRunDir(o.opts.RunsRoot, p.caseID, p.driverName, start)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
+	runID := dir
+	if rel, err := filepath.Rel(o.opts.RunsRoot, dir); err == nil {
+		runID = filepath.ToSlash(rel)
+	}
+	r := &runState{
+		o: o, p: p, dir: dir, workspace: filepath.Join(dir, record.ArtifactsDir),
+		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{},
+		meta: &lux.RunMetadata{
+			SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
+			SuiteID: info.suiteID, Repetition: info.repetition, StartedAt: start, ExitReason: lux.ExitDone,
+			Driver:   lux.DriverInfo{Name: p.driverName, Ready: lux.Ready{AgentID: "not-started"}},
+			Answerer: lux.RunAnswerer{Name: p.answererName},
+			Provenance: lux.Provenance{
+				Host: hostInfo(), Environment: o.env,
+				CaseHash: p.hashes.caseHash, AssertionsHash: p.hashes.assertionsHash,
+				DriverConfigHash: p.hashes.driverConfigHash, AnswererConfigHash: p.hashes.answererConfigHash,
+				EvaluatorConfigHash: p.hashes.evaluatorConfigHash,
+			},
+		},
+	}
+	session, answerer := r.begin(ctx)
+	if session != nil {
+		r.loop(ctx, session, answerer)
+	}
+	r.collect(ctx, session)
+	r.grade(ctx)
+	r.finish(session, answerer)
+
+	res := &RunResult{Dir: dir, Metadata: r.meta, Grading: r.grading, Artifacts: r.artifacts, Failure: r.failure}
+	switch {
+	case r.writeErr != nil:
+		return res, fmt.Errorf("orchestrator: run %s: the record is incomplete: %w", dir, r.writeErr)
+	case r.cancelled:
+		return res, fmt.Errorf("orchestrator: run %s cancelled: %w", dir, context.Cause(ctx))
+	}
+	return res, nil
+}
+
+// begin opens the record, stages the workspace, prepares the answerer and
+// starts the driver. A nil session means the agent never started.
+func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
+	var err error
+	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.limits); err != nil {
+		r.fail("setup", lux.ExitError, err)
+		return nil, nil
+	}
+	if r.stderr, err = record.CreateStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes); err != nil {
+		r.fail("setup", lux.ExitError, err)
+		return nil, nil
+	}
+	r.write(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
+	if err := os.Mkdir(r.workspace, record.DirPerm); err != nil {
+		r.fail("setup", lux.ExitError, fmt.Errorf("create workspace: %w", err))
+		return nil, nil
+	}
+	if r.p.fixturesDir != "" {
+		h, err := stageFixtures(r.p.fixturesDir, r.workspace)
+		if err != nil {
+			r.fail("setup", lux.ExitError, err)
+			return nil, nil
+		}
+		r.meta.Provenance.FixturesHash = h
+	}
+	r.meta.Provenance.Runtime = r.o.runtimeInfo(ctx, r.p)
+	r.meta.Provenance.Source = r.o.prov.source(ctx, r.p.c.Path)
+	if r.checkCancel(ctx) {
+		return nil, nil
+	}
+
+	var answerer lux.Answerer
+	if r.p.answerer != nil {
+		r.stage(lux.StagePrepareAnswerer)
+		answerer, err = r.p.answerer.Prepare(ctx, lux.AnswererInfo{
+			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, Persona: r.p.c.Persona, RunDir: r.dir,
+		})
+		if err != nil || answerer == nil {
+			if r.checkCancel(ctx) {
+				return nil, nil
+			}
+			if err == nil {
+				err = errors.New("the answerer plugin returned no answerer")
+			}
+			r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q failed to prepare: %w", r.p.answererName, err))
+			return nil, nil
+		}
+	}
+	if r.checkCancel(ctx) {
+		return nil, answerer
+	}
+	r.stage(lux.StageStartDriver)
+	session, err := r.p.driver.Start(ctx, lux.StartInfo{
+		CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.dir, Workspace: r.workspace, Stderr: r.stderr,
+	})
+	if err != nil || session == nil {
+		if r.checkCancel(ctx) {
+			return nil, answerer
+		}
+		if err == nil {
+			err = errors.New("the driver returned no session")
+		}
+		r.meta.Driver.AgentID = "start-failed"
+		r.fail("driver", lux.ExitError, fmt.Errorf("driver %q failed to start: %w", r.p.driverName, err))
+		return nil, answerer
+	}
+	r.started = true
+	return session, answerer
+}
+
+// checkCancel records the cancellation when ctx is done.
+func (r *runState) checkCancel(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	r.cancel(ctx)
+	return true
+}
+
+func (r *runState) cancel(ctx context.Context) {
+	if r.failed {
+		return
+	}
+	r.cancelled = true
+	r.fail("cancel", lux.ExitCancelled, fmt.Errorf("run cancelled: %w", context.Cause(ctx)))
+}
+
+// fail decides the run's outcome unless an earlier failure did: the exit
+// reason, the operational failure of the harness phase, and an error event
+// in the trajectory.
+func (r *runState) fail(phase string, exit lux.ExitReason, err error) {
+	if r.failed {
+		return
+	}
+	r.failed = true
+	r.failure = err
+	reason := err.Error()
+	r.meta.ExitReason, r.meta.Reason = exit, reason
+	r.meta.OperationalFailure = &lux.OperationalFailure{Phase: phase, Reason: reason}
+	if r.meta.AgentEndedAt == nil && r.started {
+		now := time.Now().UTC()
+		r.meta.AgentEndedAt = &now
+	}
+	r.record(lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: exit, Reason: reason}})
+}
+
+// record appends e to the trajectory, on disk and in memory. A breached
+// cap fails the run in phase "trace".
+func (r *runState) record(e lux.Event) bool {
+	if r.log == nil {
+		return false
+	}
+	err := r.log.Append(e)
+	if err == nil {
+		if r.log.Exceeded() == nil {
+			r.events = append(r.events, e)
+		}
+		return true
+	}
+	if errors.Is(err, record.ErrTraceLimit) {
+		msg := strings.TrimPrefix(err.Error(), record.ErrTraceLimit.Error()+": ")
+		r.events = append(r.events, lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: msg}})
+		if !r.failed {
+			r.failed = true
+			r.failure = err
+			r.meta.ExitReason, r.meta.Reason = lux.ExitError, msg
+			r.meta.OperationalFailure = &lux.OperationalFailure{Phase: "trace", Reason: msg}
+		}
+		return false
+	}
+	if r.writeErr == nil {
+		r.writeErr = err
+	}
+	return false
+}
+
+func (r *runState) stage(s lux.Stage) {
+	now := time.Now().UTC()
+	if _, seen := r.stages[s]; !seen {
+		r.stages[s] = now
+	}
+	r.record(lux.Event{Type: lux.EventLifecycle, Time: now, Stage: s})
+}
+
+// write writes one JSON file of the record; a failure is kept for Run's error.
+func (r *runState) write(name string, v any) {
+	if err := record.WriteJSON(filepath.Join(r.dir, name), v); err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
+}
+
+// bookkeeping returns the context for the work that follows the agent:
+// ctx itself, or once ctx is cancelled, a fresh one bounded by
+// CleanupTimeout so that the record is still completed.
+func (r *runState) bookkeeping(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), r.o.opts.CleanupTimeout)
+}
+
+func ms(from, to time.Time) int64 {
+	if from.IsZero() || to.IsZero() || to.Before(from) {
+		return 0
+	}
+	return to.Sub(from).Milliseconds()
+}

@@ -1,0 +1,221 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// loop reads the session's events until its terminal event, answering
+// each interrupt (answerer, then the driver gets the answer) before the
+// next event is read.
+func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
+	var history []lux.Exchange
+	for {
+		e, err := s.Next(ctx)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				r.cancel(ctx)
+			case errors.Is(err, io.EOF):
+				r.fail("driver", lux.ExitError, errors.New("the driver ended the session without a done or error event"))
+			default:
+				r.fail("driver", lux.ExitError, fmt.Errorf("driver failed: %w", err))
+			}
+			return
+		}
+		if e.Type != lux.EventReady && e.Time.IsZero() {
+			e.Time = time.Now().UTC()
+		}
+		if !r.record(e) && r.failed {
+			return
+		}
+		switch e.Type {
+		case lux.EventReady:
+			if e.Ready != nil {
+				r.meta.Driver.Ready = *e.Ready
+			}
+		case lux.EventInterrupt:
+			if e.Interrupt == nil {
+				r.fail("driver", lux.ExitError, errors.New("driver sent an interrupt event without an interrupt"))
+				return
+			}
+			in := *e.Interrupt
+			r.meta.InterruptCounts.Add(in.Kind)
+			if !r.answer(ctx, s, ans, in, &history) {
+				return
+			}
+		case lux.EventDone:
+			now := time.Now().UTC()
+			r.meta.AgentEndedAt = &now
+			if e.Done != nil {
+				r.meta.Usage.Agent = e.Done.Usage
+				r.meta.Usage.AgentCostUSD = e.Done.CostUSD
+			}
+			return
+		case lux.EventError:
+			now := time.Now().UTC()
+			r.meta.AgentEndedAt = &now
+			r.failed = true
+			r.meta.ExitReason, r.meta.Reason = lux.ExitError, "the agent failed"
+			if e.Error != nil {
+				if e.Error.ExitReason != "" {
+					r.meta.ExitReason = e.Error.ExitReason
+				}
+				r.meta.Reason = e.Error.Reason
+			}
+			return
+		}
+	}
+}
+
+// answer gets the answer to in and delivers it; false ends the loop.
+func (r *runState) answer(ctx context.Context, s lux.Session, ans lux.Answerer, in lux.Interrupt, history *[]lux.Exchange) bool {
+	if ans == nil {
+		r.fail("answerer", lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
+			lux.ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
+		return false
+	}
+	a, err := ans.Answer(ctx, in, *history)
+	if err != nil {
+		if r.checkCancel(ctx) {
+			return false
+		}
+		r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q failed on %s interrupt %q: %w", r.p.answererName, in.Kind, in.ID, err))
+		return false
+	}
+	if err := a.Matches(in); err != nil {
+		r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q: %w", r.p.answererName, err))
+		return false
+	}
+	if !r.record(lux.Event{Type: lux.EventResponded, Time: time.Now().UTC(), Answer: &a}) && r.failed {
+		return false
+	}
+	*history = append(*history, lux.Exchange{Interrupt: in, Answer: a})
+	if err := s.Respond(ctx, a); err != nil {
+		if r.checkCancel(ctx) {
+			return false
+		}
+		r.fail("driver", lux.ExitError, fmt.Errorf("driver respond failed: %w", err))
+		return false
+	}
+	return true
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// collect stops the agent's process tree, then collects its artifacts and
+// writes the record as it stands before grading.
+func (r *runState) collect(ctx context.Context, s lux.Session) {
+	bctx, cancel := r.bookkeeping(ctx)
+	defer cancel()
+	r.stage(lux.StageCollectStart)
+	if s != nil {
+		if err := s.Quiesce(bctx); err != nil {
+			r.collectFailed = true
+			r.fail("collection", lux.ExitError, fmt.Errorf("stopping the agent failed: %w", err))
+		} else if arts, err := s.Collect(bctx); err != nil {
+			r.collectFailed = true
+			r.fail("collection", lux.ExitError, fmt.Errorf("artifact collection failed: %w", err))
+		} else if arts != nil {
+			r.artifacts = arts
+		}
+	}
+	r.stage(lux.StageCollectEnd)
+	now := time.Now().UTC()
+	if r.meta.AgentEndedAt == nil && r.started {
+		r.meta.AgentEndedAt = &now
+	}
+	r.meta.EndedAt = now
+	r.meta.ToolCalls = lux.SummarizeTools(r.events)
+	r.meta.Artifacts = lux.ArtifactStats{Count: len(r.artifacts)}
+	for _, a := range r.artifacts {
+		r.meta.Artifacts.Bytes += a.Size
+	}
+	r.meta.Phases.Agent = ms(r.stages[lux.StageStartDriver], r.stages[lux.StageCollectStart])
+	r.meta.Phases.Collect = ms(r.stages[lux.StageCollectStart], r.stages[lux.StageCollectEnd])
+	if r.stderr != nil {
+		r.meta.StderrTail = r.stderr.Tail()
+	}
+	r.write(record.MetadataFile, r.meta)
+	r.write(record.ArtifactsFile, r.artifacts)
+}
+
+// grade evaluates the assertions unless the agent never ran, the run was
+// cancelled or its evidence could not be collected; a run that did not end
+// done never passes.
+func (r *runState) grade(ctx context.Context) {
+	r.stage(lux.StageGradeStart)
+	switch {
+	case r.cancelled || !r.started:
+		no := false
+		r.grading = &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: &no, Assertions: []lux.AssertionOutcome{},
+			Incomplete: &lux.Incomplete{ExitReason: r.meta.ExitReason, Phase: "run", Reason: r.meta.Reason}}
+	case r.collectFailed:
+		r.grading = &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Assertions: []lux.AssertionOutcome{},
+			Incomplete: &lux.Incomplete{ExitReason: lux.ExitError, Phase: "collection", Reason: r.meta.Reason}}
+	default:
+		run := &lux.Run{Case: r.p.c, Metadata: r.meta, Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
+		rep, judge := grade(ctx, r.p, run)
+		r.meta.Usage.Judge = judge
+		if rep.Incomplete != nil && ctx.Err() != nil {
+			r.cancel(ctx)
+		}
+		if r.meta.ExitReason != lux.ExitDone {
+			if rep.Incomplete == nil {
+				rep.Incomplete = &lux.Incomplete{ExitReason: r.meta.ExitReason, Phase: "run", Reason: r.meta.Reason}
+			}
+			if rep.Passed != nil && *rep.Passed {
+				no := false
+				rep.Passed = &no
+			}
+		}
+		r.grading = rep
+	}
+	r.stage(lux.StageGradeEnd)
+	r.meta.Phases.Grading = ms(r.stages[lux.StageGradeStart], r.stages[lux.StageGradeEnd])
+}
+
+// finish closes the session and the answerer and writes the final record.
+func (r *runState) finish(s lux.Session, ans lux.Answerer) {
+	r.stage(lux.StageClose)
+	var closeErrs []error
+	if s != nil {
+		if err := s.Close(); err != nil {
+			closeErrs = append(closeErrs, fmt.Errorf("driver close: %w", err))
+		}
+	}
+	if ans != nil {
+		r.meta.Usage.Answerer = ans.Usage()
+		if err := ans.Close(); err != nil {
+			closeErrs = append(closeErrs, fmt.Errorf("answerer close: %w", err))
+		}
+	}
+	if len(closeErrs) > 0 && r.meta.OperationalFailure == nil {
+		r.meta.OperationalFailure = &lux.OperationalFailure{Phase: "close", Reason: errors.Join(closeErrs...).Error()}
+	}
+	if r.stderr != nil {
+		if err := r.stderr.Close(); err != nil && r.writeErr == nil {
+			r.writeErr = err
+		}
+		r.meta.StderrTail = r.stderr.Tail()
+	}
+	r.meta.EndedAt = time.Now().UTC()
+	r.write(record.GradingFile, r.grading)
+	r.write(record.MetadataFile, r.meta)
+	if r.log != nil {
+		if err := r.log.Close(); err != nil && r.writeErr == nil {
+			r.writeErr = err
+		}
+	}
+}

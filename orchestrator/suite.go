@@ -1,0 +1,280 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// SuiteResult is the outcome of a suite, as recorded in its directory.
+// It holds one small item per run, never a run's events.
+type SuiteResult struct {
+	Dir      string
+	Manifest *record.SuiteManifest
+	Summary  *record.SuiteSummary
+}
+
+// manifestInterval is the least time between two rewrites of suite.json
+// while a suite runs: transitions closer together are written together.
+const manifestInterval = 50 * time.Millisecond
+
+// RunSuite runs every case Options.Repetitions times, Options.Concurrency
+// runs at a time, and records the suite: suite.json, rewritten as items
+// start and finish, and suite-summary.json at the end.
+//
+// Every case is validated first; when any is invalid nothing runs and the
+// error names each problem of each case. Afterwards one run's failure
+// never stops the others. When ctx is cancelled no further run starts, the
+// runs in flight end as cancelled, the items never started are marked
+// skipped, the suite's status is cancelled, and RunSuite returns the
+// complete result with an error wrapping ctx's error.
+func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteResult, error) {
+	if o.envErr != nil {
+		return nil, o.envErr
+	}
+	if len(cases) == 0 {
+		return nil, errors.New("orchestrator: the suite has no cases")
+	}
+	plans := make([]*plan, len(cases))
+	var bad []string
+	for i, c := range cases {
+		p, err := o.plan(c)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("cases[%d]: %v", i, err))
+			continue
+		}
+		plans[i] = p
+	}
+	if len(bad) > 0 {
+		return nil, &alsoError{
+			err:  fmt.Errorf("orchestrator: suite refused, %d of %d cases are invalid:\n%s", len(bad), len(cases), strings.Join(bad, "\n")),
+			also: lux.ErrInvalidCase,
+		}
+	}
+
+	start := time.Now().UTC()
+	dir, err := record.ReserveSuiteDir(o.opts.RunsRoot, start)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
+	reps := o.opts.Repetitions
+	m := &record.SuiteManifest{
+		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
+		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env,
+		Items: make([]record.SuiteItem, 0, len(plans)*reps),
+	}
+	type job struct {
+		p   *plan
+		rep int
+	}
+	jobs := make([]job, 0, len(plans)*reps)
+	for _, p := range plans {
+		for rep := 1; rep <= reps; rep++ {
+			jobs = append(jobs, job{p, rep})
+			m.Items = append(m.Items, record.SuiteItem{CaseID: p.caseID, Repetition: rep, Cluster: p.c.Cluster, Status: record.ItemPending})
+		}
+	}
+	m.Concurrency = min(o.opts.Concurrency, len(jobs))
+	w := newManifestWriter(filepath.Join(dir, record.SuiteFile), m)
+	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
+
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var doneMu sync.Mutex
+	finished := 0
+	for range m.Concurrency {
+		wg.Go(func() {
+			for i := range next {
+				j := jobs[i]
+				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
+				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
+				res, err := o.execute(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep})
+				item := completedItem(dir, res, err)
+				w.update(func(m *record.SuiteManifest) {
+					item.CaseID, item.Repetition, item.Cluster = m.Items[i].CaseID, m.Items[i].Repetition, m.Items[i].Cluster
+					m.Items[i] = item
+				})
+				doneMu.Lock()
+				finished++
+				n := finished
+				doneMu.Unlock()
+				o.progress(finishedUpdate(Update{SuiteDir: dir, Index: i, Total: len(jobs), Done: n, CaseID: j.p.caseID, Repetition: j.rep}, res, err))
+			}
+		})
+	}
+dispatch:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break dispatch
+		}
+	}
+	close(next)
+	wg.Wait()
+
+	cancelled := ctx.Err() != nil
+	end := time.Now().UTC()
+	var status record.SuiteStatus
+	w.update(func(m *record.SuiteManifest) {
+		status = record.SuitePassed
+		for i := range m.Items {
+			it := &m.Items[i]
+			if it.Status != record.ItemCompleted {
+				it.Status = record.ItemSkipped
+				cancelled = true
+			}
+			if it.Failed() {
+				status = record.SuiteFailed
+			}
+		}
+		if cancelled && anySkippedOrCancelled(m.Items) {
+			status = record.SuiteCancelled
+		}
+		m.Status, m.EndedAt = status, &end
+	})
+	writeErr := w.close()
+
+	summary := o.summarize(dir, m, status)
+	if err := record.WriteJSON(filepath.Join(dir, record.SuiteSummaryFile), summary); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
+	res := &SuiteResult{Dir: dir, Manifest: m, Summary: summary}
+	switch {
+	case writeErr != nil:
+		return res, fmt.Errorf("orchestrator: suite %s: the record is incomplete: %w", dir, writeErr)
+	case status == record.SuiteCancelled:
+		return res, fmt.Errorf("orchestrator: suite %s cancelled: %w", dir, context.Cause(ctx))
+	}
+	return res, nil
+}
+
+func anySkippedOrCancelled(items []record.SuiteItem) bool {
+	for _, it := range items {
+		if it.Status == record.ItemSkipped || it.ExitReason == lux.ExitCancelled {
+			return true
+		}
+	}
+	return false
+}
+
+// completedItem is the manifest entry of a finished run.
+func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem {
+	it := record.SuiteItem{Status: record.ItemCompleted, ExitReason: lux.ExitError}
+	if res != nil {
+		if rel, rerr := filepath.Rel(suiteDir, res.Dir); rerr == nil {
+			it.RunDir = filepath.ToSlash(rel)
+		}
+		it.ExitReason = res.Metadata.ExitReason
+		if res.Grading != nil {
+			it.Passed, it.Score = res.Grading.Passed, res.Grading.Score
+		}
+		if res.Failure != nil {
+			it.Error = res.Failure.Error()
+		} else if res.Metadata.ExitReason != lux.ExitDone {
+			it.Error = res.Metadata.Reason
+		}
+	}
+	if err != nil && (res == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)) {
+		it.Error = err.Error()
+	}
+	if it.Passed == nil && it.ExitReason != lux.ExitDone {
+		no := false
+		it.Passed = &no
+	}
+	return it
+}
+
+// summarize builds the suite summary from the manifest and the runs'
+// records on disk, one run at a time.
+func (o *Orchestrator) summarize(dir string, m *record.SuiteManifest, status record.SuiteStatus) *record.SuiteSummary {
+	b := record.NewSummaryBuilder(m.SuiteID)
+	for i, it := range m.Items {
+		var meta *lux.RunMetadata
+		var g *lux.GradingReport
+		if it.RunDir != "" {
+			meta, g, _ = record.ReadMetadata(filepath.Join(dir, filepath.FromSlash(it.RunDir)))
+		}
+		b.Add(i, it, meta, g)
+	}
+	return b.Build(status, time.Now())
+}
+
+// manifestWriter owns suite.json: updates change the manifest in memory
+// under a lock, and one goroutine writes the latest state, at most every
+// manifestInterval, so writes are serialized and never pile up.
+type manifestWriter struct {
+	mu   sync.Mutex
+	m    *record.SuiteManifest
+	path string
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	err  error
+}
+
+func newManifestWriter(path string, m *record.SuiteManifest) *manifestWriter {
+	w := &manifestWriter{m: m, path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w.flush()
+	go w.loop()
+	return w
+}
+
+func (w *manifestWriter) update(f func(m *record.SuiteManifest)) {
+	w.mu.Lock()
+	f(w.m)
+	w.mu.Unlock()
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (w *manifestWriter) loop() {
+	defer close(w.done)
+	t := time.NewTimer(0)
+	<-t.C
+	for {
+		select {
+		case <-w.kick:
+			w.flush()
+			t.Reset(manifestInterval)
+			select {
+			case <-t.C:
+			case <-w.stop:
+				return
+			}
+		case <-w.stop:
+			return
+		}
+	}
+}
+
+func (w *manifestWriter) flush() {
+	w.mu.Lock()
+	data, err := json.MarshalIndent(w.m, "", "  ")
+	w.mu.Unlock()
+	if err == nil {
+		err = record.WriteFileAtomic(w.path, append(data, '\n'))
+	}
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// close stops the writer and writes the final state.
+func (w *manifestWriter) close() error {
+	close(w.stop)
+	<-w.done
+	w.flush()
+	return w.err
+}
