@@ -208,10 +208,10 @@ func (s *fakeSession) Close() error { s.cancel(); return nil }
 // A fake answerer answering asks from a table.
 
 type fakeAnswererConfig struct {
-	Answers  map[string]string `json:"answers"`
-	WrongID  bool              `json:"wrongId,omitempty"`
-	Fail     bool              `json:"fail,omitempty"`
-	Tokens   int64             `json:"tokens,omitempty"`
+	Answers map[string]string `json:"answers"`
+	WrongID bool              `json:"wrongId,omitempty"`
+	Fail    bool              `json:"fail,omitempty"`
+	Tokens  int64             `json:"tokens,omitempty"`
 }
 
 var fakeAnswerer = &lux.AnswererPlugin{

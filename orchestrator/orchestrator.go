@@ -13,13 +13,13 @@ import (
 // keeps every run's evidence on disk (see package record). It is safe for
 // concurrent use.
 type Orchestrator struct {
-	reg     *lux.Registry
-	opts    Options
-	env     json.RawMessage
-	envErr  error
-	limits  record.LogLimits
-	prov    *provenanceCache
-	progMu  sync.Mutex
+	reg    *lux.Registry
+	opts   Options
+	env    json.RawMessage
+	envErr error
+	limits record.LogLimits
+	prov   *provenanceCache
+	progMu sync.Mutex
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options
