@@ -77,12 +77,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // whose cleaned form climbs out of the root. It touches no file.
 func Clean(rel string) (string, error) { return clean(rel, "root") }
 
+// Clean is the package-level Clean with errors naming r, as in
+// `path "../x" escapes the workspace`.
+func (r Root) Clean(rel string) (string, error) { return clean(rel, r.name()) }
+
 func clean(rel, rootName string) (string, error) {
 	switch {
 	case strings.ContainsRune(rel, 0):
 		return "", &Error{Path: rel, Problem: "contains a NUL byte", Err: ErrUnsafePath}
 	case path.IsAbs(rel) || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
-		return "", &Error{Path: rel, Problem: "is absolute; give a path relative to the root", Err: ErrUnsafePath}
+		return "", &Error{Path: rel, Problem: "is absolute", Err: ErrUnsafePath}
 	}
 	clean := path.Clean(filepath.ToSlash(rel))
 	if clean == ".." || strings.HasPrefix(clean, "../") {

@@ -1,0 +1,107 @@
+// Package assertion holds the built-in deterministic assertions: checks of
+// what an agent left in its workspace (files, JSON values, commands that
+// must succeed), of what it said (its messages), of what it did (tool
+// calls, interrupts) and of what it cost (time, tokens, dollars, bytes).
+//
+// Each is a *lux.AssertionPlugin; All returns them and Register adds them to
+// a lux.Registry. Cases refer to them by type, in JSON as flat objects such
+// as {"type": "file-contains", "path": "README.md", "text": "## Usage"}, or
+// in Go through the constructors (FileContains("README.md", "## Usage")),
+// which return a lux.AssertionSpec. Configs are decoded strictly: an unknown
+// field, a wrong type or a bad value is an error naming the field, all of
+// them at once, before anything runs.
+//
+// # Types and their fields
+//
+// Besides id, name, weight and threshold, which every assertion takes:
+//
+//	run-succeeded         (none)                       the run's exit reason is "done"
+//	file-exists           path, in                     a regular file
+//	file-contains         path, text, in               file (<= 10 MiB) contains text, byte for byte
+//	file-matches          path, pattern, flags, in     regular expression matches the file (<= 5 MiB)
+//	file-regex-count      path, pattern, flags, min, max, in
+//	                                                   number of matches in range; pattern must not match ""
+//	glob-count            glob, min, max, in           number of regular files matching glob in range
+//	json-pointer-equals   path, pointer, value, in     JSON file (<= 10 MiB) holds value at pointer
+//	command-exits-zero    command, cwd, in, env, inheritEnv, timeout
+//	                                                   sh -c command exits 0
+//	contains              text, against                the agent's messages contain text
+//	not-contains          text, against                ... do not contain text
+//	regex                 pattern, flags, against      ... match pattern
+//	tool-called           tool, minTimes, maxTimes, by the agent called tool
+//	tool-call-count       tool, min, max, by           number of tool calls in range
+//	tool-called-with      tool, argsJsonPointer, argsValue | argsContains, minTimes, by
+//	                                                   calls with the given arguments
+//	interrupt-count       kind, min, max               number of interrupts in range
+//	latency-under         max                          the agent's time
+//	tokens-under          max, component, onUnavailable
+//	cost-under            maxUsd, onUnavailable
+//	artifact-bytes-under  max, onUnavailable
+//
+// Counts (min, max) need at least one bound and include both ends;
+// tool-called defaults to minTimes 1 unless only maxTimes is given. The tool
+// is named by "tool", not "name": "name" is every assertion's display name.
+// by is "any" (default), "main" (calls of the main agent) or "subagent".
+// against is "transcript-final" (default: the agent's last message) or
+// "transcript-all" (all its messages joined by newlines); answers given to
+// the agent are not part of the transcript. kind is ask, approve or custom.
+// Durations (max, timeout) are Go durations ("90s", "2m") or milliseconds.
+//
+// # Paths
+//
+// A path (and glob-count's glob, command-exits-zero's cwd) is relative to
+// its root, named by "in": "workspace" (default; Run.Workspace, the agent's
+// working directory) or "run" (Run.Dir, the run's record directory).
+//
+// The agent controls the workspace, so nothing in it is trusted. A path that
+// is absolute, contains NUL or climbs out of its root with ".." is refused
+// when the case is validated: it is a mistake in the case, not something
+// the agent did. A path that goes through a symbolic link anywhere — even
+// one pointing inside the workspace — is never followed: the check fails,
+// with a comment such as `path "notes.txt" goes through a symlink (in the
+// workspace)`. So does a missing file, a directory where a file was
+// expected, or a file over the size limit: missing or unusable evidence is
+// a failed check (Passed false, the reason in the comment, "refused" in the
+// detail), as the reference system does. Only a problem of the grader
+// itself (a run without a workspace, a permission error, a command that
+// cannot be started, a cancelled context) is an error, which means "could
+// not grade" and leaves the case without a verdict. glob-count neither
+// follows nor counts symlinks; it lists the ones it skipped in its detail.
+//
+// # Regular expressions
+//
+// Patterns are Go regular expressions (RE2 syntax, see regexp/syntax), not
+// JavaScript ones: matching takes time linear in the input, so no timeout
+// or transcript size limit is needed, but there are no backreferences (\1)
+// and no lookaround ((?=...), (?!...), (?<=...)). flags may hold i
+// (ignore case), m (^ and $ match at line breaks) and s (. matches a
+// newline); matching is always global, so there is no g. An invalid pattern
+// is a config error naming the field.
+//
+// # Unavailable measures
+//
+// tokens-under and cost-under read the agent's usage from run.json. When
+// the agent reported none — Usage.Agent == nil, or Usage.AgentCostUSD ==
+// nil for the cost; a driver whose CLI reports no usage, such as Cursor's —
+// the measure is unavailable, which is not the same as zero. onUnavailable
+// decides the verdict then: "pass" (the default) treats the budget as not
+// measurable and passes, so a case can run on every driver without failing
+// for what a driver cannot report; "fail" demands the evidence, for
+// budgets that must be enforced. Either way the comment says the measure
+// was unavailable and the detail has "unavailable": true. artifact-bytes-
+// under treats the artifacts as unavailable when their collection failed.
+// The tokens counted are the agent's alone (the answerer's and judges' are
+// kept apart); "total" is input + output, cache tokens excluded.
+//
+// latency-under measures from the run's start to the agent's end
+// (RunMetadata.AgentEndedAt, else EndedAt), so grading time never counts
+// and a regrade sees the same latency as live grading.
+//
+// # Go predicates
+//
+// Predicate turns a Go function over the run into an assertion type of its
+// own name, which cases (Go or JSON) refer to like a built-in once it is
+// registered; PredicateWith adds a strictly decoded config. The helpers of
+// the lux package (lux.ToolCalls, lux.AgentMessages, lux.Interrupts,
+// lux.SummarizeTools) give a predicate the trajectory in usable form.
+package assertion
