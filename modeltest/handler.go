@@ -67,6 +67,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	path := strings.TrimSuffix(hr.URL.Path, "/")
 	post := hr.Method == http.MethodPost
 	switch {
+	case hr.Method == http.MethodConnect || (hr.URL.IsAbs() && hr.URL.Host != s.host):
+		r.Kind = KindProxy
 	case post && strings.HasSuffix(path, "/v1/messages/count_tokens"):
 		r.API, r.Kind = Anthropic, KindCountTokens
 	case post && strings.HasSuffix(path, "/v1/messages"):
@@ -96,6 +98,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 
 	switch r.Kind {
+	case KindProxy:
+		s.record(r)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		s.update(r, func(r *Request) { r.Status = http.StatusForbidden })
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, "modeltest: the model server is no proxy\n")
+		s.logf(r)
 	case KindUnknown:
 		s.record(r)
 		s.fail(w, r, d, http.StatusNotFound, fmt.Sprintf("modeltest: no endpoint %s %s", hr.Method, hr.URL.Path))

@@ -31,6 +31,10 @@ const (
 	KindCountTokens Kind = "count_tokens"
 	// KindModels is a model list request (GET .../models).
 	KindModels Kind = "models"
+	// KindProxy is a request that treats the server as an HTTP proxy: a
+	// CONNECT, or a request for an absolute URL of another host. It is
+	// refused with 403. See Server.ProxyEnv.
+	KindProxy Kind = "proxy"
 	// KindUnknown is any other request; it is answered with 404.
 	KindUnknown Kind = "unknown"
 )

@@ -20,6 +20,7 @@ type Server struct {
 	script  Script
 	cfg     config
 	url     string
+	host    string // 127.0.0.1:PORT
 	http    *http.Server
 	closing context.Context // done once Close starts; ends stalls
 	stop    context.CancelFunc
@@ -82,6 +83,7 @@ func NewServer(script Script, opts ...Option) (*Server, error) {
 		script:   append(Script(nil), script...),
 		cfg:      cfg,
 		url:      "http://" + ln.Addr().String(),
+		host:     ln.Addr().String(),
 		closing:  closing,
 		stop:     stop,
 		done:     make(chan struct{}),
@@ -231,7 +233,7 @@ func (s *Server) logf(r *Request) {
 	}
 	s.mu.Lock()
 	target := r.Path
-	if r.Method == http.MethodConnect {
+	if r.Kind == KindProxy {
 		target = r.Host
 	}
 	line := fmt.Sprintf("modeltest: #%d %s %s: ", r.Seq, r.Method, target)
