@@ -1,0 +1,302 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/luxeval/lux/internal/proc"
+)
+
+// DefaultStderrTail is how many bytes of an agent's stderr a Process keeps
+// for StderrTail when its spec does not say.
+const DefaultStderrTail = 8 << 10
+
+// DefaultKillGrace is the time between SIGTERM and SIGKILL when an agent's
+// process group is stopped.
+const DefaultKillGrace = 5 * time.Second
+
+// ExitStatus is how a process ended: Exited with Code, or killed by Signal.
+// Its String form is "code=N, signal=S".
+type ExitStatus = proc.Status
+
+// ProcessSpec is a process to start. The zero value of every field but
+// Path means its default.
+type ProcessSpec struct {
+	// Path is the executable: a path, or a name looked up on this
+	// process's PATH (not the child's).
+	Path string
+	Args []string // arguments, not including the program name
+	Dir  string   // working directory; empty means this process's
+	// Env is the child's exact environment; build it with BuildEnv. Nil
+	// is an empty environment, never the host's.
+	Env []string
+	// Stderr receives a copy of everything the process writes to its
+	// standard error; nil drops it (StderrTail still keeps the tail).
+	Stderr io.Writer
+	// StderrTail is how many trailing bytes of stderr to keep;
+	// zero means DefaultStderrTail.
+	StderrTail int
+}
+
+// Process is a started agent: the leader of its own process group, with
+// pipes to its standard streams.
+type Process struct {
+	group     *proc.Group
+	stdin     *Stdin
+	stdout    *os.File
+	stderr    *os.File
+	errDone   chan struct{}
+	tail      *tailBuffer
+	closeOnce sync.Once
+}
+
+// StartProcess starts spec in its own process group. The error names the
+// command: "failed to start <path>: ...".
+func StartProcess(spec ProcessSpec) (*Process, error) {
+	if spec.Path == "" {
+		return nil, errors.New("driver: failed to start: no command")
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+	}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	g, err := proc.Start(cmd)
+	_, _, _ = inR.Close(), outW.Close(), errW.Close()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+	}
+	tailMax := spec.StderrTail
+	if tailMax <= 0 {
+		tailMax = DefaultStderrTail
+	}
+	p := &Process{
+		group:   g,
+		stdin:   &Stdin{f: inW},
+		stdout:  outR,
+		stderr:  errR,
+		errDone: make(chan struct{}),
+		tail:    &tailBuffer{max: tailMax},
+	}
+	go func() {
+		defer close(p.errDone)
+		var w io.Writer = p.tail
+		if spec.Stderr != nil {
+			w = io.MultiWriter(p.tail, &lenientWriter{w: spec.Stderr})
+		}
+		_, _ = io.Copy(w, errR)
+	}()
+	return p, nil
+}
+
+// Pid is the process id of the leader, which is also its group id.
+func (p *Process) Pid() int { return p.group.Pid() }
+
+// Stdin is the writer to the process's standard input.
+func (p *Process) Stdin() *Stdin { return p.stdin }
+
+// Stdout is the process's standard output. It reaches end of file when
+// every process holding it has closed it, or once CloseOutput is called.
+func (p *Process) Stdout() io.Reader { return p.stdout }
+
+// StderrTail returns the last bytes the process wrote to stderr.
+func (p *Process) StderrTail() string { return p.tail.String() }
+
+// Exited is closed once the leader has exited.
+func (p *Process) Exited() <-chan struct{} { return p.group.Exited() }
+
+// Status is how the leader ended; the zero ExitStatus until Exited is closed.
+func (p *Process) Status() ExitStatus { return p.group.Status() }
+
+// Kill sends SIGKILL to the whole process group at once.
+func (p *Process) Kill() error { return p.group.Kill() }
+
+// Stop stops the whole process group: stdin is closed, SIGTERM is sent,
+// and SIGKILL follows once the leader has exited or grace has passed
+// (DefaultKillGrace when zero), so no descendant outlives it. It returns
+// once the leader is reaped, or with ctx.Err().
+func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
+	_ = p.stdin.Close()
+	if grace <= 0 {
+		grace = DefaultKillGrace
+	}
+	return p.group.Stop(ctx, grace)
+}
+
+// WaitOutput waits up to d for stderr to reach end of file (every holder
+// closed it), then closes both output pipes, which ends any read still
+// blocked on them: a descendant that escaped the process group cannot
+// hold the harness.
+func (p *Process) WaitOutput(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.errDone:
+	case <-t.C:
+	}
+	p.CloseOutput()
+}
+
+// CloseOutput closes the harness's ends of stdout and stderr; blocked reads
+// return at once.
+func (p *Process) CloseOutput() {
+	p.closeOnce.Do(func() {
+		_ = p.stdout.Close()
+		_ = p.stderr.Close()
+	})
+}
+
+// Stdin writes to an agent's standard input. Writes are serialized, so a
+// protocol may write replies while answers are written too.
+type Stdin struct {
+	f      *os.File
+	mu     sync.Mutex
+	closed bool
+	cmu    sync.Mutex
+}
+
+// ErrStdinClosed reports a write to a closed stdin.
+var ErrStdinClosed = errors.New("driver: stdin closed")
+
+// Write writes b whole, giving up when ctx ends.
+func (s *Stdin) Write(ctx context.Context, b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isClosed() {
+		return ErrStdinClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = s.f.SetWriteDeadline(time.Unix(1, 0)) })
+	_, err := s.f.Write(b)
+	if !stop() {
+		// ctx ended during the write: the deadline is set, or about to be.
+		if err == nil {
+			err = ctx.Err()
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = ctx.Err()
+		}
+	}
+	_ = s.f.SetWriteDeadline(time.Time{})
+	if err != nil {
+		if s.isClosed() {
+			return ErrStdinClosed
+		}
+		return fmt.Errorf("driver: write stdin: %w", err)
+	}
+	return nil
+}
+
+// WriteLine writes line followed by a newline, in one write.
+func (s *Stdin) WriteLine(ctx context.Context, line []byte) error {
+	b := make([]byte, 0, len(line)+1)
+	return s.Write(ctx, append(append(b, line...), '\n'))
+}
+
+// WriteJSON writes v as one line of JSON.
+func (s *Stdin) WriteJSON(ctx context.Context, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("driver: encode stdin line: %w", err)
+	}
+	return s.WriteLine(ctx, b)
+}
+
+// Close closes stdin; the agent reads end of file. Safe to call more than once.
+func (s *Stdin) Close() error {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.f.Close()
+}
+
+func (s *Stdin) isClosed() bool {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return s.closed
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	return string(b)
+}
+
+// lenientWriter keeps copying after its writer fails, so that a failing
+// stderr sink never blocks the agent.
+type lenientWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (l *lenientWriter) Write(p []byte) (int, error) {
+	if !l.failed {
+		if _, err := l.w.Write(p); err != nil {
+			l.failed = true
+		}
+	}
+	return len(p), nil
+}

@@ -1,0 +1,545 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// DefaultMaxInterrupts is how many interrupts a run may raise when a
+// driver's config sets no limit.
+const DefaultMaxInterrupts = 20
+
+// DefaultExitDrain is how long a Session keeps reading an agent's output
+// after the agent's process group is gone, for a descendant that escaped
+// the group and holds the output open.
+const DefaultExitDrain = time.Second
+
+// Protocol speaks one agent's wire format. A driver implements it and
+// hands it to StartSession, which does everything else.
+type Protocol interface {
+	// Parse turns one line of the agent's stdout (without the newline)
+	// into zero or more events. A line that is not part of the protocol
+	// (a log line, say) yields no events and no error. Parse may write to
+	// the agent's stdin, for example to reply to a request. An error ends
+	// the run with an error event. Parse is called from one goroutine, in
+	// line order.
+	Parse(ctx context.Context, line []byte, stdin *Stdin) ([]lux.Event, error)
+	// Answer writes a, the answer to the interrupt in, to the agent.
+	Answer(ctx context.Context, in lux.Interrupt, a lux.Answer, stdin *Stdin) error
+}
+
+// SessionOptions configure StartSession. The zero value of every field but
+// Process.Path and Protocol means its default.
+type SessionOptions struct {
+	Process  ProcessSpec
+	Protocol Protocol
+	// Workspace is the directory Collect walks for artifacts.
+	Workspace string
+	// IdleTimeout is how long the agent may stay silent (no event) while
+	// no interrupt is outstanding; zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxInterrupts is how many interrupts the run may raise; zero means
+	// DefaultMaxInterrupts.
+	MaxInterrupts int
+	// MaxLineBytes caps one stdout line; zero means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// MaxArtifactFiles caps Collect; zero means DefaultMaxArtifactFiles.
+	MaxArtifactFiles int
+	// KillGrace is the time between SIGTERM and SIGKILL when the agent is
+	// stopped; zero means DefaultKillGrace.
+	KillGrace time.Duration
+	// ExitDrain bounds the wait for stdout to close once the agent's
+	// process group is gone; zero means DefaultExitDrain.
+	ExitDrain time.Duration
+	// Ready, when set, is emitted as soon as the agent starts, for
+	// protocols that have no ready message of their own.
+	Ready *lux.Ready
+	// Input is written to the agent's stdin once it starts (the prompt,
+	// for agents that read it there); CloseStdin then closes stdin.
+	Input      []byte
+	CloseStdin bool
+	// OnExit, when set, decides the terminal event for an agent that
+	// exited without one; returning nil keeps the default error
+	// "agent exited before done (code=N, signal=S)".
+	OnExit func(status ExitStatus, stderrTail string) *lux.Event
+}
+
+// Session runs one agent process and implements lux.Session over a
+// Protocol. It enforces the event ordering every driver shares:
+//
+//   - before ready, only progress is allowed; an interrupt or done before
+//     ready ends the run with the error "agent emitted <type> before ready";
+//   - there is exactly one terminal event (done or error); everything after
+//     it is dropped, and the agent's process group is stopped;
+//   - the idle clock is re-armed by every event, paused while an interrupt
+//     is outstanding and resumed once its answer is written; on expiry the
+//     run ends with ErrorEvent{ExitIdleTimeout, "no event for 2m0s"} (before
+//     ready: ErrorEvent{ExitError, "agent never became ready: no event for 2m0s"});
+//   - more interrupts than MaxInterrupts end the run with
+//     ErrorEvent{ExitMaxInteractions, "exceeded maxInterrupts (N)"};
+//   - a stdout line longer than MaxLineBytes ends the run with the error
+//     "stdout line exceeded N bytes";
+//   - an agent that exits without a terminal event ends the run with the
+//     error "agent exited before done (code=N, signal=S)" (or "before
+//     ready"), followed by the tail of its stderr.
+//
+// Events get their Time when the session sees them (except ready, which
+// has none).
+type Session struct {
+	opts  SessionOptions
+	proc  *Process
+	clock *IdleClock
+
+	stop       chan struct{} // closed by Quiesce/Close: the session is being torn down
+	stopOnce   sync.Once
+	readerDone chan struct{}
+	notify     chan struct{}
+
+	mu         sync.Mutex
+	queue      []lux.Event
+	ready      bool
+	terminal   bool // a terminal event is queued or delivered
+	delivered  bool // Next returned the terminal event
+	interrupts int
+	pending    []lux.Interrupt
+
+	qmu      sync.Mutex // serializes Quiesce
+	quiesced bool
+	closed   bool
+}
+
+var _ lux.Session = (*Session)(nil)
+
+// StartSession starts the agent process and begins reading its events. It
+// returns once the process is launched; a process that cannot be started
+// is an error naming the command ("driver: failed to start <cmd>: ...").
+func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
+	if opts.Protocol == nil {
+		return nil, errors.New("driver: session needs a Protocol")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.MaxInterrupts <= 0 {
+		opts.MaxInterrupts = DefaultMaxInterrupts
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.MaxArtifactFiles <= 0 {
+		opts.MaxArtifactFiles = DefaultMaxArtifactFiles
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = DefaultKillGrace
+	}
+	if opts.ExitDrain <= 0 {
+		opts.ExitDrain = DefaultExitDrain
+	}
+	p, err := StartProcess(opts.Process)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		opts:       opts,
+		proc:       p,
+		clock:      NewIdleClock(opts.IdleTimeout),
+		stop:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+		notify:     make(chan struct{}, 1),
+	}
+	if opts.Ready != nil {
+		r := *opts.Ready
+		s.emit(lux.Event{Type: lux.EventReady, Ready: &r})
+	}
+	if len(opts.Input) > 0 || opts.CloseStdin {
+		go func() {
+			if len(opts.Input) > 0 {
+				_ = p.Stdin().Write(context.Background(), opts.Input)
+			}
+			if opts.CloseStdin {
+				_ = p.Stdin().Close()
+			}
+		}()
+	}
+	go s.read()
+	go s.watch()
+	return s, nil
+}
+
+// Pid is the process id of the agent (the leader of its process group).
+func (s *Session) Pid() int { return s.proc.Pid() }
+
+// Stdin is the agent's standard input.
+func (s *Session) Stdin() *Stdin { return s.proc.Stdin() }
+
+// StderrTail returns the last bytes the agent wrote to stderr.
+func (s *Session) StderrTail() string { return s.proc.StderrTail() }
+
+// Status is how the agent process ended; the zero ExitStatus while it runs.
+func (s *Session) Status() ExitStatus { return s.proc.Status() }
+
+// Next returns the next event; after the terminal event it returns io.EOF.
+// A cancelled ctx returns ctx.Err() and leaves the agent running until
+// Quiesce.
+func (s *Session) Next(ctx context.Context) (lux.Event, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return lux.Event{}, err
+		}
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			ev := s.queue[0]
+			s.queue[0] = lux.Event{}
+			s.queue = s.queue[1:]
+			if ev.Terminal() {
+				s.delivered = true
+			}
+			s.mu.Unlock()
+			return ev, nil
+		}
+		if s.delivered {
+			s.mu.Unlock()
+			return lux.Event{}, io.EOF
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.notify:
+		case <-ctx.Done():
+			return lux.Event{}, ctx.Err()
+		}
+	}
+}
+
+// Respond writes the answer to an outstanding interrupt and, when no other
+// interrupt is outstanding, resumes the idle clock. An answer that matches
+// no outstanding interrupt is an error wrapping lux.ErrAnswerMismatch.
+// Once the run has ended an answer is dropped.
+func (s *Session) Respond(ctx context.Context, a lux.Answer) error {
+	s.mu.Lock()
+	if s.terminal {
+		s.mu.Unlock()
+		return nil
+	}
+	idx := -1
+	for i, in := range s.pending {
+		if in.Kind == a.Kind && in.ID == a.ID {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		var err error
+		if len(s.pending) == 1 {
+			err = a.Matches(s.pending[0])
+		} else {
+			err = fmt.Errorf("%w: no outstanding interrupt %s %q", lux.ErrAnswerMismatch, a.Kind, a.ID)
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("driver: %w", err)
+	}
+	in := s.pending[idx]
+	s.pending = append(s.pending[:idx], s.pending[idx+1:]...)
+	s.mu.Unlock()
+
+	err := s.opts.Protocol.Answer(ctx, in, a, s.proc.Stdin())
+
+	s.mu.Lock()
+	if len(s.pending) == 0 {
+		s.clock.Resume()
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("driver: answer %s %q: %w", in.Kind, in.ID, err)
+	}
+	return nil
+}
+
+// Quiesce stops the agent's whole process group (SIGTERM, then SIGKILL
+// after KillGrace) and waits for its output to close, at most ExitDrain
+// for a descendant that escaped the group. Safe to call more than once.
+func (s *Session) Quiesce(ctx context.Context) error {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if s.quiesced {
+		return nil
+	}
+	s.clock.Stop()
+	if err := s.proc.Stop(ctx, s.opts.KillGrace); err != nil {
+		return fmt.Errorf("driver: quiesce: %w", err)
+	}
+	s.drain()
+	s.quiesced = true
+	return nil
+}
+
+// drain waits for the reader to finish, bounded by ExitDrain, then closes
+// the output pipes so that it does.
+func (s *Session) drain() {
+	t := time.NewTimer(s.opts.ExitDrain)
+	defer t.Stop()
+	select {
+	case <-s.readerDone:
+	case <-t.C:
+	}
+	s.proc.WaitOutput(s.opts.ExitDrain)
+	<-s.readerDone
+}
+
+// Collect quiesces the agent and returns the artifacts in the workspace
+// (see WalkArtifacts); none when the session has no workspace.
+func (s *Session) Collect(ctx context.Context) ([]lux.Artifact, error) {
+	if err := s.Quiesce(ctx); err != nil {
+		return nil, err
+	}
+	if s.opts.Workspace == "" {
+		return nil, nil
+	}
+	return WalkArtifacts(s.opts.Workspace, s.opts.MaxArtifactFiles)
+}
+
+// Close quiesces the agent and releases the session. Safe to call more
+// than once.
+func (s *Session) Close() error {
+	err := s.Quiesce(context.Background())
+	s.stopOnce.Do(func() { close(s.stop) })
+	s.proc.CloseOutput()
+	return err
+}
+
+// read parses stdout lines into events until end of file, then reports an
+// agent that exited without a terminal event.
+func (s *Session) read() {
+	defer close(s.readerDone)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	lr := NewLineReader(s.proc.Stdout(), s.opts.MaxLineBytes)
+	for {
+		line, err := lr.ReadLine()
+		if err != nil {
+			if errors.Is(err, ErrLineTooLong) {
+				s.fail(lux.ExitError, fmt.Sprintf("stdout line exceeded %d bytes", lr.Max()))
+			}
+			break
+		}
+		if s.isTerminal() {
+			continue // drain, so the agent never blocks on a full pipe
+		}
+		evs, err := s.opts.Protocol.Parse(ctx, line, s.proc.Stdin())
+		if err != nil {
+			s.fail(lux.ExitError, "cannot parse agent output: "+err.Error())
+			continue
+		}
+		for _, ev := range evs {
+			s.emit(ev)
+		}
+	}
+	// Stdout is closed: report an agent that ended without a terminal event.
+	select {
+	case <-s.proc.Exited():
+	case <-s.stop:
+		return
+	}
+	if s.isTerminal() {
+		return
+	}
+	st := s.proc.Status()
+	tail := s.proc.StderrTail()
+	if s.opts.OnExit != nil {
+		if ev := s.opts.OnExit(st, tail); ev != nil {
+			s.emit(*ev)
+			if s.isTerminal() {
+				return
+			}
+		}
+	}
+	s.mu.Lock()
+	stage := "done"
+	if !s.ready {
+		stage = "ready"
+	}
+	s.mu.Unlock()
+	reason := fmt.Sprintf("agent exited before %s (%s)", stage, st)
+	if t := lastBytes(tail, 2048); t != "" {
+		reason += "\nstderr:\n" + t
+	}
+	s.fail(lux.ExitError, reason)
+}
+
+// watch ends the run on idle expiry, and once the agent's leader exits
+// kills what it left in its group and bounds the wait for its output.
+func (s *Session) watch() {
+	select {
+	case <-s.clock.Expired():
+		s.mu.Lock()
+		ready := s.ready
+		s.mu.Unlock()
+		reason := "no event for " + s.clock.Duration().String()
+		if ready {
+			s.fail(lux.ExitIdleTimeout, reason)
+		} else {
+			s.fail(lux.ExitError, "agent never became ready: "+reason)
+		}
+		return // fail stops the process group
+	case <-s.proc.Exited():
+	case <-s.stop:
+		return
+	}
+	_ = s.proc.Kill()
+	t := time.NewTimer(s.opts.ExitDrain)
+	defer t.Stop()
+	select {
+	case <-s.readerDone:
+		return
+	case <-t.C:
+	case <-s.stop:
+		return
+	}
+	s.proc.CloseOutput()
+}
+
+func (s *Session) isTerminal() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.terminal
+}
+
+// fail ends the run with an error event unless it has already ended.
+func (s *Session) fail(exit lux.ExitReason, reason string) {
+	s.queueEvent(lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: exit, Reason: reason}}, false)
+}
+
+// emit queues an event the agent reported.
+func (s *Session) emit(ev lux.Event) { s.queueEvent(ev, true) }
+
+// queueEvent applies the ordering rules to ev and queues what they allow.
+// A terminal event the agent reported gives it ExitDrain to exit by
+// itself; one the session decided stops it at once.
+func (s *Session) queueEvent(ev lux.Event, fromAgent bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.terminal {
+		return
+	}
+	if ev.Type == lux.EventDone && ev.Done == nil {
+		ev.Done = &lux.Done{}
+	}
+	if problem := malformed(ev); problem != "" {
+		ev = errorEvent(lux.ExitError, "driver produced a malformed event: "+problem)
+		fromAgent = false
+	}
+	if ev.Type != lux.EventReady && ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	switch ev.Type {
+	case lux.EventReady:
+		if s.ready {
+			return // one ready per run
+		}
+		s.ready = true
+	case lux.EventProgress:
+	case lux.EventInterrupt, lux.EventDone:
+		if !s.ready {
+			ev = errorEvent(lux.ExitError, fmt.Sprintf("agent emitted %s before ready", ev.Type))
+			fromAgent = false
+			break
+		}
+		if ev.Type == lux.EventInterrupt {
+			s.interrupts++
+			if s.interrupts > s.opts.MaxInterrupts {
+				ev = errorEvent(lux.ExitMaxInteractions, fmt.Sprintf("exceeded maxInterrupts (%d)", s.opts.MaxInterrupts))
+				fromAgent = false
+				break
+			}
+			s.pending = append(s.pending, *ev.Interrupt)
+			s.clock.Pause()
+		}
+	case lux.EventError:
+	default:
+		return // responded and lifecycle events are the harness's, not the agent's
+	}
+	s.clock.Touch()
+	s.queue = append(s.queue, ev)
+	if ev.Terminal() {
+		s.terminal = true
+		s.clock.Stop()
+		go s.stopAfterTerminal(fromAgent)
+	}
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// stopAfterTerminal stops the agent's process group once the run has
+// ended. An agent that reported the end itself first gets ExitDrain to
+// exit on its own.
+func (s *Session) stopAfterTerminal(wait bool) {
+	_ = s.proc.Stdin().Close()
+	if wait {
+		t := time.NewTimer(s.opts.ExitDrain)
+		defer t.Stop()
+		select {
+		case <-s.proc.Exited():
+		case <-t.C:
+		case <-s.stop:
+		}
+	}
+	_ = s.proc.Stop(context.Background(), s.opts.KillGrace)
+}
+
+func errorEvent(exit lux.ExitReason, reason string) lux.Event {
+	return lux.Event{Type: lux.EventError, Time: time.Now(), Error: &lux.ErrorEvent{ExitReason: exit, Reason: reason}}
+}
+
+// malformed says what is wrong with an event whose payload does not match
+// its type, or "".
+func malformed(ev lux.Event) string {
+	var ok bool
+	switch ev.Type {
+	case lux.EventReady:
+		ok = ev.Ready != nil
+	case lux.EventProgress:
+		ok = ev.Progress != nil
+	case lux.EventInterrupt:
+		ok = ev.Interrupt != nil
+	case lux.EventError:
+		ok = ev.Error != nil
+	default:
+		return ""
+	}
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("%s event without its %s", ev.Type, ev.Type)
+}
+
+// lastBytes returns the end of s, at most n bytes, starting at a line
+// boundary when one is near, without surrounding space.
+func lastBytes(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return s
+}
