@@ -15,9 +15,9 @@ import (
 func TestValidateReportsEveryProblemWithItsPath(t *testing.T) {
 	o := newTestOrchestrator(t, Options{})
 	c := &lux.Case{
-		ID:     "bad",
-		Prompt: " ",
-		Driver: &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x", "idle": -1, "idel": 3}},
+		ID:       "bad",
+		Prompt:   " ",
+		Driver:   &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x", "idle": -1, "idel": 3}},
 		Answerer: &lux.PluginRef{Name: "nobody"},
 		Assertions: []lux.AssertionSpec{
 			{Type: "file-has", Config: map[string]any{"text": "x"}},
