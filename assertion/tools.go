@@ -101,12 +101,12 @@ func toolCallCount() *lux.AssertionPlugin {
 			b := bounds{c.Min, c.Max}
 			ok, why := b.check(n)
 			detail := b.detail(map[string]any{"by": string(c.By), "calls": n})
-			what := "tool calls"
+			what := plural(n, "tool call", "tool calls")
 			if c.Tool != "" {
 				detail["tool"] = c.Tool
-				what = fmt.Sprintf("calls of %q", c.Tool)
+				what = fmt.Sprintf("%s of %q", plural(n, "call", "calls"), c.Tool)
 			}
-			comment := fmt.Sprintf("%d %s%s: %s", n, what, scopeSuffix(c.By), why)
+			comment := fmt.Sprintf("%s%s: %s", what, scopeSuffix(c.By), why)
 			if ok {
 				return lux.Pass(comment, detail), nil
 			}
@@ -181,13 +181,11 @@ func toolCalledWith() *lux.AssertionPlugin {
 			if hits < *c.MinTimes {
 				detail["inputs"] = nonNil(inputs)
 			}
-			comment := fmt.Sprintf("%s of %s of %q%s %s: %d < min %d", plural(hits, "call", "calls"), plural(len(calls), "call", "calls"),
-				c.Tool, scopeSuffix(c.By), c.describe(), hits, *c.MinTimes)
+			head := fmt.Sprintf("%d of %s of %q%s %s", hits, plural(len(calls), "call", "calls"), c.Tool, scopeSuffix(c.By), c.describe())
 			if hits >= *c.MinTimes {
-				comment = fmt.Sprintf("%s of %s of %q%s %s: %d >= %d", plural(hits, "call", "calls"), plural(len(calls), "call", "calls"),
-					c.Tool, scopeSuffix(c.By), c.describe(), hits, *c.MinTimes)
-				return lux.Pass(comment, detail), nil
+				return lux.Pass(fmt.Sprintf("%s: %d >= %d", head, hits, *c.MinTimes), detail), nil
 			}
+			comment := fmt.Sprintf("%s: %d < min %d", head, hits, *c.MinTimes)
 			return lux.Fail(comment, detail), nil
 		})
 }

@@ -42,11 +42,14 @@ func transcript(run *lux.Run, against string) (string, bool) {
 	return msgs[len(msgs)-1], true
 }
 
-func transcriptName(against string) string {
+// says words a verdict on the transcript: says(against, "contains",
+// "contain") is "the agent's final message contains" or "the agent's
+// messages contain".
+func says(against, singular, plural string) string {
 	if against == TranscriptAll {
-		return "the agent's messages"
+		return "the agent's messages " + plural
 	}
-	return "the agent's final message"
+	return "the agent's final message " + singular
 }
 
 type containsConfig struct {
@@ -72,10 +75,10 @@ func contains() *lux.AssertionPlugin {
 				return lux.Fail("the agent wrote no message", detail), nil
 			}
 			if strings.Contains(text, c.Text) {
-				return lux.Pass(fmt.Sprintf("%s contains %q", transcriptName(c.Against), clip(c.Text, 80)), detail), nil
+				return lux.Pass(fmt.Sprintf("%s %q", says(c.Against, "contains", "contain"), clip(c.Text, 80)), detail), nil
 			}
 			detail["excerpt"] = clip(text, 400)
-			return lux.Fail(fmt.Sprintf("%s does not contain %q", transcriptName(c.Against), clip(c.Text, 80)), detail), nil
+			return lux.Fail(fmt.Sprintf("%s %q", says(c.Against, "does not contain", "do not contain"), clip(c.Text, 80)), detail), nil
 		})
 }
 
@@ -91,9 +94,9 @@ func notContains() *lux.AssertionPlugin {
 			}
 			if i := strings.Index(text, c.Text); i >= 0 {
 				detail["offset"] = i
-				return lux.Fail(fmt.Sprintf("%s contains %q", transcriptName(c.Against), clip(c.Text, 80)), detail), nil
+				return lux.Fail(fmt.Sprintf("%s %q", says(c.Against, "contains", "contain"), clip(c.Text, 80)), detail), nil
 			}
-			return lux.Pass(fmt.Sprintf("%s does not contain %q", transcriptName(c.Against), clip(c.Text, 80)), detail), nil
+			return lux.Pass(fmt.Sprintf("%s %q", says(c.Against, "does not contain", "do not contain"), clip(c.Text, 80)), detail), nil
 		})
 }
 
@@ -120,9 +123,9 @@ func regex() *lux.AssertionPlugin {
 			}
 			if loc := c.re.FindStringIndex(text); loc != nil {
 				detail["match"] = clip(text[loc[0]:loc[1]], 200)
-				return lux.Pass(fmt.Sprintf("%s matches /%s/", transcriptName(c.Against), c.Pattern), detail), nil
+				return lux.Pass(fmt.Sprintf("%s /%s/", says(c.Against, "matches", "match"), c.Pattern), detail), nil
 			}
 			detail["excerpt"] = clip(text, 400)
-			return lux.Fail(fmt.Sprintf("%s does not match /%s/", transcriptName(c.Against), c.Pattern), detail), nil
+			return lux.Fail(fmt.Sprintf("%s /%s/", says(c.Against, "does not match", "do not match"), c.Pattern), detail), nil
 		})
 }
