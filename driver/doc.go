@@ -11,7 +11,8 @@
 //  1. Implement [Protocol]: Parse turns one stdout line into zero or more
 //     [lux.Event] values (and may write to stdin, for instance replies to
 //     JSON-RPC requests); Answer writes a [lux.Answer] to stdin in the
-//     agent's format.
+//     agent's format. [LuxJSONL] is the Protocol of the lux-jsonl line
+//     protocol, which any program can speak.
 //  2. In the driver config's Start, build the child's environment with
 //     [BuildEnv] (the host environment only when the config asks to
 //     inherit it), and call [StartSession] with a [ProcessSpec] (command,

@@ -57,11 +57,24 @@ type Process struct {
 	closeOnce sync.Once
 }
 
-// StartProcess starts spec in its own process group. The error names the
-// command: "failed to start <path>: ...".
+// StartError reports an agent process that could not be started. Its
+// message, "failed to start <command>: <cause>", has no package prefix:
+// a driver adds its own ("subprocess: failed to start ./agent: ...").
+type StartError struct {
+	Command string
+	Err     error
+}
+
+func (e *StartError) Error() string { return "failed to start " + e.Command + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *StartError) Unwrap() error { return e.Err }
+
+// StartProcess starts spec in its own process group. An error is a
+// *StartError naming the command.
 func StartProcess(spec ProcessSpec) (*Process, error) {
 	if spec.Path == "" {
-		return nil, errors.New("driver: failed to start: no command")
+		return nil, &StartError{Command: `""`, Err: errors.New("no command")}
 	}
 	var files []*os.File
 	closeAll := func() {
@@ -78,17 +91,17 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 	}
 	inR, inW, err := pipe()
 	if err != nil {
-		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+		return nil, &StartError{Command: spec.Path, Err: err}
 	}
 	outR, outW, err := pipe()
 	if err != nil {
 		closeAll()
-		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+		return nil, &StartError{Command: spec.Path, Err: err}
 	}
 	errR, errW, err := pipe()
 	if err != nil {
 		closeAll()
-		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+		return nil, &StartError{Command: spec.Path, Err: err}
 	}
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Dir = spec.Dir
@@ -101,7 +114,7 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	if err != nil {
 		closeAll()
-		return nil, fmt.Errorf("driver: failed to start %s: %w", spec.Path, err)
+		return nil, &StartError{Command: spec.Path, Err: err}
 	}
 	tailMax := spec.StderrTail
 	if tailMax <= 0 {

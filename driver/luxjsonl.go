@@ -1,0 +1,279 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// LuxJSONL is the Protocol of lux-jsonl, the line protocol any program can
+// speak to be evaluated. The agent writes one JSON object per line on
+// stdout:
+//
+//	{"type":"ready","agentId":"my-agent","agentVersion":"1.2","model":"m","detail":{...}}
+//	{"type":"progress","id":"p1","kind":"tool-call","payload":{...},"ts":1717000000000}
+//	{"type":"interrupt","kind":"ask","id":"q1","question":"Which database?","context":{...}}
+//	{"type":"interrupt","kind":"approve","id":"a1","request":{...}}
+//	{"type":"interrupt","kind":"custom","id":"c1","payload":{...}}
+//	{"type":"done","summary":{"usage":{"input":1,"output":2,"cacheRead":0,"cacheCreation":0},"cost":0.01}}
+//	{"type":"error","exitReason":"error","reason":"no API key"}
+//
+// Lines that are not JSON, or JSON that does not fit one of these shapes,
+// are not part of the protocol and are ignored, so an agent may log to
+// stdout. Answers are written to the agent's stdin, one JSON object per
+// line:
+//
+//	{"type":"answer","id":"q1","text":"Postgres"}
+//	{"type":"approve","id":"a1","reason":"fine"}   (or "deny")
+//	{"type":"customToolResponse","id":"c1","payload":{...}}
+type LuxJSONL struct{}
+
+var _ Protocol = LuxJSONL{}
+
+// Parse decodes one line (see DecodeLuxJSONL).
+func (LuxJSONL) Parse(_ context.Context, line []byte, _ *Stdin) ([]lux.Event, error) {
+	if ev, ok := DecodeLuxJSONL(line); ok {
+		return []lux.Event{ev}, nil
+	}
+	return nil, nil
+}
+
+// Answer writes the answer line (see EncodeLuxJSONLAnswer).
+func (LuxJSONL) Answer(ctx context.Context, _ lux.Interrupt, a lux.Answer, stdin *Stdin) error {
+	b, err := EncodeLuxJSONLAnswer(a)
+	if err != nil {
+		return err
+	}
+	return stdin.WriteLine(ctx, b)
+}
+
+// luxLine is every field a lux-jsonl line may carry. Pointers and raw
+// messages tell a missing field from an empty one.
+type luxLine struct {
+	Type string `json:"type"`
+	// ready
+	AgentID      *string        `json:"agentId"`
+	AgentVersion string         `json:"agentVersion"`
+	Model        string         `json:"model"`
+	Detail       map[string]any `json:"detail"`
+	// progress, interrupt
+	ID      *string         `json:"id"`
+	Kind    *string         `json:"kind"`
+	Payload json.RawMessage `json:"payload"`
+	TS      json.RawMessage `json:"ts"`
+	// interrupt
+	Question *string         `json:"question"`
+	Request  json.RawMessage `json:"request"`
+	Context  json.RawMessage `json:"context"`
+	// done
+	Summary json.RawMessage `json:"summary"`
+	// error
+	ExitReason *string `json:"exitReason"`
+	Reason     *string `json:"reason"`
+}
+
+// DecodeLuxJSONL decodes one lux-jsonl stdout line into an event. It
+// reports false for a line that is not part of the protocol.
+func DecodeLuxJSONL(line []byte) (lux.Event, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return lux.Event{}, false
+	}
+	var l luxLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return lux.Event{}, false
+	}
+	switch l.Type {
+	case "ready":
+		if l.AgentID == nil {
+			return lux.Event{}, false
+		}
+		return lux.Event{Type: lux.EventReady, Ready: &lux.Ready{
+			AgentID: *l.AgentID, AgentVersion: l.AgentVersion, Model: l.Model, Detail: l.Detail,
+		}}, true
+	case "progress":
+		return decodeProgress(l)
+	case "interrupt":
+		return decodeInterrupt(l)
+	case "done":
+		return lux.Event{Type: lux.EventDone, Done: decodeDone(l.Summary)}, true
+	case "error":
+		exit := lux.ExitError
+		if l.ExitReason != nil {
+			exit = lux.ExitReason(*l.ExitReason)
+			switch exit {
+			case lux.ExitError, lux.ExitIdleTimeout, lux.ExitMaxInteractions:
+			default:
+				return lux.Event{}, false
+			}
+		}
+		if l.Reason == nil {
+			return lux.Event{}, false
+		}
+		return lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: exit, Reason: *l.Reason}}, true
+	}
+	return lux.Event{}, false
+}
+
+func decodeProgress(l luxLine) (lux.Event, bool) {
+	if l.ID == nil || l.Kind == nil {
+		return lux.Event{}, false
+	}
+	var ts time.Time
+	if len(l.TS) > 0 && !bytes.Equal(l.TS, []byte("null")) {
+		var ms float64
+		if err := json.Unmarshal(l.TS, &ms); err != nil || ms < 0 || math.IsInf(ms, 0) {
+			return lux.Event{}, false
+		}
+		ts = time.UnixMilli(int64(ms))
+	}
+	// The payload takes the typed form of its kind, as in a run record.
+	raw, err := json.Marshal(struct {
+		Type    string          `json:"type"`
+		ID      string          `json:"id"`
+		Kind    string          `json:"kind"`
+		Payload json.RawMessage `json:"payload,omitempty"`
+	}{"progress", *l.ID, *l.Kind, nullToEmpty(l.Payload)})
+	if err != nil {
+		return lux.Event{}, false
+	}
+	var ev lux.Event
+	if err := json.Unmarshal(raw, &ev); err != nil || ev.Progress == nil {
+		return lux.Event{}, false
+	}
+	ev.Time = ts
+	return ev, true
+}
+
+func decodeInterrupt(l luxLine) (lux.Event, bool) {
+	if l.ID == nil || l.Kind == nil {
+		return lux.Event{}, false
+	}
+	in := lux.Interrupt{Kind: lux.InterruptKind(*l.Kind), ID: *l.ID, Context: anyOf(l.Context)}
+	switch in.Kind {
+	case lux.Ask:
+		if l.Question == nil {
+			return lux.Event{}, false
+		}
+		in.Question = *l.Question
+	case lux.Approve:
+		if len(l.Request) == 0 {
+			return lux.Event{}, false
+		}
+		in.Request = anyOf(l.Request)
+	case lux.Custom:
+		if len(l.Payload) == 0 {
+			return lux.Event{}, false
+		}
+		in.Payload = anyOf(l.Payload)
+	default:
+		return lux.Event{}, false
+	}
+	return lux.Event{Type: lux.EventInterrupt, Interrupt: &in}, true
+}
+
+// decodeDone keeps the summary and reads what lux understands in it:
+// usage {input, output, cacheRead, cacheCreation} and cost (USD, not
+// negative), and turns.
+func decodeDone(summary json.RawMessage) *lux.Done {
+	d := &lux.Done{Summary: anyOf(summary)}
+	var s struct {
+		Usage map[string]json.RawMessage `json:"usage"`
+		Cost  json.RawMessage            `json:"cost"`
+		Turns json.RawMessage            `json:"turns"`
+	}
+	if json.Unmarshal(summary, &s) != nil {
+		return d
+	}
+	if s.Usage != nil {
+		var u lux.TokenUsage
+		found := false
+		for key, dst := range map[string]*int64{
+			"input": &u.Input, "output": &u.Output, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation,
+		} {
+			if n, ok := count(s.Usage[key]); ok {
+				*dst, found = n, true
+			}
+		}
+		if found {
+			d.Usage = &u
+		}
+	}
+	var cost float64
+	if len(s.Cost) > 0 && json.Unmarshal(s.Cost, &cost) == nil && cost >= 0 {
+		d.CostUSD = &cost
+	}
+	if n, ok := count(s.Turns); ok {
+		d.Turns = int(n)
+	}
+	return d
+}
+
+// count reads a non-negative whole number.
+func count(raw json.RawMessage) (int64, bool) {
+	var f float64
+	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func anyOf(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	return v
+}
+
+func nullToEmpty(raw json.RawMessage) json.RawMessage {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	return raw
+}
+
+// EncodeLuxJSONLAnswer encodes the stdin line (without newline) that
+// answers an interrupt in lux-jsonl.
+func EncodeLuxJSONLAnswer(a lux.Answer) ([]byte, error) {
+	var v any
+	switch a.Kind {
+	case lux.Ask:
+		v = struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+			Text string `json:"text"`
+		}{"answer", a.ID, a.Text}
+	case lux.Approve:
+		typ := "deny"
+		if a.Approved {
+			typ = "approve"
+		}
+		v = struct {
+			Type   string `json:"type"`
+			ID     string `json:"id"`
+			Reason string `json:"reason,omitempty"`
+		}{typ, a.ID, a.Reason}
+	case lux.Custom:
+		v = struct {
+			Type    string `json:"type"`
+			ID      string `json:"id"`
+			Payload any    `json:"payload"`
+		}{"customToolResponse", a.ID, a.Payload}
+	default:
+		return nil, fmt.Errorf("driver: lux-jsonl cannot answer a %q interrupt", a.Kind)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("driver: encode answer %s %q: %w", a.Kind, a.ID, err)
+	}
+	return b, nil
+}
