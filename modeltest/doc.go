@@ -32,8 +32,8 @@
 // A script spans user turns: in a multi-turn session the second prompt's
 // first request continues with the next turn of the script. Requests that
 // start a fresh history, such as Claude Code's subagents, start again at
-// turn 0. A request past the end of the script is answered with HTTP 400
-// and reported by Server.Err.
+// turn 0, so give each agent run its own Server. A request past the end of
+// the script is answered with HTTP 400 and reported by Server.Err.
 //
 // # Injected failures and retries
 //
@@ -47,10 +47,10 @@
 //
 //   - Claude Code retries 5xx and 529 with backoff (about 0.5 s, then 1 s,
 //     ...; CLAUDE_CODE_MAX_RETRIES, default 10) and re-sends a 400 a few
-//     times with fewer features. A stream cut or dropped after some events
-//     is retried as a stream; a stream that ends before its first event is
-//     re-sent once with "stream": false, which the server answers with a
-//     plain JSON message.
+//     times with fewer features. A stream cut or dropped after some
+//     events, or ended by an error event, is retried as a stream; a stream
+//     that ends before its first event is re-sent with "stream": false,
+//     which the server answers with a plain JSON message.
 //   - Codex retries 5xx, cut, dropped and failed streams ("Reconnecting...
 //     n/5"; see the model provider's request_max_retries and
 //     stream_max_retries), and gives up on a 429 at once. Codex keeps the

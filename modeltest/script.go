@@ -11,7 +11,9 @@ import (
 // A Script is what the scripted model answers, one Turn per model response.
 // Turn i answers every request whose conversation history already holds i
 // model responses (see the package documentation), so a retried request gets
-// the same turn again.
+// the same turn again. A Script can be kept as JSON: the fields' JSON names
+// are in snake case, e.g. [{"text": "hi", "tool_calls": [{"name": "Bash",
+// "input": {"command": "ls"}}], "fail": {"status": 500, "times": 1}}].
 type Script []Turn
 
 // A Turn is one scripted model response. Its content is streamed in this
@@ -19,33 +21,33 @@ type Script []Turn
 type Turn struct {
 	// Thinking is the model's thinking (Anthropic: a "thinking" block) or
 	// reasoning summary (OpenAI: a "reasoning" item). Empty means none.
-	Thinking string
+	Thinking string `json:"thinking,omitempty"`
 	// Text is the assistant's text. Empty means no text block.
-	Text string
+	Text string `json:"text,omitempty"`
 	// ToolCalls are the tools the model calls, in order.
-	ToolCalls []ToolCall
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Usage is the token usage reported for the response.
-	Usage Usage
+	Usage Usage `json:"usage,omitzero"`
 	// StopReason overrides the Anthropic stop_reason. The default is
 	// "tool_use" when the turn calls tools and "end_turn" otherwise.
-	StopReason string
+	StopReason string `json:"stop_reason,omitempty"`
 	// Fail, when set, makes requests for this turn fail instead; see Failure.
-	Fail *Failure
+	Fail *Failure `json:"fail,omitempty"`
 }
 
 // A ToolCall is a tool the model calls.
 type ToolCall struct {
 	// ID is the call's id (Anthropic tool_use id, OpenAI call_id). Empty
 	// means a deterministic id made from the turn and call index.
-	ID string
+	ID string `json:"id,omitempty"`
 	// Name is the tool's name, e.g. "Write" or "Bash" for Claude Code,
 	// "exec_command" or "apply_patch" for Codex.
-	Name string
+	Name string `json:"name"`
 	// Input is the call's input. It is encoded as JSON, except that a
 	// json.RawMessage is sent as it is. For an OpenAI custom (freeform)
 	// tool, such as Codex's apply_patch, a string Input is sent as the raw
 	// tool input, e.g. the patch text.
-	Input any
+	Input any `json:"input,omitempty"`
 }
 
 // Usage is the token usage a turn reports. The fields describe the same
@@ -60,11 +62,11 @@ type ToolCall struct {
 //     output_tokens is OutputTokens, of which
 //     output_tokens_details.reasoning_tokens is ReasoningTokens.
 type Usage struct {
-	InputTokens         int // uncached input tokens
-	OutputTokens        int // output tokens, reasoning included
-	CacheReadTokens     int // input tokens read from the prompt cache
-	CacheCreationTokens int // input tokens written to the prompt cache (Anthropic)
-	ReasoningTokens     int // the part of OutputTokens spent reasoning (OpenAI)
+	InputTokens         int `json:"input_tokens,omitempty"`          // uncached input tokens
+	OutputTokens        int `json:"output_tokens,omitempty"`         // output tokens, reasoning included
+	CacheReadTokens     int `json:"cache_read_tokens,omitempty"`     // input tokens read from the prompt cache
+	CacheCreationTokens int `json:"cache_creation_tokens,omitempty"` // input tokens written to the prompt cache (Anthropic)
+	ReasoningTokens     int `json:"reasoning_tokens,omitempty"`      // the part of OutputTokens spent reasoning (OpenAI)
 }
 
 // A Failure makes the requests for a turn fail. Exactly one of Status, Cut,
@@ -79,45 +81,45 @@ type Usage struct {
 type Failure struct {
 	// Status answers with this HTTP status (e.g. 400, 429, 500, 529) and
 	// the vendor's JSON error body, built from Type and Message.
-	Status int
+	Status int `json:"status,omitempty"`
 	// Cut ends the response early but cleanly after After events: the
 	// HTTP body ends without the stream's final event. A non-streaming
 	// answer is cut in the middle of its JSON.
-	Cut bool
+	Cut bool `json:"cut,omitempty"`
 	// Drop closes the connection abruptly after After events, leaving the
 	// HTTP body unfinished. A non-streaming request is dropped before any
 	// answer.
-	Drop bool
+	Drop bool `json:"drop,omitempty"`
 	// Stall sends After events, then holds the connection open without
 	// sending anything until the client goes away or the server closes.
-	Stall bool
+	Stall bool `json:"stall,omitempty"`
 	// StreamError sends After events, then an error event (Anthropic:
 	// "error"; OpenAI: "response.failed") built from Type and Message, and
 	// ends the stream. A non-streaming request gets an HTTP 500 error
 	// built from Type and Message instead.
-	StreamError bool
+	StreamError bool `json:"stream_error,omitempty"`
 	// After is the number of events sent before a Cut, Drop, Stall or
 	// StreamError.
-	After int
+	After int `json:"after,omitempty"`
 
 	// Type is the vendor's error type (Anthropic error.type, OpenAI
 	// error.type, or response.error.code in "response.failed"). Empty means
 	// the type that the vendor uses for Status, e.g. "api_error" for 500 or
 	// "overloaded_error" for 529.
-	Type string
+	Type string `json:"type,omitempty"`
 	// Message is the error message. Empty means a message naming the
 	// injected failure.
-	Message string
+	Message string `json:"message,omitempty"`
 	// Body, when set, replaces the whole JSON error body of a Status
 	// failure.
-	Body string
+	Body string `json:"body,omitempty"`
 	// Header holds extra response headers of a Status failure, e.g.
 	// {"retry-after": "0"}.
-	Header map[string]string
+	Header map[string]string `json:"header,omitempty"`
 
 	// Times is how many attempts at the turn fail before the turn's content
 	// is served. 0 means every attempt fails.
-	Times int
+	Times int `json:"times,omitempty"`
 }
 
 // Validate reports every problem of the script at once, naming the field

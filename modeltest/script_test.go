@@ -73,3 +73,23 @@ func joinLines(lines []string) string {
 	}
 	return out
 }
+
+func TestScriptFromJSON(t *testing.T) {
+	const doc = `[
+		{"text": "I'll patch.", "tool_calls": [{"name": "apply_patch", "input": "*** Begin Patch\n*** End Patch\n"}],
+		 "usage": {"input_tokens": 10, "cache_read_tokens": 5, "output_tokens": 2}},
+		{"fail": {"status": 529, "times": 1}, "text": "done"}
+	]`
+	var script modeltest.Script
+	require.NoError(t, json.Unmarshal([]byte(doc), &script))
+	want := modeltest.Script{
+		{Text: "I'll patch.", ToolCalls: []modeltest.ToolCall{{Name: "apply_patch", Input: "*** Begin Patch\n*** End Patch\n"}},
+			Usage: modeltest.Usage{InputTokens: 10, CacheReadTokens: 5, OutputTokens: 2}},
+		{Text: "done", Fail: &modeltest.Failure{Status: 529, Times: 1}},
+	}
+	assert.Equal(t, want, script)
+
+	b, err := json.Marshal(want)
+	require.NoError(t, err)
+	assert.JSONEq(t, doc, string(b))
+}
