@@ -1,0 +1,184 @@
+package scripted
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/luxeval/lux"
+)
+
+// maxFileBytes bounds a rules file.
+const maxFileBytes = 4 << 20
+
+// rawConfig is Config with the rules kept raw, so each is decoded with its
+// own path.
+type rawConfig struct {
+	Rules []json.RawMessage `json:"rules,omitempty"`
+	File  string            `json:"file,omitempty"`
+}
+
+// rawFile is the object form of a rules file.
+type rawFile struct {
+	Rules []json.RawMessage `json:"rules"`
+}
+
+func parse(raw json.RawMessage) (*config, error) {
+	var p lux.Problems
+	var rc rawConfig
+	if err := lux.DecodeConfig(raw, &rc); err != nil {
+		p.Merge("", err)
+		return nil, p.Err(lux.ErrInvalidConfig)
+	}
+	c := &config{file: rc.File}
+	defaults := map[lux.InterruptKind]string{}
+	c.rules = decodeRules(&p, "rules", rc.Rules, defaults)
+	if rc.File != "" {
+		data, err := os.ReadFile(rc.File)
+		switch {
+		case err != nil:
+			p.AddFix("file", fmt.Sprintf("cannot read %q: %v", rc.File, unwrapPathError(err)),
+				"give a JSON file of rules; a relative path is relative to the working directory")
+		case len(data) > maxFileBytes:
+			p.Addf("file", "%q is %d bytes, over the limit of %d", rc.File, len(data), maxFileBytes)
+		default:
+			c.fileSHA256 = lux.HashBytes(data)
+			c.rules = append(c.rules, decodeFile(&p, rc.File, data, defaults)...)
+		}
+	}
+	if p.Len() == 0 && len(c.rules) == 0 {
+		p.AddFix("rules", "required", "give at least one rule, inline or in a file")
+	}
+	if err := p.Err(lux.ErrInvalidConfig); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeFile reads the rules of a file: a list, or {"rules": [...]}.
+func decodeFile(p *lux.Problems, name string, data []byte, defaults map[lux.InterruptKind]string) []*rule {
+	prefix := fmt.Sprintf("file(%s)", name)
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var list []json.RawMessage
+		if err := json.Unmarshal(trimmed, &list); err != nil {
+			p.Add(prefix, "not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+			return nil
+		}
+		return decodeRules(p, prefix, list, defaults)
+	}
+	var rf rawFile
+	if err := lux.DecodeConfig(trimmed, &rf); err != nil {
+		p.Merge(prefix, err)
+		return nil
+	}
+	if rf.Rules == nil {
+		p.AddFix(prefix, "has no rules", `write a list of rules, or {"rules": [...]}`)
+	}
+	return decodeRules(p, lux.JoinPath(prefix, "rules"), rf.Rules, defaults)
+}
+
+// decodeRules decodes and validates each rule at path[i]. defaults maps a
+// kind to the path of its default rule, across inline and file rules.
+func decodeRules(p *lux.Problems, path string, raws []json.RawMessage, defaults map[lux.InterruptKind]string) []*rule {
+	var out []*rule
+	for i, raw := range raws {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		var r Rule
+		if err := lux.DecodeConfig(raw, &r); err != nil {
+			p.Merge(at, err)
+			continue
+		}
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			p.Add(at, "must be a rule object, got null")
+			continue
+		}
+		if vr := validateRule(p, at, r, defaults); vr != nil {
+			out = append(out, vr)
+		}
+	}
+	return out
+}
+
+// validateRule checks one rule: its body fits its kind, its regular
+// expression compiles, a default rule is plain and the only one of its kind.
+func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.InterruptKind]string) *rule {
+	before := p.Len()
+	var bodies []string
+	var bodyKind lux.InterruptKind
+	if r.Answer != "" {
+		bodies, bodyKind = append(bodies, "answer"), lux.Ask
+	}
+	if r.Approve != nil {
+		bodies, bodyKind = append(bodies, "approve"), lux.Approve
+	}
+	if r.Payload != nil {
+		bodies, bodyKind = append(bodies, "payload"), lux.Custom
+	}
+	switch r.Kind {
+	case "", lux.Ask, lux.Approve, lux.Custom:
+	default:
+		p.AddFix(at+".kind", fmt.Sprintf("must be %q, %q or %q, got %q", lux.Ask, lux.Approve, lux.Custom, r.Kind),
+			"or leave it out: the answer decides the kind")
+	}
+	switch {
+	case len(bodies) == 0:
+		p.AddFix(at, "has no answer", bodyFix(r.Kind))
+	case len(bodies) > 1:
+		p.AddFix(at, fmt.Sprintf("has both %q and %q; a rule gives one answer", bodies[0], bodies[1]), bodyFix(r.Kind))
+	case r.Kind == "":
+		r.Kind = bodyKind
+	case r.Kind != bodyKind && (r.Kind == lux.Ask || r.Kind == lux.Approve || r.Kind == lux.Custom):
+		p.AddFix(at+"."+bodies[0], fmt.Sprintf("answers %s interrupts, but the rule is for %s ones", bodyKind, r.Kind), bodyFix(r.Kind))
+	}
+	if r.Reason != "" && r.Approve == nil {
+		p.AddFix(at+".reason", "only an approve rule has a reason", `give "approve": false or true with it, or remove it`)
+	}
+	if r.Default {
+		if r.Match != "" || r.ID != "" {
+			p.AddFix(at+".default", "a default rule answers every interrupt of its kind", `remove "match" and "id", or "default"`)
+		}
+		if r.Kind != "" && p.Len() == before {
+			if first, dup := defaults[r.Kind]; dup {
+				p.AddFix(at+".default", fmt.Sprintf("second default rule for %s interrupts (%s is one)", r.Kind, first), "keep one")
+			} else {
+				defaults[r.Kind] = at
+			}
+		}
+	}
+	var re *regexp.Regexp
+	if r.Match != "" {
+		var err error
+		re, err = regexp.Compile(r.Match)
+		if err != nil {
+			p.AddFix(at+".match", "not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
+				"use Go RE2 syntax, without backreferences or lookaround; start with (?i) to ignore case")
+		}
+	}
+	if p.Len() > before {
+		return nil
+	}
+	return &rule{Rule: r, re: re}
+}
+
+func bodyFix(kind lux.InterruptKind) string {
+	switch kind {
+	case lux.Ask:
+		return `an ask rule gives "answer": "text"`
+	case lux.Approve:
+		return `an approve rule gives "approve": true or false, and an optional "reason"`
+	case lux.Custom:
+		return `a custom rule gives "payload": any JSON value`
+	}
+	return `give "answer" for ask, "approve" for approve, or "payload" for custom`
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
