@@ -176,7 +176,7 @@ func checkRegexp(pattern, flags string, p *lux.Problems) *regexp.Regexp {
 	re, err := compileRegexp(pattern, flags)
 	if err != nil {
 		p.AddFix("pattern", "not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
-			"use Go (RE2) syntax: no backreferences or lookaround")
+			"use Go RE2 syntax, without backreferences or lookaround")
 		return nil
 	}
 	return re

@@ -26,7 +26,7 @@ func TestConfigErrors(t *testing.T) {
 		{"file-exists", `[]`, []string{`must be a JSON object, got a list`}},
 		{"file-contains", `{"path":"a"}`, []string{`text: required (give the text the file must contain)`}},
 		{"file-matches", `{"path":"a","pattern":"x","flags":"g"}`, []string{`flags: unknown flag 'g' in "g" (use any of i, m, s: i ignores case, m makes ^ and $ match at line breaks, s lets . match a newline)`}},
-		{"file-matches", `{"path":"a","pattern":"a(?=b)"}`, []string{"pattern: not a valid regular expression: invalid or unsupported Perl syntax: `(?=` (use Go (RE2) syntax: no backreferences or lookaround)"}},
+		{"file-matches", `{"path":"a","pattern":"a(?=b)"}`, []string{"pattern: not a valid regular expression: invalid or unsupported Perl syntax: `(?=` (use Go RE2 syntax, without backreferences or lookaround)"}},
 		{"file-matches", `{"path":"a"}`, []string{`pattern: required (give a Go regular expression, in RE2 syntax)`}},
 		{"file-regex-count", `{"path":"a","pattern":"x*"}`, []string{
 			`pattern: /x*/ matches the empty string, so it would match at every position (make the pattern match at least one character)`,
@@ -58,7 +58,7 @@ func TestConfigErrors(t *testing.T) {
 			`text: required (give the text to look for)`,
 			`against: must be "transcript-final" or "transcript-all", got "transcript" (leave it out for the agent's final message)`}},
 		{"not-contains", `{"text":""}`, []string{`text: required (give the text to look for)`}},
-		{"regex", `{"pattern":"(a)\\1"}`, []string{"pattern: not a valid regular expression: invalid escape sequence: `\\1` (use Go (RE2) syntax: no backreferences or lookaround)"}},
+		{"regex", `{"pattern":"(a)\\1"}`, []string{"pattern: not a valid regular expression: invalid escape sequence: `\\1` (use Go RE2 syntax, without backreferences or lookaround)"}},
 		{"tool-called", `{}`, []string{`tool: required (name the tool in "tool"; "name" is the assertion's display name)`}},
 		{"tool-called", `{"tool":"Bash","by":"sub","minTimes":3,"maxTimes":1}`, []string{
 			`maxTimes: must be at least minTimes (3), got 1`,

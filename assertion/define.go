@@ -58,8 +58,6 @@ func (k *check[C]) Evaluate(ctx context.Context, run *lux.Run) (lux.Result, erro
 	return k.eval(ctx, k.cfg, run)
 }
 
-// Config returns the validated config, for tests and tools that show it.
-func (k *check[C]) Config() any { return k.cfg }
 
 // All returns every built-in assertion, in a stable order. Each call
 // returns new values.
