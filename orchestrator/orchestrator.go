@@ -13,13 +13,14 @@ import (
 // keeps every run's evidence on disk (see package record). It is safe for
 // concurrent use.
 type Orchestrator struct {
-	reg    *lux.Registry
-	opts   Options
-	env    json.RawMessage
-	envErr error
-	limits record.LogLimits
-	prov   *provenanceCache
-	progMu sync.Mutex
+	reg     *lux.Registry
+	opts    Options
+	env     json.RawMessage
+	envErr  error
+	logOpts record.LogOptions
+	writer  record.Writer
+	prov    *provenanceCache
+	progMu  sync.Mutex
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options
@@ -29,7 +30,8 @@ func New(reg *lux.Registry, opts Options) *Orchestrator {
 		reg = lux.NewRegistry()
 	}
 	o := &Orchestrator{reg: reg, opts: opts.withDefaults(), prov: newProvenanceCache()}
-	o.limits = record.LogLimits{MaxBytes: o.opts.MaxEventBytes, MaxEvents: o.opts.MaxEvents}
+	o.logOpts = record.LogOptions{MaxBytes: o.opts.MaxEventBytes, MaxEvents: o.opts.MaxEvents, Sync: o.opts.Fsync}
+	o.writer = record.Writer{Sync: o.opts.Fsync}
 	if o.opts.Environment != nil {
 		raw, err := lux.ConfigJSON(o.opts.Environment)
 		if err == nil && !json.Valid(raw) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 const (
@@ -45,7 +46,7 @@ func hostInfo() lux.Host {
 }
 
 // command resolves name on PATH (or as a path) and asks it for its
-// version, once per process.
+// version (see driver.CommandInfo), once per Orchestrator.
 func (pc *provenanceCache) command(ctx context.Context, name string) lux.CommandInfo {
 	pc.mu.Lock()
 	e := pc.commands[name]
@@ -54,34 +55,8 @@ func (pc *provenanceCache) command(ctx context.Context, name string) lux.Command
 		pc.commands[name] = e
 	}
 	pc.mu.Unlock()
-	e.once.Do(func() { e.v = resolveCommand(ctx, name) })
+	e.once.Do(func() { e.v = driver.CommandInfo(context.WithoutCancel(ctx), name) })
 	return e.v
-}
-
-// resolveCommand finds name and runs `name --version` (5s at most),
-// keeping the first line of its output.
-func resolveCommand(ctx context.Context, name string) lux.CommandInfo {
-	info := lux.CommandInfo{Name: name}
-	path, err := exec.LookPath(name)
-	if err != nil {
-		return info
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	info.Path = path
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.WaitDelay = time.Second
-	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{b: &out, max: 64 << 10}
-	if err := cmd.Run(); err != nil {
-		return info
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
-	info.Version = strings.TrimSpace(line)
-	return info
 }
 
 type limitedBuffer struct {

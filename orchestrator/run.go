@@ -140,7 +140,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 // starts the driver. A nil session means the agent never started.
 func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 	var err error
-	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.limits); err != nil {
+	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.logOpts); err != nil {
 		r.fail("setup", lux.ExitError, err)
 		return nil, nil
 	}
@@ -282,7 +282,7 @@ func (r *runState) stage(s lux.Stage) {
 
 // write writes one JSON file of the record; a failure is kept for Run's error.
 func (r *runState) write(name string, v any) {
-	if err := record.WriteJSON(filepath.Join(r.dir, name), v); err != nil && r.writeErr == nil {
+	if err := r.o.writer.WriteJSON(filepath.Join(r.dir, name), v); err != nil && r.writeErr == nil {
 		r.writeErr = err
 	}
 }

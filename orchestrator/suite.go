@@ -83,7 +83,7 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 		}
 	}
 	m.Concurrency = min(o.opts.Concurrency, len(jobs))
-	w := newManifestWriter(filepath.Join(dir, record.SuiteFile), m)
+	w := newManifestWriter(o.writer, filepath.Join(dir, record.SuiteFile), m)
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
 	next := make(chan int)
@@ -144,7 +144,7 @@ dispatch:
 	writeErr := w.close()
 
 	summary := o.summarize(dir, m, status)
-	if err := record.WriteJSON(filepath.Join(dir, record.SuiteSummaryFile), summary); err != nil && writeErr == nil {
+	if err := o.writer.WriteJSON(filepath.Join(dir, record.SuiteSummaryFile), summary); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
@@ -214,6 +214,7 @@ func (o *Orchestrator) summarize(dir string, m *record.SuiteManifest, status rec
 // manifestInterval, so writes are serialized and never pile up.
 type manifestWriter struct {
 	mu   sync.Mutex
+	out  record.Writer
 	m    *record.SuiteManifest
 	path string
 	kick chan struct{}
@@ -222,8 +223,8 @@ type manifestWriter struct {
 	err  error
 }
 
-func newManifestWriter(path string, m *record.SuiteManifest) *manifestWriter {
-	w := &manifestWriter{m: m, path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newManifestWriter(out record.Writer, path string, m *record.SuiteManifest) *manifestWriter {
+	w := &manifestWriter{out: out, m: m, path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.flush()
 	go w.loop()
 	return w
@@ -264,7 +265,7 @@ func (w *manifestWriter) flush() {
 	data, err := json.MarshalIndent(w.m, "", "  ")
 	w.mu.Unlock()
 	if err == nil {
-		err = record.WriteFileAtomic(w.path, append(data, '\n'))
+		err = w.out.WriteFile(w.path, append(data, '\n'))
 	}
 	if err != nil && w.err == nil {
 		w.err = err

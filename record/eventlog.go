@@ -26,13 +26,14 @@ const (
 // dropped.
 var ErrTraceLimit = errors.New("record: run trace limit exceeded")
 
-// LogLimits caps an event log. Zero values mean the defaults.
-type LogLimits struct {
+// LogOptions configures an event log. Zero values mean the defaults.
+type LogOptions struct {
 	MaxBytes  int64 // size of events.jsonl; default DefaultMaxEventBytes
 	MaxEvents int   // number of lines; default DefaultMaxEvents
+	Sync      bool  // sync the file to disk on Close
 }
 
-func (l LogLimits) withDefaults() LogLimits {
+func (l LogOptions) withDefaults() LogOptions {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = DefaultMaxEventBytes
 	}
@@ -49,7 +50,7 @@ type EventLog struct {
 	mu      sync.Mutex
 	f       *os.File
 	path    string
-	limits  LogLimits
+	opts    LogOptions
 	reserve int64 // room kept for the diagnostic line
 	bytes   int64
 	count   int
@@ -58,12 +59,12 @@ type EventLog struct {
 }
 
 // CreateEventLog creates path (which must not exist) for appending events.
-func CreateEventLog(path string, limits LogLimits) (*EventLog, error) {
+func CreateEventLog(path string, opts LogOptions) (*EventLog, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
 	if err != nil {
 		return nil, fmt.Errorf("record: create event log: %w", err)
 	}
-	l := &EventLog{f: f, path: path, limits: limits.withDefaults()}
+	l := &EventLog{f: f, path: path, opts: opts.withDefaults()}
 	worst, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now(), Error: &lux.ErrorEvent{
 		ExitReason: lux.ExitError, Reason: limitReason(int64(1)<<62, "event"),
 	}})
@@ -92,10 +93,10 @@ func (l *EventLog) Append(e lux.Event) error {
 	}
 	line := l.buf.Bytes()
 	switch {
-	case l.count+1 >= l.limits.MaxEvents:
-		return l.overflow(limitReason(int64(l.limits.MaxEvents), "event"))
-	case l.bytes+int64(len(line))+l.reserve > l.limits.MaxBytes:
-		return l.overflow(limitReason(l.limits.MaxBytes, "byte"))
+	case l.count+1 >= l.opts.MaxEvents:
+		return l.overflow(limitReason(int64(l.opts.MaxEvents), "event"))
+	case l.bytes+int64(len(line))+l.reserve > l.opts.MaxBytes:
+		return l.overflow(limitReason(l.opts.MaxBytes, "byte"))
 	}
 	return l.write(line)
 }
@@ -133,14 +134,17 @@ func (l *EventLog) Len() (events int, bytes int64) {
 	return l.count, l.bytes
 }
 
-// Close syncs and closes the log. It is safe to call more than once.
+// Close closes the log, syncing it first when LogOptions.Sync is set. It is safe to call more than once.
 func (l *EventLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return nil
 	}
-	err := l.f.Sync()
+	var err error
+	if l.opts.Sync {
+		err = l.f.Sync()
+	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

@@ -21,7 +21,7 @@ func progress(i int, text string) lux.Event {
 
 func TestEventLogRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), EventsFile)
-	log, err := CreateEventLog(path, LogLimits{})
+	log, err := CreateEventLog(path, LogOptions{})
 	require.NoError(t, err)
 	want := []lux.Event{
 		{Type: lux.EventReady, Ready: &lux.Ready{AgentID: "echo", AgentVersion: "1"}},
@@ -48,12 +48,12 @@ func TestEventLogRoundTrip(t *testing.T) {
 func TestEventLogCaps(t *testing.T) {
 	tests := []struct {
 		name       string
-		limits     LogLimits
+		limits     LogOptions
 		wantReason string
 		maxWritten int
 	}{
-		{"events", LogLimits{MaxEvents: 5}, "run trace exceeded the 5-event limit", 4},
-		{"bytes", LogLimits{MaxBytes: 2000}, "run trace exceeded the 2000-byte limit", 100},
+		{"events", LogOptions{MaxEvents: 5}, "run trace exceeded the 5-event limit", 4},
+		{"bytes", LogOptions{MaxBytes: 2000}, "run trace exceeded the 2000-byte limit", 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -73,7 +73,7 @@ func writeRun(t *testing.T, dir string) *Run {
 	require.NoError(t, WriteJSON(filepath.Join(dir, MetadataFile), want.Metadata))
 	require.NoError(t, WriteJSON(filepath.Join(dir, GradingFile), want.Grading))
 	require.NoError(t, WriteJSON(filepath.Join(dir, ArtifactsFile), want.Artifacts))
-	log, err := CreateEventLog(filepath.Join(dir, EventsFile), LogLimits{})
+	log, err := CreateEventLog(filepath.Join(dir, EventsFile), LogOptions{})
 	require.NoError(t, err)
 	for _, e := range want.Events {
 		require.NoError(t, log.Append(e))
