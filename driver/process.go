@@ -187,6 +187,16 @@ func (p *Process) WaitOutput(d time.Duration) {
 	p.CloseOutput()
 }
 
+// waitStderr waits up to d for everything written to stderr to be copied.
+func (p *Process) waitStderr(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.errDone:
+	case <-t.C:
+	}
+}
+
 // CloseOutput closes the harness's ends of stdout and stderr; blocked reads
 // return at once.
 func (p *Process) CloseOutput() {

@@ -359,6 +359,9 @@ func (s *Session) read() {
 		return
 	}
 	st := s.proc.Status()
+	// The stderr copy may lag behind the exit: let it reach end of file
+	// (bounded, for a descendant that escaped the group and holds stderr).
+	s.proc.waitStderr(s.opts.ExitDrain)
 	tail := s.proc.StderrTail()
 	if s.opts.OnExit != nil {
 		if ev := s.opts.OnExit(st, tail); ev != nil {
