@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "sleeper":
 		signal.Ignore(syscall.SIGTERM)
-		select {}
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 }
 
@@ -80,7 +82,9 @@ func runScript(script string) {
 		case "trapterm":
 			signal.Ignore(syscall.SIGTERM)
 		case "hang":
-			select {}
+			for {
+				time.Sleep(time.Hour)
+			}
 		case "exit":
 			code, _ := strconv.Atoi(arg)
 			os.Exit(code)

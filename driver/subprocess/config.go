@@ -1,0 +1,181 @@
+package subprocess
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// Defaults of the config fields.
+const (
+	DefaultIdleTimeout      = 2 * time.Minute
+	DefaultMaxInterrupts    = 20
+	DefaultMaxLineBytes     = 10_000_000
+	DefaultMaxArtifactFiles = 500
+	// MaxArtifactFilesLimit is the largest maxArtifactFiles accepted.
+	MaxArtifactFilesLimit = 250_000
+)
+
+// The environment variables the driver gives the agent. They override the
+// same names in Config.Env, which is therefore not allowed to set them.
+const (
+	EnvCaseID       = "LUX_CASE_ID"       // the case id (absent when empty)
+	EnvRunDir       = "LUX_RUN_DIR"       // the run's record directory
+	EnvArtifactsDir = "LUX_ARTIFACTS_DIR" // the workspace: where the agent's work is collected from
+	EnvPrompt       = "LUX_PROMPT"        // the case prompt
+)
+
+// Config is the subprocess driver's config, as JSON:
+//
+//	{"command": "./my-agent", "args": ["--fast"], "env": {"API_URL": "http://127.0.0.1:8080"},
+//	 "idleTimeout": "90s", "maxInterrupts": 5}
+type Config struct {
+	// Command is the agent's executable (required): a name looked up on
+	// PATH (Env's PATH first when it sets one, then the harness's), or a
+	// path, relative to the harness's working directory.
+	Command string `json:"command"`
+	// Args are the agent's arguments.
+	Args []string `json:"args,omitempty"`
+	// Cwd is the agent's working directory; relative to the workspace;
+	// default the workspace.
+	Cwd string `json:"cwd,omitempty"`
+	// Env is added to the agent's environment.
+	Env map[string]string `json:"env,omitempty"`
+	// InheritEnv gives the agent the harness's whole environment. By
+	// default it does not: the agent gets only Env, the LUX_* variables
+	// and PATH=/usr/local/bin:/usr/bin:/bin (unless Env sets PATH) — no
+	// HOME, no locale, no API keys. Set what the agent needs in Env.
+	InheritEnv bool `json:"inheritEnv,omitempty"`
+	// IdleTimeout ends the run when the agent is silent this long
+	// (while no answer is outstanding); "90s" or milliseconds. Default 2m.
+	IdleTimeout lux.Duration `json:"idleTimeout"`
+	// MaxInterrupts is how many interrupts the run may raise. Default 20.
+	MaxInterrupts int `json:"maxInterrupts"`
+	// MaxLineBytes caps one stdout line. Default 10,000,000.
+	MaxLineBytes int `json:"maxLineBytes"`
+	// MaxArtifactFiles caps the files collected from the workspace.
+	// Default 500, at most 250,000.
+	MaxArtifactFiles int `json:"maxArtifactFiles"`
+	// PromptOnStdin also writes the prompt and a newline to the agent's
+	// stdin, then closes stdin. The agent then cannot be asked anything:
+	// answers go to stdin.
+	PromptOnStdin bool `json:"promptOnStdin,omitempty"`
+}
+
+// defaults is the config before decoding: every default filled in, so
+// the config a run records (and hashes) says what ran.
+func defaults() Config {
+	return Config{
+		IdleTimeout:      lux.Duration(DefaultIdleTimeout),
+		MaxInterrupts:    DefaultMaxInterrupts,
+		MaxLineBytes:     DefaultMaxLineBytes,
+		MaxArtifactFiles: DefaultMaxArtifactFiles,
+	}
+}
+
+// Parse decodes and validates a config strictly: unknown fields and every
+// invalid value are reported together, each with its field path and a fix.
+func Parse(raw json.RawMessage) (*Config, error) {
+	cfg := defaults()
+	if err := lux.DecodeConfig(raw, &cfg); err != nil {
+		return nil, prefixed(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// Validate reports every problem with c; nil when it is usable.
+func (c *Config) Validate() error {
+	var p lux.Problems
+	switch {
+	case strings.TrimSpace(c.Command) == "":
+		p.AddFix("command", "required", `set it to the agent's executable, e.g. "./agent" or "python3"`)
+	case strings.ContainsRune(c.Command, 0):
+		p.AddFix("command", "contains a NUL byte", "remove it")
+	}
+	for i, a := range c.Args {
+		if strings.ContainsRune(a, 0) {
+			p.AddFix(fmt.Sprintf("args[%d]", i), "contains a NUL byte", "remove it")
+		}
+	}
+	if strings.ContainsRune(c.Cwd, 0) {
+		p.AddFix("cwd", "contains a NUL byte", "remove it")
+	}
+	for _, k := range sortedKeys(c.Env) {
+		at := lux.JoinPath("env", k)
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			p.AddFix(at, "not a valid variable name", `use a name without "=" or NUL`)
+		case reserved(k):
+			p.AddFix(at, "set by the driver", "remove it: the driver sets "+k+" for every run")
+		case strings.ContainsRune(c.Env[k], 0):
+			p.AddFix(at, "value contains a NUL byte", "remove it")
+		}
+	}
+	if c.IdleTimeout <= 0 {
+		p.AddFix("idleTimeout", fmt.Sprintf("must be positive, got %s", c.IdleTimeout), `use a duration such as "2m", or omit it for the default 2m`)
+	}
+	if c.MaxInterrupts < 1 {
+		p.AddFix("maxInterrupts", fmt.Sprintf("must be at least 1, got %d", c.MaxInterrupts), fmt.Sprintf("omit it for the default %d", DefaultMaxInterrupts))
+	}
+	if c.MaxLineBytes < 1 {
+		p.AddFix("maxLineBytes", fmt.Sprintf("must be at least 1, got %d", c.MaxLineBytes), fmt.Sprintf("omit it for the default %d", DefaultMaxLineBytes))
+	}
+	if c.MaxArtifactFiles < 1 || c.MaxArtifactFiles > MaxArtifactFilesLimit {
+		p.AddFix("maxArtifactFiles", fmt.Sprintf("must be between 1 and %d, got %d", MaxArtifactFilesLimit, c.MaxArtifactFiles),
+			fmt.Sprintf("omit it for the default %d", DefaultMaxArtifactFiles))
+	}
+	return prefixed(p.Err(lux.ErrInvalidConfig))
+}
+
+func reserved(k string) bool {
+	switch k {
+	case EnvCaseID, EnvRunDir, EnvArtifactsDir, EnvPrompt:
+		return true
+	}
+	return false
+}
+
+// prefixed adds the package name to a config error, keeping what it wraps.
+func prefixed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &configError{err: err}
+}
+
+type configError struct{ err error }
+
+func (e *configError) Error() string {
+	return "subprocess: " + strings.TrimPrefix(e.err.Error(), "lux: ")
+}
+
+func (e *configError) Unwrap() error { return e.err }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// capabilities are what lux-jsonl can carry.
+var capabilities = []lux.Capability{
+	lux.CanAsk, lux.CanApprove, lux.CanCustom, lux.ReportsUsage, lux.ReportsCost, lux.ReportsTools,
+}
+
+// Runtime declares the command and what the lux-jsonl protocol can carry.
+func (c *Config) Runtime() lux.Runtime {
+	return lux.Runtime{
+		Commands:     []string{c.Command},
+		Capabilities: append([]lux.Capability(nil), capabilities...),
+	}
+}

@@ -1,0 +1,174 @@
+package subprocess_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver/subprocess"
+)
+
+func TestParseDefaults(t *testing.T) {
+	c, err := subprocess.Parse(json.RawMessage(`{"command":"./agent"}`))
+	require.NoError(t, err)
+	want := &subprocess.Config{
+		Command:          "./agent",
+		IdleTimeout:      lux.Duration(2 * time.Minute),
+		MaxInterrupts:    20,
+		MaxLineBytes:     10_000_000,
+		MaxArtifactFiles: 500,
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"command":"./agent","idleTimeout":"2m0s","maxInterrupts":20,"maxLineBytes":10000000,"maxArtifactFiles":500}`, string(b))
+}
+
+func TestParseFields(t *testing.T) {
+	c, err := subprocess.Parse(json.RawMessage(`{"command":"agent","args":["-v"],"cwd":"sub","env":{"A":"1"},
+		"inheritEnv":true,"idleTimeout":1500,"maxInterrupts":3,"maxLineBytes":100,"maxArtifactFiles":250000,"promptOnStdin":true}`))
+	require.NoError(t, err)
+	want := &subprocess.Config{
+		Command: "agent", Args: []string{"-v"}, Cwd: "sub", Env: map[string]string{"A": "1"}, InheritEnv: true,
+		IdleTimeout: lux.Duration(1500 * time.Millisecond), MaxInterrupts: 3, MaxLineBytes: 100, MaxArtifactFiles: 250000,
+		PromptOnStdin: true,
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want []string // every problem, in order
+	}{
+		{
+			name: "empty",
+			raw:  `{}`,
+			want: []string{`command: required (set it to the agent's executable, e.g. "./agent" or "python3")`},
+		},
+		{
+			name: "unknown fields",
+			raw:  `{"command":"a","idleTimeoutMs":5,"Args":[]}`,
+			want: []string{
+				`Args: unknown field (did you mean "args"?)`,
+				"idleTimeoutMs: unknown field (known fields: args, command, cwd, env, idleTimeout, inheritEnv, maxArtifactFiles, maxInterrupts, maxLineBytes, promptOnStdin)",
+			},
+		},
+		{
+			name: "wrong types",
+			raw:  `{"command":3,"args":"x"}`,
+			want: []string{"args: must be a list, got string", "command: must be a string, got number"},
+		},
+		{
+			name: "bad duration",
+			raw:  `{"command":"a","idleTimeout":"soon"}`,
+			want: []string{`idleTimeout: must be a duration such as "90s" or a number of milliseconds, got "soon"`},
+		},
+		{
+			name: "every limit out of range",
+			raw:  `{"command":"a","idleTimeout":"0s","maxInterrupts":0,"maxLineBytes":-1,"maxArtifactFiles":250001}`,
+			want: []string{
+				`idleTimeout: must be positive, got 0s (use a duration such as "2m", or omit it for the default 2m)`,
+				"maxInterrupts: must be at least 1, got 0 (omit it for the default 20)",
+				"maxLineBytes: must be at least 1, got -1 (omit it for the default 10000000)",
+				"maxArtifactFiles: must be between 1 and 250000, got 250001 (omit it for the default 500)",
+			},
+		},
+		{
+			name: "reserved and invalid env names",
+			raw:  `{"command":"a","env":{"LUX_PROMPT":"x","A=B":"1","OK":"1"}}`,
+			want: []string{
+				`env.A=B: not a valid variable name (use a name without "=" or NUL)`,
+				"env.LUX_PROMPT: set by the driver (remove it: the driver sets LUX_PROMPT for every run)",
+			},
+		},
+		{
+			name: "blank command",
+			raw:  `{"command":"  "}`,
+			want: []string{`command: required (set it to the agent's executable, e.g. "./agent" or "python3")`},
+		},
+		{
+			name: "not an object",
+			raw:  `["a"]`,
+			want: []string{"must be a JSON object, got a list"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := subprocess.Plugin().Parse(json.RawMessage(tt.raw))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, lux.ErrInvalidConfig), "not ErrInvalidConfig: %v", err)
+			assert.Regexp(t, `^subprocess: invalid config`, err.Error())
+			var got []string
+			for _, e := range lux.Unwrap(err) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRuntime(t *testing.T) {
+	dc, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"my-agent"}`))
+	require.NoError(t, err)
+	assert.Equal(t, lux.Runtime{
+		Commands: []string{"my-agent"},
+		Capabilities: []lux.Capability{lux.CanAsk, lux.CanApprove, lux.CanCustom, lux.ReportsUsage, lux.ReportsCost,
+			lux.ReportsTools},
+	}, dc.Runtime())
+	require.NoError(t, lux.CheckCapabilities("subprocess", dc.Runtime(), []lux.Capability{lux.CanAsk, lux.ReportsCost}))
+}
+
+func TestExperiment(t *testing.T) {
+	reg := lux.NewRegistry()
+	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
+	exp := subprocess.Plugin().Experiment
+	require.NotNil(t, exp)
+	assert.Equal(t, "1", exp.Version)
+
+	// A script whose --version answers, so the version is discoverable.
+	script := filepath.Join(t.TempDir(), "agent")
+	body := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'agent 2.0'; exit 0; fi\necho '{\"type\":\"ready\",\"agentId\":\"s\"}'\n"
+	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
+
+	dc, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"` + script + `","inheritEnv":true,"env":{"A":"1"}}`))
+	require.NoError(t, err)
+	prepared, err := exp.Prepare(dc)
+	require.NoError(t, err)
+	pc := prepared.(*subprocess.Config)
+	assert.False(t, pc.InheritEnv, "prepare must not inherit the host environment")
+	assert.Equal(t, map[string]string{"A": "1"}, pc.Env)
+	assert.True(t, dc.(*subprocess.Config).InheritEnv, "prepare must not change its input")
+
+	id, err := exp.Identity(context.Background(), prepared, t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, subprocess.Identity{
+		Command: script,
+		Path:    script,
+		Version: "agent 2.0",
+		SHA256:  lux.HashBytes([]byte(body)),
+	}, id)
+	_, err = lux.HashValue(id)
+	require.NoError(t, err, "identity must be JSON-encodable")
+
+	missing, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"lux-no-such-agent"}`))
+	require.NoError(t, err)
+	_, err = exp.Identity(context.Background(), missing, t.TempDir())
+	require.ErrorContains(t, err, "subprocess: identity: lux-no-such-agent not found on PATH")
+}

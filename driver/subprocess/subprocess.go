@@ -1,0 +1,191 @@
+// Package subprocess is the driver for any program that speaks lux-jsonl,
+// the lux line protocol: the agent writes one JSON event per line on
+// stdout (ready, progress, interrupt, done, error) and reads the answers to
+// its interrupts as JSON lines on stdin. See [driver.LuxJSONL] for the
+// wire format.
+//
+// The agent gets the run through its environment: LUX_PROMPT (the
+// prompt), LUX_ARTIFACTS_DIR (the workspace, which is also its default
+// working directory), LUX_RUN_DIR and LUX_CASE_ID. It does not inherit the
+// harness's environment unless the config says inheritEnv; it then gets
+// only the config's env, the LUX_* variables and a fixed
+// PATH=/usr/local/bin:/usr/bin:/bin (unless env sets PATH) — no HOME and no
+// API keys — so a run depends on nothing it was not given. The fixed PATH
+// lets ordinary scripts ("#!/usr/bin/env python3") start while staying the
+// same on every machine.
+//
+// The agent runs in its own process group: when the run ends, or the
+// harness quiesces it, the whole group is stopped (SIGTERM, then SIGKILL
+// after 5 s), so nothing it spawned survives it.
+package subprocess
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
+)
+
+// Name is the driver's registered name.
+const Name = "subprocess"
+
+// Plugin returns the subprocess driver, ready to register.
+func Plugin() *lux.DriverPlugin {
+	return &lux.DriverPlugin{
+		Name: Name,
+		Doc:  "runs any program that speaks lux-jsonl (JSON events on stdout, answers on stdin)",
+		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
+			c, err := Parse(raw)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		Experiment: &lux.DriverExperiment{
+			Version:  "1",
+			Prepare:  prepare,
+			Identity: identity,
+		},
+	}
+}
+
+// prepare makes the controlled-experiment config: the host environment is
+// never inherited.
+func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
+	c, ok := dc.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("subprocess: prepare: config is %T, not *subprocess.Config", dc)
+	}
+	out := *c
+	out.InheritEnv = false
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Identity is what shapes a subprocess agent's behaviour beyond its
+// config: the executable itself.
+type Identity struct {
+	Command string `json:"command"`
+	Path    string `json:"path"`
+	Version string `json:"version,omitempty"` // first line of --version, when it gives one
+	SHA256  string `json:"sha256"`            // of the executable file
+}
+
+func identity(ctx context.Context, dc lux.DriverConfig, _ string) (any, error) {
+	c, ok := dc.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("subprocess: identity: config is %T, not *subprocess.Config", dc)
+	}
+	path, err := c.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("subprocess: identity: %w", err)
+	}
+	sum, err := driver.HashFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("subprocess: identity: %w", err)
+	}
+	return Identity{Command: c.Command, Path: path, Version: driver.CommandInfo(ctx, path).Version, SHA256: sum}, nil
+}
+
+// resolve finds the executable: a path relative to the harness's working
+// directory, or a name on Env's PATH, then the harness's PATH.
+func (c *Config) resolve() (string, error) {
+	if strings.Contains(c.Command, "/") {
+		abs, err := filepath.Abs(c.Command)
+		if err != nil {
+			return "", err
+		}
+		return abs, executable(abs)
+	}
+	var dirs []string
+	if p, ok := c.Env["PATH"]; ok {
+		dirs = filepath.SplitList(p)
+	}
+	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
+	for _, dir := range dirs {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, c.Command)
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on PATH", c.Command)
+}
+
+func executable(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case info.IsDir():
+		return fmt.Errorf("%s is a directory", path)
+	case info.Mode()&0o111 == 0:
+		return fmt.Errorf("%s is not executable", path)
+	}
+	return nil
+}
+
+// Start launches the agent for one run.
+func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
+	path, err := c.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("subprocess: failed to start %s: %w", c.Command, err)
+	}
+	dir := info.Workspace
+	switch {
+	case c.Cwd == "":
+	case filepath.IsAbs(c.Cwd):
+		dir = c.Cwd
+	default:
+		dir = filepath.Join(info.Workspace, c.Cwd)
+	}
+	opts := driver.SessionOptions{
+		Process: driver.ProcessSpec{
+			Path:   path,
+			Args:   c.Args,
+			Dir:    dir,
+			Env:    c.environ(info),
+			Stderr: info.Stderr,
+		},
+		Protocol:         driver.LuxJSONL{},
+		Workspace:        info.Workspace,
+		IdleTimeout:      c.IdleTimeout.D(),
+		MaxInterrupts:    c.MaxInterrupts,
+		MaxLineBytes:     c.MaxLineBytes,
+		MaxArtifactFiles: c.MaxArtifactFiles,
+	}
+	if c.PromptOnStdin {
+		opts.Input, opts.CloseStdin = []byte(info.Prompt+"\n"), true
+	}
+	s, err := driver.StartSession(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("subprocess: %w", err)
+	}
+	return s, nil
+}
+
+// environ is the agent's environment for one run.
+func (c *Config) environ(info lux.StartInfo) []string {
+	var base map[string]string
+	if !c.InheritEnv {
+		base = map[string]string{"PATH": driver.DefaultPath}
+	}
+	run := map[string]string{
+		EnvRunDir:       info.RunDir,
+		EnvArtifactsDir: info.Workspace,
+		EnvPrompt:       info.Prompt,
+	}
+	if info.CaseID != "" {
+		run[EnvCaseID] = info.CaseID
+	}
+	return driver.BuildEnv(c.InheritEnv, base, c.Env, run)
+}
