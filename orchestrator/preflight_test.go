@@ -20,7 +20,9 @@ type cmdConfig struct {
 func (c *cmdConfig) Runtime() lux.Runtime {
 	return lux.Runtime{Commands: c.Commands, InstallHint: "go install example.com/agent@latest"}
 }
-func (c *cmdConfig) Start(context.Context, lux.StartInfo) (lux.Session, error) { return nil, os.ErrInvalid }
+func (c *cmdConfig) Start(context.Context, lux.StartInfo) (lux.Session, error) {
+	return nil, os.ErrInvalid
+}
 
 func TestPreflight(t *testing.T) {
 	bin := t.TempDir()
