@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func benchValues(n int) []float64 {
@@ -31,12 +32,13 @@ func BenchmarkBootstrap100kValues10kResamples(b *testing.B) {
 	values := benchValues(100_000)
 	cfg := Config{Method: PercentileBootstrap, Resamples: 10_000, Seed: 1}
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		if _, err := Mean(values, nil, cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "ns/draw")
+	reportCPU(b, start, 1e9)
 }
 
 // BenchmarkClusterBootstrap10kClusters10kResamples: 10⁴ clusters of 5
@@ -47,12 +49,23 @@ func BenchmarkClusterBootstrap10kClusters10kResamples(b *testing.B) {
 	labels := benchClusters(len(values), size)
 	cfg := Config{Method: PercentileBootstrap, Resamples: 10_000, Seed: 1}
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		if _, err := Mean(values, labels, cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e8, "ns/draw")
+	reportCPU(b, start, 1e8)
+}
+
+// reportCPU reports the process CPU time per operation (all cores; on an
+// idle machine the wall time is about this divided by the cores used) and
+// the wall time per draw.
+func reportCPU(b *testing.B, start time.Duration, draws float64) {
+	if cpu := processCPU() - start; cpu > 0 {
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/draws, "ns/draw")
 }
 
 // BenchmarkBootstrapBillionDrawsMemory runs 10⁹ draws as 10⁶ resamples of
@@ -63,6 +76,7 @@ func BenchmarkBootstrapBillionDrawsMemory(b *testing.B) {
 	cfg := Config{Method: PercentileBootstrap, Resamples: 1_000_000, Seed: 1}
 	b.ReportAllocs()
 	var before, after runtime.MemStats
+	start := processCPU()
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -72,6 +86,8 @@ func BenchmarkBootstrapBillionDrawsMemory(b *testing.B) {
 		runtime.ReadMemStats(&after)
 	}
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/1e6, "MB-alloc/op")
+	b.ReportMetric(float64(after.HeapSys)/1e6, "MB-heap-sys")
+	reportCPU(b, start, 1e9)
 }
 
 // BenchmarkInnerLoop measures one resample of 100k values: the draw loop

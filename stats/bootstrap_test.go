@@ -253,3 +253,28 @@ func TestLemireUniform(t *testing.T) {
 		t.Errorf("residues mod 3 %v: χ² = %.2f, rejection is not unbiased", residues, chi2)
 	}
 }
+
+// TestLemire64 checks the full-width path used above 2³² units on
+// n = 3·2⁶², where a quarter of all outputs fall in the rejection zone.
+func TestLemire64(t *testing.T) {
+	n := uint64(3) << 62
+	var residues [3]float64
+	g := newStream(6, 0)
+	const draws = 300_000
+	for range draws {
+		var i uint64
+		g, i = index64(g, n)
+		if i >= n {
+			t.Fatalf("index %d out of range", i)
+		}
+		residues[i%3]++
+	}
+	chi2 := 0.0
+	for _, c := range residues {
+		e := float64(draws) / 3
+		chi2 += (c - e) * (c - e) / e
+	}
+	if chi2 > 13.82 {
+		t.Errorf("residues mod 3 %v: χ² = %.2f, rejection is not unbiased", residues, chi2)
+	}
+}
