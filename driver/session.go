@@ -96,8 +96,10 @@ type Session struct {
 	proc  *Process
 	clock *IdleClock
 
-	stop       chan struct{} // closed by Quiesce/Close: the session is being torn down
+	stop       chan struct{} // closed by Close: the session is being torn down
 	stopOnce   sync.Once
+	quiescing  chan struct{} // closed by Quiesce: Parse's context is cancelled
+	qOnce      sync.Once
 	readerDone chan struct{}
 	notify     chan struct{}
 
@@ -153,6 +155,7 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 		proc:       p,
 		clock:      NewIdleClock(opts.IdleTimeout),
 		stop:       make(chan struct{}),
+		quiescing:  make(chan struct{}),
 		readerDone: make(chan struct{}),
 		notify:     make(chan struct{}, 1),
 	}
@@ -273,6 +276,7 @@ func (s *Session) Quiesce(ctx context.Context) error {
 		return nil
 	}
 	s.clock.Stop()
+	s.qOnce.Do(func() { close(s.quiescing) })
 	if err := s.proc.Stop(ctx, s.opts.KillGrace); err != nil {
 		return fmt.Errorf("driver: quiesce: %w", err)
 	}
@@ -324,9 +328,10 @@ func (s *Session) read() {
 	go func() {
 		select {
 		case <-s.stop:
-			cancel()
+		case <-s.quiescing:
 		case <-ctx.Done():
 		}
+		cancel()
 	}()
 	lr := NewLineReader(s.proc.Stdout(), s.opts.MaxLineBytes)
 	for {

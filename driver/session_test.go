@@ -397,3 +397,36 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// blockingProtocol's Parse waits for its context to end.
+type blockingProtocol struct {
+	textProtocol
+	entered chan struct{}
+}
+
+func (b blockingProtocol) Parse(ctx context.Context, _ []byte, _ *driver.Stdin) ([]lux.Event, error) {
+	close(b.entered)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestSessionQuiesceCancelsParse(t *testing.T) {
+	bp := blockingProtocol{entered: make(chan struct{})}
+	s := start(t, driver.SessionOptions{Protocol: bp, Process: fakeSpec(t, "say ready", "hang")})
+	select {
+	case <-bp.entered:
+	case <-time.After(safety):
+		t.Fatal("Parse never called")
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Quiesce(context.Background()) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(safety):
+		t.Fatal("Quiesce waited for a blocked Parse")
+	}
+	ev, err := s.Next(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, lux.EventError, ev.Type)
+}
