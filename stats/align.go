@@ -34,8 +34,8 @@ func Align(before, after map[string]float64) (ids []string, b, a []float64, unma
 	return ids, b, a, unmatched
 }
 
-// Discordant counts the discordant pairs of two aligned 0/1 runs for
-// [McNemarExact]: b is the number of cases that passed before and failed
+// Discordant counts the discordant pairs of two aligned 0/1 runs, the only
+// pairs McNemar's test uses (McNemar 1947; see [McNemarExact]): b is the number of cases that passed before and failed
 // after, c the number that failed before and passed after. A value counts
 // as a pass when it is at least 0.5.
 func Discordant(before, after []float64) (b, c int) {

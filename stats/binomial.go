@@ -8,7 +8,9 @@ import "math"
 //
 // summed from i = k downwards with the ratio
 // P(X=i−1)/P(X=i) = i/(n−i+1)·(1−p)/p, starting from P(X=k) computed in
-// log space. It returns NaN when n < 0 or p is outside [0, 1].
+// log space (the recurrence of Johnson, Kemp & Kotz, "Univariate Discrete
+// Distributions", 3rd ed., ch. 3). It returns NaN when n < 0 or p is outside
+// [0, 1].
 func BinomialCDF(k, n int, p float64) float64 {
 	switch {
 	case n < 0 || math.IsNaN(p) || p < 0 || p > 1:

@@ -11,9 +11,9 @@ import "math"
 //
 //	n = ⌈ (z_{1−α/2} + z_{1−β})² · ω² / δ² ⌉
 //
-// (normal-approximation power analysis for a paired mean, e.g. Chow, Shao &
-// Wang, "Sample Size Calculations in Clinical Research", §3.1; Miller 2024,
-// "Adding Error Bars to Evals", §5). At α = 0.05 and power 0.8 the factor is
+// (normal-approximation power analysis for a paired mean: Chow, Shao &
+// Wang, "Sample Size Calculations in Clinical Research", ch. 3; Miller 2024,
+// "Adding Error Bars to Evals", section on power analysis). At α = 0.05 and power 0.8 the factor is
 // (1.959964 + 0.841621)² = 7.8489. The result is at least 2, the fewest
 // units a standard error needs; it is 0 when an argument is out of range
 // (delta zero or non-finite, variance negative or non-finite, alpha or power
@@ -51,7 +51,7 @@ func MinimumDetectableEffect(n int, variance, alpha, power float64) float64 {
 
 // DesignEffect returns the variance inflation of a clustered sample with
 // mean cluster size m̄ and intra-cluster correlation icc (Kish 1965,
-// "Survey Sampling", §5.4):
+// "Survey Sampling"):
 //
 //	deff = 1 + (m̄ − 1)·ICC
 //

@@ -102,7 +102,7 @@ func ReduceRepeats(runs [][]float64) (Repeats, error) {
 
 // ProjectedStdErr returns the standard error of the grand mean projected
 // for the given number of cases with k runs each, from the estimated
-// components:
+// components (Miller 2024, "Adding Error Bars to Evals"):
 //
 //	SE(n, K) = √( (V̂ar(x) + Ê[σ²]/K) / n )
 //
