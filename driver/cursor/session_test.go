@@ -463,3 +463,12 @@ func TestStartErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestLineCap(t *testing.T) {
+	r := start(t, map[string]any{"maxLineBytes": 500}, map[string]string{"FAKE_CURSOR_SCRIPT": "happy.jsonl", "FAKE_CURSOR_AFTER": "hang"})
+	evs := r.events(t)
+	end := last(evs)
+	require.NotNil(t, end.Error, "%+v", evs)
+	assert.Equal(t, "stdout line exceeded 500 bytes", end.Error.Reason)
+	require.NoError(t, r.sess.Quiesce(context.Background()))
+}
