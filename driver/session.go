@@ -68,6 +68,10 @@ type SessionOptions struct {
 	// exited without one; returning nil keeps the default error
 	// "agent exited before done (code=N, signal=S)".
 	OnExit func(status ExitStatus, stderrTail string) *lux.Event
+	// TouchOnLine re-arms the idle clock on every stdout line, not only on
+	// events, for protocols whose lines do not all become events (deltas
+	// a driver joins into one message, say). It never re-arms a paused clock.
+	TouchOnLine bool
 }
 
 // Session runs one agent process and implements lux.Session over a
@@ -344,6 +348,9 @@ func (s *Session) read() {
 		}
 		if s.isTerminal() {
 			continue // drain, so the agent never blocks on a full pipe
+		}
+		if s.opts.TouchOnLine {
+			s.clock.Touch()
 		}
 		evs, err := s.opts.Protocol.Parse(ctx, line, s.proc.Stdin())
 		if err != nil {
