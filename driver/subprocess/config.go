@@ -173,9 +173,15 @@ var capabilities = []lux.Capability{
 }
 
 // Runtime declares the command and what the lux-jsonl protocol can carry.
+// With promptOnStdin the agent's stdin is closed after the prompt, so it
+// cannot receive answers: it declares no interrupt capabilities.
 func (c *Config) Runtime() lux.Runtime {
-	return lux.Runtime{
-		Commands:     []string{c.Command},
-		Capabilities: append([]lux.Capability(nil), capabilities...),
+	var caps []lux.Capability
+	for _, cp := range capabilities {
+		if c.PromptOnStdin && (cp == lux.CanAsk || cp == lux.CanApprove || cp == lux.CanCustom) {
+			continue
+		}
+		caps = append(caps, cp)
 	}
+	return lux.Runtime{Commands: []string{c.Command}, Capabilities: caps}
 }

@@ -133,6 +133,11 @@ func TestRuntime(t *testing.T) {
 			lux.ReportsTools},
 	}, dc.Runtime())
 	require.NoError(t, lux.CheckCapabilities("subprocess", dc.Runtime(), []lux.Capability{lux.CanAsk, lux.ReportsCost}))
+
+	stdinPrompt, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"my-agent","promptOnStdin":true}`))
+	require.NoError(t, err)
+	assert.Equal(t, []lux.Capability{lux.ReportsUsage, lux.ReportsCost, lux.ReportsTools}, stdinPrompt.Runtime().Capabilities,
+		"an agent whose stdin is closed cannot be answered")
 }
 
 func TestExperiment(t *testing.T) {

@@ -70,7 +70,9 @@ func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
 }
 
 // Identity is what shapes a subprocess agent's behaviour beyond its
-// config: the executable itself.
+// config: the executable itself. Version is discovered by running
+// `<command> --version` once (5 s limit), so an agent meant for
+// experiments should answer --version or at least exit promptly on it.
 type Identity struct {
 	Command string `json:"command"`
 	Path    string `json:"path"`
