@@ -430,3 +430,18 @@ func TestSessionQuiesceCancelsParse(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, lux.EventError, ev.Type)
 }
+
+func TestSessionTouchOnLine(t *testing.T) {
+	t.Parallel()
+	script := []string{"say ready"}
+	for range 8 {
+		script = append(script, "say a log line, not an event", "sleep 100ms")
+	}
+	script = append(script, "say done")
+	s := start(t, driver.SessionOptions{IdleTimeout: 500 * time.Millisecond, TouchOnLine: true, Process: fakeSpec(t, script...)})
+	got := drive(t, s)
+	if len(got) == 1 {
+		t.Skipf("the agent started too slowly for an idle period this short: %s", got[0])
+	}
+	assert.Equal(t, []string{"ready fake", "done"}, got, "log lines keep the idle clock from expiring")
+}
