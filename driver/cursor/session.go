@@ -78,6 +78,9 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 		ExitDrain:  d.ResultGrace.D(),
 		CloseStdin: true,
 		OnExit:     exitEvent,
+		// Thinking and partial-output deltas are joined into one event
+		// each; every line still shows the CLI is at work.
+		TouchOnLine: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cursor: %w", err)

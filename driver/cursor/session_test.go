@@ -371,6 +371,23 @@ func TestSessionIdleTimeout(t *testing.T) {
 	assert.False(t, proc.Alive(r.pid()))
 }
 
+func TestSessionLinesKeepTheRunAlive(t *testing.T) {
+	// 37 thinking deltas, 50ms apart, make one event after about 2s: a 1s
+	// idle timeout counts lines, not events, so the run is not idle.
+	r := start(t, map[string]any{"idleTimeout": "1s"}, map[string]string{"FAKE_CURSOR_SCRIPT": "thinking.jsonl", "FAKE_CURSOR_LINE_DELAY": "50ms"})
+	evs := r.events(t)
+	end := last(evs)
+	require.Equal(t, lux.EventDone, end.Type, "%+v", end.Error)
+	var thoughts []string
+	for _, e := range evs {
+		if e.Progress != nil && e.Progress.Kind == lux.KindReasoning {
+			thoughts = append(thoughts, e.Progress.Message.Text)
+		}
+	}
+	require.Len(t, thoughts, 1)
+	assert.True(t, strings.HasPrefix(thoughts[0], "Let me weigh the options") && strings.HasSuffix(thoughts[0], "until the thought ends here."), thoughts[0])
+}
+
 func TestSessionEnvironment(t *testing.T) {
 	t.Setenv("LUX_CURSOR_TEST_HOST", "host-value")
 	t.Setenv("LUX_CURSOR_TEST_KEY", "key-123")

@@ -9,6 +9,7 @@
 //	FAKE_CURSOR_SYMLINK   symlinks to create there: "link=/etc/hostname"
 //	FAKE_CURSOR_ORPHAN    spawn a detached worker (own session, like the
 //	                      CLI's worker-server) and write its pid to this file
+//	FAKE_CURSOR_LINE_DELAY  a pause before each line after the first, e.g. "50ms"
 //	FAKE_CURSOR_STDERR    text to write to stderr after the script
 //	FAKE_CURSOR_AFTER     "hang": ignore SIGTERM and never exit after the script
 //	FAKE_CURSOR_EXIT      the exit code (default 0)
@@ -84,7 +85,11 @@ func main() {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		out := bufio.NewWriter(os.Stdout)
-		for sc.Scan() {
+		delay, _ := time.ParseDuration(os.Getenv("FAKE_CURSOR_LINE_DELAY"))
+		for n := 0; sc.Scan(); n++ {
+			if n > 0 {
+				time.Sleep(delay)
+			}
 			fmt.Fprintln(out, sc.Text())
 			must(out.Flush())
 		}
