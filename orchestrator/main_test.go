@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 	"testing"
 )
 
@@ -11,6 +13,16 @@ import (
 // test binary writes hello.txt into $LUX_ARTIFACTS_DIR and exits. The
 // benchmarks launch it as a real process.
 func TestMain(m *testing.M) {
+	if os.Getenv("LUX_TEST_AGENT") == "asker" {
+		// Ready, a file, our pid, a question, then wait for ever.
+		dir := os.Getenv("LUX_ARTIFACTS_DIR")
+		_ = os.WriteFile(filepath.Join(dir, "partial.txt"), []byte("half"), 0o600)
+		_ = os.WriteFile(filepath.Join(os.Getenv("LUX_RUN_DIR"), "agent.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600)
+		fmt.Println(`{"type":"ready","agentId":"asker"}`)
+		fmt.Println(`{"type":"interrupt","kind":"ask","id":"q1","question":"Shall I go on?"}`)
+		time.Sleep(10 * time.Minute)
+		os.Exit(0)
+	}
 	if os.Getenv("LUX_TEST_AGENT") == "hello" {
 		if err := os.WriteFile(filepath.Join(os.Getenv("LUX_ARTIFACTS_DIR"), "hello.txt"), []byte("hello"), 0o600); err != nil {
 			fmt.Fprintln(os.Stderr, err)
