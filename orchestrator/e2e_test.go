@@ -22,7 +22,9 @@ import (
 // way a user pressing ^C while the agent waits would.
 type cancellingAnswerer struct{ cancel context.CancelFunc }
 
-func (c *cancellingAnswerer) Prepare(context.Context, lux.AnswererInfo) (lux.Answerer, error) { return c, nil }
+func (c *cancellingAnswerer) Prepare(context.Context, lux.AnswererInfo) (lux.Answerer, error) {
+	return c, nil
+}
 func (c *cancellingAnswerer) Answer(ctx context.Context, in lux.Interrupt, _ []lux.Exchange) (lux.Answer, error) {
 	c.cancel()
 	<-ctx.Done()

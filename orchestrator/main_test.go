@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 )
 
 // TestMain doubles as a tiny agent program: with LUX_TEST_AGENT=hello the
