@@ -194,6 +194,9 @@ func (s *Session) StderrTail() string { return s.proc.StderrTail() }
 // Status is how the agent process ended; the zero ExitStatus while it runs.
 func (s *Session) Status() ExitStatus { return s.proc.Status() }
 
+// Exited is closed once the agent process (the leader of its group) has exited.
+func (s *Session) Exited() <-chan struct{} { return s.proc.Exited() }
+
 // Next returns the next event; after the terminal event it returns io.EOF.
 // A cancelled ctx returns ctx.Err() and leaves the agent running until
 // Quiesce.
