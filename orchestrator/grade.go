@@ -85,3 +85,20 @@ func evaluate(ctx context.Context, c lux.Check, run *lux.Run) (res lux.Result, e
 	}
 	return c.Evaluate(ctx, run)
 }
+
+// failUnlessDone applies the run's outcome to its grading: a run that did
+// not end done never passes (a verdict of pass becomes fail; no verdict
+// stays none), and the report says why.
+func failUnlessDone(rep *lux.GradingReport, m *lux.RunMetadata) *lux.GradingReport {
+	if m.ExitReason == lux.ExitDone {
+		return rep
+	}
+	if rep.Incomplete == nil {
+		rep.Incomplete = &lux.Incomplete{ExitReason: m.ExitReason, Phase: "run", Reason: m.Reason}
+	}
+	if rep.Passed != nil && *rep.Passed {
+		no := false
+		rep.Passed = &no
+	}
+	return rep
+}

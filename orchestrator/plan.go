@@ -131,41 +131,8 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	}
 
 	// Assertions.
-	type pluginID struct {
-		Type    string `json:"type"`
-		Version string `json:"version"`
-	}
-	var evaluators []pluginID
-	for i, spec := range c.Assertions {
-		at := fmt.Sprintf("assertions[%d]", i)
-		if strings.TrimSpace(spec.Type) == "" {
-			continue // reported by c.Validate
-		}
-		plugin, err := o.reg.Assertion(spec.Type)
-		if err != nil {
-			probs.Add(at+".type", strings.TrimPrefix(err.Error(), "lux: "))
-			continue
-		}
-		evaluators = append(evaluators, pluginID{plugin.Type, plugin.Version})
-		raw, err := lux.ConfigJSON(spec.Config)
-		if err != nil {
-			probs.Add(at, err.Error())
-			continue
-		}
-		if raw == nil {
-			raw = json.RawMessage("{}")
-		}
-		chk, err := plugin.Parse(raw)
-		if err != nil {
-			probs.Merge(at, err)
-			continue
-		}
-		if chk == nil {
-			probs.Addf(at, "assertion plugin %q returned no check", spec.Type)
-			continue
-		}
-		p.checks = append(p.checks, check{spec: spec, id: spec.EffectiveID(i), plugin: plugin, checker: chk})
-	}
+	var evaluators []evaluatorID
+	p.checks, evaluators = o.assertionPlan(c, &probs)
 
 	// Fixtures.
 	if c.Fixtures != "" {
@@ -193,15 +160,69 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 			assertions = []lux.AssertionSpec{}
 		}
 		if p.hashes.assertionsHash, err = lux.HashValue(assertions); err == nil {
-			p.hashes.evaluatorConfigHash, err = lux.HashValue(map[string]any{
-				"luxVersion": lux.Version, "assertions": evaluators, "driver": p.driverName, "answerer": p.answererName,
-			})
+			p.hashes.evaluatorConfigHash, err = evaluatorHash(evaluators, p.driverName, p.answererName)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
 	}
 	return p, nil
+}
+
+// evaluatorID is an assertion plugin as the evaluator config hash sees it.
+type evaluatorID struct {
+	Type    string `json:"type"`
+	Version string `json:"version"`
+}
+
+// evaluatorHash identifies what grades a run: the lux version, the
+// assertion plugins (type and version, in order), and the driver and
+// answerer names.
+func evaluatorHash(evaluators []evaluatorID, driver, answerer string) (string, error) {
+	if evaluators == nil {
+		evaluators = []evaluatorID{}
+	}
+	return lux.HashValue(map[string]any{
+		"luxVersion": lux.Version, "assertions": evaluators, "driver": driver, "answerer": answerer,
+	})
+}
+
+// assertionPlan resolves and parses every assertion of c, recording each
+// problem with its path.
+func (o *Orchestrator) assertionPlan(c *lux.Case, probs *lux.Problems) ([]check, []evaluatorID) {
+	var checks []check
+	var evaluators []evaluatorID
+	for i, spec := range c.Assertions {
+		at := fmt.Sprintf("assertions[%d]", i)
+		if strings.TrimSpace(spec.Type) == "" {
+			continue // reported by c.Validate
+		}
+		plugin, err := o.reg.Assertion(spec.Type)
+		if err != nil {
+			probs.Add(at+".type", strings.TrimPrefix(err.Error(), "lux: "))
+			continue
+		}
+		evaluators = append(evaluators, evaluatorID{plugin.Type, plugin.Version})
+		raw, err := lux.ConfigJSON(spec.Config)
+		if err != nil {
+			probs.Add(at, err.Error())
+			continue
+		}
+		if raw == nil {
+			raw = json.RawMessage("{}")
+		}
+		chk, err := plugin.Parse(raw)
+		if err != nil {
+			probs.Merge(at, err)
+			continue
+		}
+		if chk == nil {
+			probs.Addf(at, "assertion plugin %q returned no check", spec.Type)
+			continue
+		}
+		checks = append(checks, check{spec: spec, id: spec.EffectiveID(i), plugin: plugin, checker: chk})
+	}
+	return checks, evaluators
 }
 
 func caseLabel(c *lux.Case) string {

@@ -171,16 +171,7 @@ func (r *runState) grade(ctx context.Context) {
 		if rep.Incomplete != nil && ctx.Err() != nil {
 			r.cancel(ctx)
 		}
-		if r.meta.ExitReason != lux.ExitDone {
-			if rep.Incomplete == nil {
-				rep.Incomplete = &lux.Incomplete{ExitReason: r.meta.ExitReason, Phase: "run", Reason: r.meta.Reason}
-			}
-			if rep.Passed != nil && *rep.Passed {
-				no := false
-				rep.Passed = &no
-			}
-		}
-		r.grading = rep
+		r.grading = failUnlessDone(rep, r.meta)
 	}
 	r.stage(lux.StageGradeEnd)
 	r.meta.Phases.Grading = ms(r.stages[lux.StageGradeStart], r.stages[lux.StageGradeEnd])

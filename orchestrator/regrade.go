@@ -1,0 +1,67 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// Regrade grades the run recorded in runDir again, with the assertion
+// plugins of this Orchestrator's registry and the case as recorded in its
+// case.json (or replacement, when not nil: the same case with new or
+// changed assertions). The run's evidence is read from its record — the
+// events, artifacts.json and the files under artifacts/ — and nothing of
+// the run is modified: the new grading goes to a fresh file under
+// <runDir>/gradings/, whose path is returned with it.
+//
+// The rules are those of a live run: a run that did not end done never
+// passes, and an assertion that cannot be evaluated leaves no verdict.
+// Problems with the assertions are reported all at once, as by Validate.
+func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *lux.Case) (*record.Regrading, string, error) {
+	run, err := record.ReadRun(runDir, record.ReadOptions{Events: true})
+	if err != nil {
+		return nil, "", err
+	}
+	c := replacement
+	if c == nil {
+		if run.Case == nil {
+			return nil, "", fmt.Errorf("orchestrator: regrade %s: the run has no %s; pass the case to grade it with", runDir, record.CaseFile)
+		}
+		cc := run.Case.Case
+		c = &cc
+	}
+	var probs lux.Problems
+	probs.Merge("", c.Validate())
+	checks, evaluators := o.assertionPlan(c, &probs)
+	if err := probs.Err(lux.ErrInvalidCase); err != nil {
+		return nil, "", fmt.Errorf("orchestrator: regrade %s: case %s: %w", runDir, caseLabel(c), err)
+	}
+	assertions := c.Assertions
+	if assertions == nil {
+		assertions = []lux.AssertionSpec{}
+	}
+	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version}
+	if g.CaseHash, err = lux.HashValue(c); err == nil {
+		if g.AssertionsHash, err = lux.HashValue(assertions); err == nil {
+			g.EvaluatorConfigHash, err = evaluatorHash(evaluators, run.Metadata.Driver.Name, run.Metadata.Answerer.Name)
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
+	}
+
+	evidence := run.Evidence()
+	evidence.Case = c
+	rep, _ := grade(ctx, &plan{checks: checks}, evidence) // judge usage stays in each outcome
+	g.Report = failUnlessDone(rep, run.Metadata)
+	g.GradedAt = time.Now().UTC()
+	path, err := o.writer.WriteRegrading(runDir, g)
+	if err != nil {
+		return g, "", err
+	}
+	return g, filepath.Clean(path), nil
+}

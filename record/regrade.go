@@ -1,0 +1,92 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/luxeval/lux"
+)
+
+// GradingsDir holds a run's later gradings; grading.json is never rewritten.
+const GradingsDir = "gradings"
+
+// Regrading is gradings/<timestamp>[-N].json: a run graded again, after
+// the fact, with the assertions and plugins of that time.
+type Regrading struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	LuxVersion    string    `json:"luxVersion"`
+	GradedAt      time.Time `json:"gradedAt"`
+	// CaseHash and AssertionsHash identify the case graded (they differ
+	// from the run's provenance when the case was replaced).
+	CaseHash       string `json:"caseHash"`
+	AssertionsHash string `json:"assertionsHash"`
+	// EvaluatorConfigHash identifies the graders of this grading; the
+	// run's own is in its provenance.
+	EvaluatorConfigHash string             `json:"evaluatorConfigHash"`
+	Report              *lux.GradingReport `json:"report"`
+}
+
+// WriteRegrading stores g under <runDir>/gradings with a fresh name and
+// returns its path. Existing gradings are never replaced.
+func (w Writer) WriteRegrading(runDir string, g *Regrading) (string, error) {
+	dir := filepath.Join(runDir, GradingsDir)
+	if err := os.MkdirAll(dir, DirPerm); err != nil {
+		return "", fmt.Errorf("record: %w", err)
+	}
+	stamp := Timestamp(g.GradedAt)
+	for n := 1; n < 10000; n++ {
+		name := stamp
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", stamp, n)
+		}
+		path := filepath.Join(dir, name+".json")
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FilePerm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("record: %w", err)
+		}
+		f.Close() // reserved; the content goes in atomically
+		if err := w.WriteJSON(path, g); err != nil {
+			return "", err
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("record: %s: no free name for %s", dir, stamp)
+}
+
+// ReadRegradings returns the later gradings of the run in runDir, oldest
+// first (none when it has none).
+func ReadRegradings(runDir string) ([]*Regrading, error) {
+	dir := filepath.Join(runDir, GradingsDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".json") && IsStampName(strings.TrimSuffix(n, ".json")) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	out := make([]*Regrading, 0, len(names))
+	for _, n := range names {
+		var g Regrading
+		if err := ReadJSON(filepath.Join(dir, n), &g); err != nil {
+			return nil, err
+		}
+		out = append(out, &g)
+	}
+	return out, nil
+}
