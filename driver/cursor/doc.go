@@ -70,7 +70,9 @@
 //
 // The CLI leads its own process group. After the result line it gets
 // resultGrace to exit by itself (some versions never do) before the group
-// is stopped; a timeout, the idle timeout or a cancelled run stops it too.
+// is stopped, even when Quiesce is called at once; a timeout, the idle
+// timeout or a cancelled run stops it without delay. Every stdout line,
+// not only every event, keeps the idle clock from expiring.
 // The CLI also starts a detached worker-server that leaves the group and
 // outlives it; every process of a run carries a unique TagEnv value in its
 // environment, and Quiesce stops all of them on Linux.

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/cursor"
+	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -98,4 +102,29 @@ func TestRunRecordsUsageOrItsAbsence(t *testing.T) {
 			assert.Equal(t, []lux.Artifact{{Path: "hello.txt", Size: 3, SHA256: "98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4"}}, res.Artifacts)
 		})
 	}
+}
+
+func TestRunLeavesNoProcessBehind(t *testing.T) {
+	// The CLI hangs after its result and leaves a detached worker: the run
+	// still ends done, and nothing of it survives the run.
+	pidFile := filepath.Join(t.TempDir(), "worker.pid")
+	o, _ := newOrchestrator(t)
+	drv := fakeDriver(t, "happy.jsonl", nil)
+	env := drv.Config.(map[string]any)["env"].(map[string]string)
+	env["FAKE_CURSOR_AFTER"] = "hang"
+	env["FAKE_CURSOR_ORPHAN"] = pidFile
+
+	res, err := o.Run(context.Background(), &lux.Case{ID: "hang", Prompt: "Create hello.txt", Driver: drv})
+	require.NoError(t, err)
+	require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, res.Metadata.Reason)
+
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	worker, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for proc.Alive(worker) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.False(t, proc.Alive(worker), "the CLI's detached worker outlived the run")
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
@@ -54,11 +55,12 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 	env = append(env, TagEnv+"="+tag)
 	version := driver.CommandInfo(ctx, path).Version
 	args := d.args(ws, info.Prompt)
-	p := newParser(parseOptions{
+	sess := &session{tag: TagEnv + "=" + tag, grace: d.ResultGrace.D()}
+	pr := &protocol{s: sess, p: newParser(parseOptions{
 		Model:      d.Model,
 		CLIVersion: version,
 		Partial:    d.StreamPartialOutput,
-	})
+	})}
 	base, err := driver.StartSession(ctx, driver.SessionOptions{
 		Process: driver.ProcessSpec{
 			Path:   path,
@@ -67,7 +69,7 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 			Env:    env,
 			Stderr: info.Stderr,
 		},
-		Protocol:         protocol{p},
+		Protocol:         pr,
 		Workspace:        ws,
 		IdleTimeout:      d.IdleTimeout.D(),
 		MaxLineBytes:     d.MaxLineBytes,
@@ -85,7 +87,8 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 	if err != nil {
 		return nil, fmt.Errorf("cursor: %w", err)
 	}
-	return &session{Session: base, tag: TagEnv + "=" + tag}, nil
+	sess.Session = base
+	return sess, nil
 }
 
 // env is the CLI's environment: the host's (or, when not inherited, PATH
@@ -119,15 +122,23 @@ func newTag() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// protocol adapts the parser to the driver toolkit's session.
-type protocol struct{ p *parser }
+// protocol adapts the parser to the driver toolkit's session and tells
+// the session when the result line arrived.
+type protocol struct {
+	p *parser
+	s *session // its Session is set after the start; Parse uses only resulted
+}
 
-func (pr protocol) Parse(_ context.Context, line []byte, _ *driver.Stdin) ([]lux.Event, error) {
-	return pr.p.Line(line), nil
+func (pr *protocol) Parse(_ context.Context, line []byte, _ *driver.Stdin) ([]lux.Event, error) {
+	evs := pr.p.Line(line)
+	if len(evs) > 0 && evs[len(evs)-1].Terminal() {
+		pr.s.resulted()
+	}
+	return evs, nil
 }
 
 // Answer is never called: the driver raises no interrupts.
-func (pr protocol) Answer(context.Context, lux.Interrupt, lux.Answer, *driver.Stdin) error {
+func (pr *protocol) Answer(context.Context, lux.Interrupt, lux.Answer, *driver.Stdin) error {
 	return errors.New("cursor: print mode takes no answers")
 }
 
@@ -173,18 +184,43 @@ func tailLines(s string, n int) string {
 	return s
 }
 
-// session is the toolkit's session, plus the stopping of what the CLI
-// leaves outside its process group.
+// session is the toolkit's session, plus the result grace and the
+// stopping of what the CLI leaves outside its process group.
 type session struct {
 	*driver.Session
-	tag string
-	mu  sync.Mutex
+	tag   string
+	grace time.Duration
+
+	mu       sync.Mutex
+	resultAt time.Time // when the result line arrived; zero before
 }
 
-// Quiesce stops the CLI's process group, then every process that carries
-// the run's tag in its environment: the CLI's worker-server starts in a
-// session of its own and would otherwise outlive the run.
+func (s *session) resulted() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resultAt = time.Now()
+}
+
+// Quiesce stops the CLI. After a result line the CLI first gets what is
+// left of the result grace to exit by itself. Then its process group is
+// stopped, and every process that carries the run's tag in its
+// environment: the CLI's worker-server starts in a session of its own and
+// would otherwise outlive the run.
 func (s *session) Quiesce(ctx context.Context) error {
+	s.mu.Lock()
+	at := s.resultAt
+	s.mu.Unlock()
+	if !at.IsZero() {
+		if wait := time.Until(at.Add(s.grace)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-s.Exited():
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
+	}
 	err := s.Session.Quiesce(ctx)
 	s.mu.Lock()
 	killTagged(s.tag)

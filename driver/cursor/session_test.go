@@ -336,6 +336,38 @@ func TestSessionStopsWhatTheCLILeaves(t *testing.T) {
 	}
 }
 
+func TestQuiesceHonoursResultGrace(t *testing.T) {
+	tests := []struct {
+		name  string
+		grace string
+		fake  map[string]string
+		want  proc.Status
+	}{
+		{
+			name:  "a CLI that exits within the grace exits by itself",
+			grace: "20s",
+			fake:  map[string]string{"FAKE_CURSOR_LINGER": "300ms", "FAKE_CURSOR_EXIT": "0"},
+			want:  proc.Status{Exited: true, Code: 0},
+		},
+		{
+			name:  "a CLI that never exits is killed once the grace has passed",
+			grace: "200ms",
+			fake:  map[string]string{"FAKE_CURSOR_AFTER": "hang"},
+			want:  proc.Status{Code: -1, Signal: "SIGKILL"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fake["FAKE_CURSOR_SCRIPT"] = "happy.jsonl"
+			r := start(t, map[string]any{"resultGrace": tt.grace}, tt.fake)
+			require.Equal(t, lux.EventDone, last(r.events(t)).Type)
+			// Quiesce right after the result, as the orchestrator does.
+			require.NoError(t, r.sess.Quiesce(context.Background()))
+			assert.Equal(t, tt.want, r.sess.(*session).Status())
+		})
+	}
+}
+
 func TestSessionCancel(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "worker.pid")
 	r := start(t, nil, map[string]string{"FAKE_CURSOR_SCRIPT": "stall.jsonl", "FAKE_CURSOR_AFTER": "hang", "FAKE_CURSOR_ORPHAN": pidFile})

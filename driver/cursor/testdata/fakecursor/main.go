@@ -12,6 +12,7 @@
 //	FAKE_CURSOR_LINE_DELAY  a pause before each line after the first, e.g. "50ms"
 //	FAKE_CURSOR_STDERR    text to write to stderr after the script
 //	FAKE_CURSOR_AFTER     "hang": ignore SIGTERM and never exit after the script
+//	FAKE_CURSOR_LINGER    a pause after the script before exiting, e.g. "300ms"
 //	FAKE_CURSOR_EXIT      the exit code (default 0)
 package main
 
@@ -104,6 +105,9 @@ func main() {
 		for {
 			time.Sleep(time.Hour)
 		}
+	}
+	if d, err := time.ParseDuration(os.Getenv("FAKE_CURSOR_LINGER")); err == nil {
+		time.Sleep(d)
 	}
 	code, _ := strconv.Atoi(envOr("FAKE_CURSOR_EXIT", "0"))
 	os.Exit(code)
