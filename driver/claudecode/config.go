@@ -80,8 +80,9 @@ type Config struct {
 	// driver.DefaultPath), HOME (a directory of the run), the driver's
 	// per-run variables, BaseURL, the key of APIKeyEnv and Env.
 	InheritEnv *bool `json:"inheritEnv,omitempty"`
-	// IdleTimeout ends the run when the CLI reports nothing for this long
-	// while no answer is outstanding. Default 10m.
+	// IdleTimeout ends the run when the CLI prints nothing for this long
+	// while no answer is outstanding (a silent shell command counts as
+	// idle). Default 10m.
 	IdleTimeout lux.Duration `json:"idleTimeout,omitempty"`
 	// MaxInterrupts ends the run when the CLI asks more than this many
 	// questions and approvals. Default 20.

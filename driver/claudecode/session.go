@@ -99,6 +99,9 @@ func (c *Config) launch(ctx context.Context, s *session, runDir, path string, pa
 		MaxInterrupts: c.maxInterrupts(),
 		Input:         append(userMessage(info.Prompt), '\n'),
 		OnExit:        onExit,
+		// Stream events are activity too: a long answer being written
+		// keeps the run alive.
+		TouchOnLine: true,
 	})
 	if err != nil {
 		return fmt.Errorf("claudecode: %w", err)
