@@ -19,7 +19,7 @@ import (
 
 // TagEnv is set in the CLI's environment to a value unique to the run, so
 // that processes the CLI leaves behind outside its process group can be
-// found and stopped (see Session.Quiesce).
+// found and stopped when the run is quiesced.
 const TagEnv = "LUX_PROCESS_TAG"
 
 // Start launches the CLI for one run:
