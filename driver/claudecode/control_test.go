@@ -53,7 +53,7 @@ func TestAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newParser("", "")
+			p := newParser()
 			out := p.Line([]byte(tt.line))
 			require.Len(t, out.Events, 1)
 			require.Equal(t, lux.EventInterrupt, out.Events[0].Type)
@@ -75,7 +75,7 @@ func TestAnswers(t *testing.T) {
 }
 
 func TestInterrupts(t *testing.T) {
-	p := newParser("", "")
+	p := newParser()
 	ask := p.Line([]byte(`{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"AskUserQuestion",` +
 		`"input":{"questions":[{"question":"A?"},{"question":"B?"}]},"tool_use_id":"toolu_1"}}`)).Events[0].Interrupt
 	assert.Equal(t, lux.Interrupt{Kind: lux.Ask, ID: "toolu_1", Question: "A?\nB?", Context: map[string]any{
@@ -177,7 +177,7 @@ func TestLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newParser("", "")
+			p := newParser()
 			var got []string
 			for _, l := range tt.lines {
 				for _, e := range p.Line([]byte(l)).Events {

@@ -146,3 +146,24 @@ func TestCaseAPIError(t *testing.T) {
 	assert.Contains(t, m.Reason, "thinking budget exceeds the limit")
 	assert.Equal(t, "fail", res.Verdict())
 }
+
+func TestPreflightMissingCLI(t *testing.T) {
+	t.Parallel()
+	reg := lux.NewRegistry()
+	require.NoError(t, reg.RegisterDriver(claudecode.Plugin()))
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir()})
+	diags := o.Preflight(context.Background(), []*lux.Case{{
+		ID: "x", Prompt: "hi",
+		Driver: &lux.PluginRef{Name: claudecode.Name, Config: map[string]any{"command": "lux-no-such-claude"}},
+	}})
+	assert.False(t, orchestrator.Healthy(diags))
+	var found bool
+	for _, d := range diags {
+		if d.ID == "command:lux-no-such-claude" {
+			found = true
+			assert.Equal(t, orchestrator.StatusFail, d.Status)
+			assert.Contains(t, d.Message+" "+d.Detail, claudecode.InstallHint)
+		}
+	}
+	assert.True(t, found, "no diagnostic for the missing CLI: %+v", diags)
+}

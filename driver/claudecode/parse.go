@@ -11,85 +11,6 @@ import (
 // AgentID is the agent id the driver reports when ready.
 const AgentID = "claude-code"
 
-// Progress kinds this driver emits besides the shared ones (agent-message,
-// reasoning, tool-call, tool-result, usage).
-const (
-	// KindPermissionDenied is a tool call the permission mode or rules
-	// refused without asking (system/permission_denied). Payload:
-	// PermissionDenied.
-	KindPermissionDenied = "permission-denied"
-	// KindAPIRetry is a failed API request the CLI is about to retry
-	// (system/api_retry). Payload: APIRetry.
-	KindAPIRetry = "api-retry"
-	// KindAPIError is the CLI's own message about an API call that failed
-	// for good (a synthetic assistant message). Payload: APIError.
-	KindAPIError = "api-error"
-	// KindResult is the CLI's final report of a run that ended in error;
-	// a run that ends normally carries the same report in Done.Summary.
-	// Payload: Summary.
-	KindResult = "result"
-	// KindUserMessage is text the CLI put in the conversation as the user
-	// (a subagent's prompt, say). Payload: lux.Message.
-	KindUserMessage = "user-message"
-	// KindNotice is an informational notice of the CLI. Payload:
-	// {"text": ...}.
-	KindNotice = "notice"
-	// KindControl is a control request the driver cannot answer; it was
-	// refused. Payload: the line as printed.
-	KindControl = "control-request"
-	// KindClaudeEvent is any other line the driver does not translate.
-	// Payload: the line as printed.
-	KindClaudeEvent = "claude-event"
-	// KindStdout is a stdout line that is not a JSON object. Payload:
-	// {"text": <the line>}.
-	KindStdout = "stdout-text"
-)
-
-// PermissionDenied is the payload of a permission-denied progress event.
-type PermissionDenied struct {
-	ToolName   string `json:"toolName"`
-	ToolUseID  string `json:"toolUseId"`
-	Message    string `json:"message,omitempty"`
-	ReasonType string `json:"reasonType,omitempty"`
-	ReasonCode string `json:"reasonCode,omitempty"`
-}
-
-// APIRetry is the payload of an api-retry progress event.
-type APIRetry struct {
-	Attempt      int     `json:"attempt"`
-	MaxRetries   int     `json:"maxRetries"`
-	RetryDelayMs float64 `json:"retryDelayMs"`
-	Status       *int    `json:"status,omitempty"`
-	Error        string  `json:"error,omitempty"`
-}
-
-// APIError is the payload of an api-error progress event.
-type APIError struct {
-	Text   string `json:"text"`
-	Status *int   `json:"status,omitempty"`
-	Type   string `json:"type,omitempty"`
-}
-
-// Summary is the CLI's final report (the result line): Done.Summary of a
-// run that ended normally, the payload of a result progress event
-// otherwise.
-type Summary struct {
-	SessionID         string          `json:"sessionId,omitempty"`
-	Subtype           string          `json:"subtype,omitempty"`
-	IsError           bool            `json:"isError"`
-	Result            string          `json:"result,omitempty"`
-	StopReason        string          `json:"stopReason,omitempty"`
-	TerminalReason    string          `json:"terminalReason,omitempty"`
-	APIErrorStatus    *int            `json:"apiErrorStatus,omitempty"`
-	NumTurns          int             `json:"numTurns"`
-	DurationMs        *float64        `json:"durationMs,omitempty"`
-	DurationAPIMs     *float64        `json:"durationApiMs,omitempty"`
-	CostUSD           *float64        `json:"costUsd,omitempty"`
-	Usage             *lux.TokenUsage `json:"usage,omitempty"`
-	ModelUsage        json.RawMessage `json:"modelUsage,omitempty"`
-	PermissionDenials json.RawMessage `json:"permissionDenials,omitempty"`
-}
-
 // syntheticModel is the model of the messages the CLI writes itself.
 const syntheticModel = "<synthetic>"
 
@@ -99,9 +20,6 @@ const syntheticModel = "<synthetic>"
 // waiting for an answer) and does no I/O; the events it returns carry no
 // time.
 type parser struct {
-	askTool    string // the tool whose permission request is a question
-	cliVersion string // from --version, when known
-
 	ready    bool
 	terminal bool
 	seq      map[string]int // per id prefix
@@ -118,19 +36,14 @@ type parser struct {
 	interrupts *interrupts
 }
 
-func newParser(askTool, cliVersion string) *parser {
-	if askTool == "" {
-		askTool = DefaultAskTool
-	}
+func newParser() *parser {
 	return &parser{
-		askTool:    askTool,
-		cliVersion: cliVersion,
 		seq:        map[string]int{},
 		toolNames:  map[string]string{},
 		usage:      map[string]*apiUsage{},
 		models:     map[string]string{},
 		reported:   map[string]bool{},
-		interrupts: newInterrupts(askTool),
+		interrupts: newInterrupts(DefaultAskTool),
 	}
 }
 
@@ -222,10 +135,6 @@ func (p *parser) system(out *output, subtype string, b []byte) {
 		var l initLine
 		_ = json.Unmarshal(b, &l)
 		p.ready = true
-		version := l.Version
-		if version == "" {
-			version = p.cliVersion
-		}
 		detail := map[string]any{}
 		put := func(k, v string) {
 			if v != "" {
@@ -249,7 +158,7 @@ func (p *parser) system(out *output, subtype string, b []byte) {
 			detail["plugins"] = plugins
 		}
 		out.add(lux.Event{Type: lux.EventReady, Ready: &lux.Ready{
-			AgentID: AgentID, AgentVersion: version, Model: l.Model, Detail: detail,
+			AgentID: AgentID, AgentVersion: l.Version, Model: l.Model, Detail: detail,
 		}})
 	case "permission_denied":
 		var l permissionDeniedLine
@@ -445,80 +354,6 @@ func errorReason(l resultLine) string {
 		detail += ", " + l.TerminalReason
 	}
 	return fmt.Sprintf("claude reported an error (%s)", detail)
-}
-
-// observe records usage reported for the API response id. fromStream is
-// true for stream_event lines, which end each response with message_stop.
-func (p *parser) observe(out *output, id, model string, u *apiUsage, fromStream bool) {
-	if id == "" || p.reported[id] {
-		return
-	}
-	if !p.partial {
-		// Without stream events a response is complete when the next
-		// one starts.
-		for _, open := range p.open {
-			if open != id {
-				p.flush(out, open)
-			}
-		}
-	}
-	cur, ok := p.usage[id]
-	if !ok {
-		cur = &apiUsage{}
-		p.usage[id] = cur
-		p.open = append(p.open, id)
-	}
-	if model != "" {
-		p.models[id] = model
-	}
-	if u != nil {
-		// Counts only grow within a response: the per-block lines repeat
-		// the start's output count while the delta has the final one.
-		max := func(dst **int64, src *int64) {
-			if src != nil && (*dst == nil || *src > **dst) {
-				n := *src
-				*dst = &n
-			}
-		}
-		max(&cur.Input, u.Input)
-		max(&cur.Output, u.Output)
-		max(&cur.CacheRead, u.CacheRead)
-		max(&cur.CacheCreation, u.CacheCreation)
-	}
-}
-
-// flush reports the usage of the response id, once.
-func (p *parser) flush(out *output, id string) {
-	u, ok := p.usage[id]
-	if !ok || p.reported[id] {
-		return
-	}
-	p.reported[id] = true
-	delete(p.usage, id)
-	for i, open := range p.open {
-		if open == id {
-			p.open = append(p.open[:i], p.open[i+1:]...)
-			break
-		}
-	}
-	if !u.reported() {
-		return
-	}
-	out.progress("usage-"+id, lux.KindUsage, &lux.UsageReport{TokenUsage: u.tokens(), Label: p.models[id]})
-}
-
-// flushSequential reports the open responses when the CLI prints no stream
-// events (their ends are then only known from what follows).
-func (p *parser) flushSequential(out *output) {
-	if !p.partial {
-		p.flushAll(out)
-	}
-}
-
-func (p *parser) flushAll(out *output) {
-	for len(p.open) > 0 {
-		p.flush(out, p.open[0])
-	}
 }
 
 // decodeAny decodes raw JSON into a value; undecodable or empty raw is nil.

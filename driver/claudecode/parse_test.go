@@ -59,7 +59,7 @@ func TestGolden(t *testing.T) {
 	for _, capture := range captures {
 		name := strings.TrimSuffix(filepath.Base(capture), ".jsonl")
 		t.Run(name, func(t *testing.T) {
-			p := newParser("", "")
+			p := newParser()
 			var got bytes.Buffer
 			for _, l := range readLines(t, name+".jsonl") {
 				out := p.Line(l)
@@ -130,7 +130,7 @@ func TestSummaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newParser("", "")
+			p := newParser()
 			kinds := map[string]int{}
 			var usage []lux.TokenUsage
 			var terminal []lux.Event

@@ -93,7 +93,7 @@ func (c *Config) launch(ctx context.Context, s *session, runDir, path string, pa
 		Process: driver.ProcessSpec{
 			Path: path, Args: c.args(paths), Dir: info.Workspace, Env: env, Stderr: info.Stderr,
 		},
-		Protocol:      &protocol{p: newParser(DefaultAskTool, "")},
+		Protocol:      &protocol{p: newParser()},
 		Workspace:     info.Workspace,
 		IdleTimeout:   c.idleTimeout(),
 		MaxInterrupts: c.maxInterrupts(),
