@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -202,9 +201,6 @@ func TestSuiteMemoryDoesNotKeepRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a few hundred runs")
 	}
-	var mu sync.Mutex
-	mu.Lock()
-	defer mu.Unlock()
 	small, r1 := retainedHeap(t, 20)
 	large, r2 := retainedHeap(t, 120)
 	perRun := (float64(large) - float64(small)) / 100

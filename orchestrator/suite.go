@@ -44,20 +44,17 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 		return nil, errors.New("orchestrator: the suite has no cases")
 	}
 	plans := make([]*plan, len(cases))
-	var bad []string
+	var bad []error
 	for i, c := range cases {
 		p, err := o.plan(c)
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("cases[%d]: %v", i, err))
+			bad = append(bad, fmt.Errorf("cases[%d]: %w", i, err))
 			continue
 		}
 		plans[i] = p
 	}
 	if len(bad) > 0 {
-		return nil, &alsoError{
-			err:  fmt.Errorf("orchestrator: suite refused, %d of %d cases are invalid:\n%s", len(bad), len(cases), strings.Join(bad, "\n")),
-			also: lux.ErrInvalidCase,
-		}
+		return nil, &suiteRefused{total: len(cases), errs: bad}
 	}
 
 	start := time.Now().UTC()
@@ -93,6 +90,9 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	for range m.Concurrency {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // cancelled while dispatched: never started, marked skipped below
+				}
 				j := jobs[i]
 				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
@@ -112,6 +112,9 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	}
 dispatch:
 	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -157,6 +160,23 @@ dispatch:
 	}
 	return res, nil
 }
+
+// suiteRefused lists the invalid cases of a suite; errors.Is sees the
+// sentinels of each (lux.ErrInvalidCase, lux.ErrMissingCapability).
+type suiteRefused struct {
+	total int
+	errs  []error
+}
+
+func (e *suiteRefused) Error() string {
+	lines := make([]string, len(e.errs))
+	for i, err := range e.errs {
+		lines[i] = err.Error()
+	}
+	return fmt.Sprintf("orchestrator: suite refused, %d of %d cases are invalid:\n%s", len(e.errs), e.total, strings.Join(lines, "\n"))
+}
+
+func (e *suiteRefused) Unwrap() []error { return e.errs }
 
 func anySkippedOrCancelled(items []record.SuiteItem) bool {
 	for _, it := range items {

@@ -95,6 +95,8 @@ func TestRequiresIsCheckedBeforeAnythingStarts(t *testing.T) {
 	_, err = o.RunSuite(context.Background(), []*lux.Case{{ID: "ok", Prompt: "p", Driver: driverRef(scen)}, c})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "suite refused, 1 of 2 cases are invalid")
+	assert.True(t, errors.Is(err, lux.ErrMissingCapability))
+	assert.True(t, errors.Is(err, lux.ErrInvalidCase))
 	assert.Contains(t, err.Error(), `cases[1]: orchestrator: case "needs"`)
 	assert.False(t, started)
 }

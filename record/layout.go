@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,42 @@ var stampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z(?:
 // IsStampName reports whether name looks like a run or suite directory
 // name: a Timestamp, optionally followed by -N.
 func IsStampName(name string) bool { return stampRE.MatchString(name) }
+
+// CompareStampNames orders run, suite and grading names chronologically:
+// by timestamp, then by suffix (none, -2, -3, ..., -10). Names that are
+// not stamp names sort after, by bytes. An extension (".json") is ignored.
+func CompareStampNames(a, b string) int {
+	sa, na, oka := splitStamp(a)
+	sb, nb, okb := splitStamp(b)
+	switch {
+	case oka && okb:
+		if c := strings.Compare(sa, sb); c != 0 {
+			return c
+		}
+		return na - nb
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func splitStamp(name string) (string, int, bool) {
+	name = strings.TrimSuffix(name, ".json")
+	if !IsStampName(name) {
+		return "", 0, false
+	}
+	stamp, suffix, found := strings.Cut(name, "Z-")
+	if !found {
+		return name, 1, true
+	}
+	n, err := strconv.Atoi(suffix)
+	if err != nil {
+		return "", 0, false
+	}
+	return stamp + "Z", n, true
+}
 
 // Slug turns a case id into a relative directory path: every character
 // other than ASCII letters, digits, '-', '_' and '/' becomes '-', runs of
@@ -124,7 +161,8 @@ func reserve(parent, stamp string) (string, error) {
 }
 
 // FindRuns returns every run directory under root (a directory with a
-// timestamp name holding run.json), sorted, skipping the .suites tree and
+// timestamp name holding run.json), sorted by case and driver directory
+// and then oldest first, skipping the .suites tree and
 // other dot directories. A root that does not exist has no runs.
 func FindRuns(root string) ([]string, error) {
 	var out []string
@@ -153,6 +191,12 @@ func FindRuns(root string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: find runs under %s: %w", root, err)
 	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := strings.Compare(filepath.Dir(a), filepath.Dir(b)); c != 0 {
+			return c
+		}
+		return CompareStampNames(filepath.Base(a), filepath.Base(b))
+	})
 	return out, nil
 }
 
@@ -166,11 +210,16 @@ func FindSuites(root string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: find suites: %w", err)
 	}
-	var out []string
+	var names []string
 	for _, e := range entries {
 		if e.IsDir() && IsStampName(e.Name()) {
-			out = append(out, filepath.Join(dir, e.Name()))
+			names = append(names, e.Name())
 		}
+	}
+	slices.SortFunc(names, CompareStampNames)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = filepath.Join(dir, n)
 	}
 	return out, nil
 }

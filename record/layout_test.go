@@ -3,6 +3,7 @@ package record
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -108,4 +109,10 @@ func TestWriteFileAtomic(t *testing.T) {
 	err = WriteFileAtomic(filepath.Join(dir, "missing", "x.json"), []byte("x"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(dir, "missing", "x.json"))
+}
+
+func TestCompareStampNames(t *testing.T) {
+	names := []string{"2025-01-01T00-00-00-000Z-10", "zzz", "2025-01-01T00-00-00-001Z", "2025-01-01T00-00-00-000Z-2.json", "2025-01-01T00-00-00-000Z"}
+	slices.SortFunc(names, CompareStampNames)
+	assert.Equal(t, []string{"2025-01-01T00-00-00-000Z", "2025-01-01T00-00-00-000Z-2.json", "2025-01-01T00-00-00-000Z-10", "2025-01-01T00-00-00-001Z", "zzz"}, names)
 }

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,7 +79,7 @@ func ReadRegradings(runDir string) ([]*Regrading, error) {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
+	slices.SortFunc(names, CompareStampNames)
 	out := make([]*Regrading, 0, len(names))
 	for _, n := range names {
 		var g Regrading
