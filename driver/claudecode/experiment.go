@@ -25,9 +25,10 @@ const ExperimentVersion = "1"
 // the CLI and the contents of the settings and plugins the config names.
 // Two experiment arms whose identities differ are never pooled.
 type Identity struct {
-	CLIVersion       string            `json:"cliVersion"`       // first line of `claude --version`
-	ExecutablePath   string            `json:"executablePath"`   // resolved, symlinks followed
-	ExecutableSHA256 string            `json:"executableSha256"` // of the file the path resolves to
+	CLIVersion string `json:"cliVersion"` // first line of `claude --version`
+	// ExecutableSHA256 is the hash of the executable (symlinks followed),
+	// not its path: the same CLI installed elsewhere is the same agent.
+	ExecutableSHA256 string            `json:"executableSha256"`
 	Settings         *ContentIdentity  `json:"settings,omitempty"`
 	Plugins          []ContentIdentity `json:"plugins,omitempty"`
 }
@@ -72,7 +73,7 @@ func IdentityOf(ctx context.Context, cfg lux.DriverConfig, root string) (any, er
 	if err != nil {
 		return nil, fmt.Errorf("claudecode: identity: %w", err)
 	}
-	id := &Identity{CLIVersion: info.Version, ExecutablePath: real, ExecutableSHA256: sum}
+	id := &Identity{CLIVersion: info.Version, ExecutableSHA256: sum}
 	resolve := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
