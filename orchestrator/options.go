@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/luxeval/lux"
@@ -11,6 +12,7 @@ import (
 // go to .lux-runs, one at a time, once each.
 type Options struct {
 	// RunsRoot is where run and suite records go; default ".lux-runs".
+	// A relative path is made absolute against the working directory.
 	RunsRoot string
 	// Concurrency is how many runs of a suite proceed at once; default 1.
 	Concurrency int
@@ -54,6 +56,11 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.RunsRoot == "" {
 		o.RunsRoot = record.DefaultRoot
+	}
+	// Drivers get absolute paths: an agent that changes directory, or
+	// runs in its workspace, must still find its run and workspace.
+	if abs, err := filepath.Abs(o.RunsRoot); err == nil {
+		o.RunsRoot = abs
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1
