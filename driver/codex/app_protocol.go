@@ -67,7 +67,7 @@ type appProtocol struct {
 	called    toolCalls
 	changes   map[string][]fileChange // file changes by item id, for approvals
 	pending   map[string]*serverRequest
-	asked     int // interrupts raised
+	asked     int         // interrupts raised
 	early     []lux.Event // progress before ready, held back until ready
 	seq       int
 }

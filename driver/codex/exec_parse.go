@@ -16,7 +16,8 @@ const AgentID = "codex"
 const (
 	// KindCodexError is an error the CLI reported without ending the turn
 	// (a "Reconnecting..." retry notice, or the message that precedes a
-	// failed turn). Payload: {"message": ...}.
+	// failed turn). Payload: {"message": ..., "willRetry": true when the
+	// CLI retries}.
 	KindCodexError = "codex-error"
 	// KindWarning is a warning from the CLI: an exec "error" item (an
 	// unknown model, a feature under development) or an app-server
@@ -173,7 +174,8 @@ func (p *execParser) Line(b []byte) []lux.Event {
 			msg = errorMessage(l.Error)
 		}
 		p.lastError = msg
-		return []lux.Event{p.progress(KindCodexError, map[string]string{"message": msg})}
+		retry := strings.HasPrefix(msg, "Reconnecting...")
+		return []lux.Event{p.progress(KindCodexError, map[string]any{"message": msg, "willRetry": retry})}
 	}
 	return []lux.Event{p.progress(KindCodexItem, json.RawMessage(b))}
 }

@@ -156,7 +156,7 @@ func TestExecParserEvents(t *testing.T) {
 				`{"type":"turn.completed"}`,
 			},
 			want: []lux.Event{
-				progressEvent("codex-error-1", KindCodexError, map[string]string{"message": "Reconnecting... 1/1 (high demand)"}),
+				progressEvent("codex-error-1", KindCodexError, map[string]any{"message": "Reconnecting... 1/1 (high demand)", "willRetry": true}),
 				errorEvent("high demand"),
 			},
 		},
@@ -164,7 +164,7 @@ func TestExecParserEvents(t *testing.T) {
 			name:  "failed turn without a message uses the last error",
 			lines: []string{`{"type":"error","message":"Missing environment variable: FAKE_KEY."}`, `{"type":"turn.failed"}`},
 			want: []lux.Event{
-				progressEvent("codex-error-1", KindCodexError, map[string]string{"message": "Missing environment variable: FAKE_KEY."}),
+				progressEvent("codex-error-1", KindCodexError, map[string]any{"message": "Missing environment variable: FAKE_KEY.", "willRetry": false}),
 				errorEvent("Missing environment variable: FAKE_KEY."),
 			},
 		},

@@ -1,0 +1,199 @@
+package codex_test
+
+// Tests against the real Codex CLI (codex 0.169.0, installed by
+// .ci/install-clis.sh) and the scripted model server of package modeltest,
+// on 127.0.0.1 only, without an API key. The CLI's proxy variables point
+// at the server, which refuses and records anything else, so a test also
+// proves that the run stayed on loopback.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/modeltest"
+)
+
+// runTimeout bounds one run: a safety net against a hung CLI, not a
+// measure (the runs take a few seconds).
+const runTimeout = 3 * time.Minute
+
+var (
+	codexOnce sync.Once
+	codexPath string
+	codexMiss string
+)
+
+// findCodex returns the path of the installed codex, looked for in
+// $LUX_CLI_CACHE, then the default cache, then PATH. It skips the test
+// when codex is not installed, unless LUX_CLI_CACHE is set: then the
+// CLI must be there (CI installs it first) and its absence fails.
+func findCodex(t *testing.T) string {
+	t.Helper()
+	codexOnce.Do(func() {
+		var dirs []string
+		if cache := os.Getenv("LUX_CLI_CACHE"); cache != "" {
+			dirs = append(dirs, filepath.Join(cache, "node_modules", ".bin"))
+		}
+		if home, err := os.UserHomeDir(); err == nil {
+			dirs = append(dirs, filepath.Join(home, ".cache", "lux-clis", "node_modules", ".bin"))
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, "codex")
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				codexPath = p
+				return
+			}
+		}
+		if p, err := exec.LookPath("codex"); err == nil {
+			codexPath = p
+			return
+		}
+		codexMiss = "codex is not installed (looked in " + strings.Join(dirs, ", ") + " and PATH); run .ci/install-clis.sh"
+	})
+	if codexPath == "" {
+		if os.Getenv("LUX_CLI_CACHE") != "" {
+			t.Fatalf("LUX_CLI_CACHE is set but %s", codexMiss)
+		}
+		t.Skip(codexMiss)
+	}
+	return codexPath
+}
+
+// driverConfig is a codex config for the server: the installed CLI, the
+// server as provider without retries, the host environment not inherited
+// and the proxy pointed at the server. extra is merged in.
+func driverConfig(t *testing.T, srv *modeltest.Server, extra map[string]any) map[string]any {
+	t.Helper()
+	env := map[string]string{}
+	for _, kv := range srv.ProxyEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	cfg := map[string]any{
+		"command": findCodex(t),
+		"model":   "gpt-5.5",
+		"provider": map[string]any{
+			"baseURL": srv.OpenAIBaseURL(), "requestMaxRetries": 0, "streamMaxRetries": 0,
+		},
+		"inheritEnv": false,
+		"env":        env,
+	}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	return cfg
+}
+
+func parse(t *testing.T, cfg map[string]any) *codex.Config {
+	t.Helper()
+	raw, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	c, err := codex.ParseConfig(raw)
+	require.NoError(t, err)
+	return c
+}
+
+// sessionRun is what a run driven straight through a session shows.
+type sessionRun struct {
+	events    []lux.Event
+	artifacts []lux.Artifact
+	stderr    string
+	workspace string
+	runDir    string
+}
+
+func (r sessionRun) terminal() lux.Event {
+	if len(r.events) == 0 {
+		return lux.Event{}
+	}
+	return r.events[len(r.events)-1]
+}
+
+func (r sessionRun) file(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.workspace, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// ofKind returns the progress events of a kind.
+func (r sessionRun) ofKind(kind string) []*lux.Progress {
+	var out []*lux.Progress
+	for _, e := range r.events {
+		if e.Type == lux.EventProgress && e.Progress.Kind == kind {
+			out = append(out, e.Progress)
+		}
+	}
+	return out
+}
+
+// drive runs one case through a session: it reads events until the
+// terminal one, answering each interrupt with answer, then quiesces,
+// collects and closes.
+func drive(t *testing.T, c *codex.Config, prompt string, answer func(lux.Interrupt) lux.Answer) sessionRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	run := sessionRun{runDir: t.TempDir()}
+	run.workspace = filepath.Join(run.runDir, "artifacts")
+	require.NoError(t, os.MkdirAll(run.workspace, 0o755))
+	var stderr bytes.Buffer
+	s, err := c.Start(ctx, lux.StartInfo{CaseID: "t", Prompt: prompt, RunDir: run.runDir, Workspace: run.workspace, Stderr: &stderr})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, s.Close()) }()
+	for {
+		ev, err := s.Next(ctx)
+		require.NoError(t, err, "stderr:\n%s", stderr.String())
+		run.events = append(run.events, ev)
+		if ev.Type == lux.EventInterrupt {
+			require.NotNil(t, answer, "unexpected interrupt %+v", ev.Interrupt)
+			require.NoError(t, s.Respond(ctx, answer(*ev.Interrupt)))
+		}
+		if ev.Terminal() {
+			break
+		}
+	}
+	require.NoError(t, s.Quiesce(ctx))
+	run.artifacts, err = s.Collect(ctx)
+	require.NoError(t, err)
+	run.stderr = stderr.String()
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := json.MarshalIndent(run.events, "", "  ")
+			t.Logf("events:\n%s\nstderr:\n%s", b, run.stderr)
+		}
+	})
+	return run
+}
+
+// assertHermetic checks that the CLI asked the server for nothing but the
+// model API: no proxied request to another host, no unknown endpoint.
+func assertHermetic(t *testing.T, srv *modeltest.Server) {
+	t.Helper()
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, []modeltest.Kind{modeltest.KindProxy, modeltest.KindUnknown}, r.Kind,
+			"request %d: %s %s (host %s)", r.Seq, r.Method, r.Path, r.Host)
+	}
+	assert.NoError(t, srv.Err())
+}
+
+func shell(cmd string) modeltest.ToolCall {
+	return modeltest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": cmd, "login": false}}
+}
+
+func patch(text string) modeltest.ToolCall {
+	return modeltest.ToolCall{Name: "apply_patch", Input: text}
+}
