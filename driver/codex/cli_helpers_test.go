@@ -150,7 +150,7 @@ func drive(t *testing.T, c *codex.Config, prompt string, answer func(lux.Interru
 	run := sessionRun{runDir: t.TempDir()}
 	run.workspace = filepath.Join(run.runDir, "artifacts")
 	require.NoError(t, os.MkdirAll(run.workspace, 0o755))
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	s, err := c.Start(ctx, lux.StartInfo{CaseID: "t", Prompt: prompt, RunDir: run.runDir, Workspace: run.workspace, Stderr: &stderr})
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, s.Close()) }()
@@ -177,6 +177,25 @@ func drive(t *testing.T, c *codex.Config, prompt string, answer func(lux.Interru
 		}
 	})
 	return run
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader in
+// different goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // assertHermetic checks that the CLI asked the server for nothing but the
