@@ -1,0 +1,190 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/luxeval/lux/stats"
+)
+
+// Effect is the paired effect of B against A on one metric: over the cases
+// paired between the sides, the mean of the per-case differences
+// (B − A, each case first reduced to the mean of its runs), with a
+// confidence interval from stats.Paired.
+type Effect struct {
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`   // see MetricUnit
+	Better string `json:"better"` // "higher", "lower" or "" (see MetricBetter)
+	// A and B are the means of the per-case means over the cases used;
+	// Delta = B − A is the estimate.
+	A     float64 `json:"a"`
+	B     float64 `json:"b"`
+	Delta float64 `json:"delta"`
+	// Cases is the number of paired cases used; Dropped the paired cases
+	// left out because some of their runs lack the metric.
+	Cases   int `json:"cases"`
+	Dropped int `json:"dropped"`
+	// Interval is null when none could be computed (Unavailable says why).
+	Interval *Interval `json:"interval"`
+	// Significant is true when the interval excludes 0. Outcome is then
+	// "better" or "worse" for a metric with a direction, else "".
+	Significant bool      `json:"significant"`
+	Outcome     string    `json:"outcome"`
+	Unavailable string    `json:"unavailable,omitempty"`
+	Warnings    []Warning `json:"warnings"`
+}
+
+// Interval is the confidence interval of an effect.
+type Interval struct {
+	Lower     float64      `json:"lower"`
+	Upper     float64      `json:"upper"`
+	Method    stats.Method `json:"method"`
+	Level     float64      `json:"level"`
+	StdErr    float64      `json:"stdErr"`
+	Units     int          `json:"units"` // independent units: clusters when clustered, else cases
+	Clustered bool         `json:"clustered"`
+	Resamples int          `json:"resamples,omitempty"`
+}
+
+// MetricBetter says which way metric name improves: "higher" (pass rate,
+// score, cache hit rates), "lower" (duration, tokens, cost, failed tool
+// calls) or "" when neither is better in general (tool calls, interrupts,
+// artifacts).
+func MetricBetter(name string) string {
+	switch {
+	case name == MetricPassRate, name == MetricScore, strings.HasSuffix(name, ".cacheHitRate"):
+		return "higher"
+	case name == "durationMs", strings.HasPrefix(name, "phase."), name == "cost.usd",
+		strings.HasPrefix(name, "agent."), strings.HasPrefix(name, "harness."),
+		name == "toolCalls.failed", name == "toolCalls.unresolved", name == "toolCalls.malformed",
+		name == "toolCalls.unmatchedResults", name == "toolCalls.failureRate":
+		return "lower"
+	}
+	return ""
+}
+
+// MetricUnit is the unit of metric name: "fraction" (0..1), "score"
+// (0..1), "ms", "tokens", "usd", "bytes" or "count".
+func MetricUnit(name string) string {
+	switch {
+	case name == MetricPassRate, strings.HasSuffix(name, "Rate"):
+		return "fraction"
+	case name == MetricScore:
+		return "score"
+	case name == "durationMs", strings.HasPrefix(name, "phase."):
+		return "ms"
+	case strings.HasPrefix(name, "agent."), strings.HasPrefix(name, "harness."):
+		return "tokens"
+	case name == "cost.usd":
+		return "usd"
+	case name == "artifacts.bytes":
+		return "bytes"
+	}
+	return "count"
+}
+
+// metricLabels are the names people read for the common metrics.
+var metricLabels = map[string]string{
+	MetricPassRate:     "pass rate",
+	MetricScore:        "score",
+	"durationMs":       "duration",
+	"agent.total":      "agent tokens",
+	"harness.total":    "harness tokens",
+	"cost.usd":         "agent cost",
+	"toolCalls":        "tool calls",
+	"toolCalls.failed": "failed tool calls",
+	"interrupts":       "interrupts",
+}
+
+func metricLabel(name string) string {
+	if l, ok := metricLabels[name]; ok {
+		return l
+	}
+	return name
+}
+
+// pairedCase is a case present on both sides with matching identity.
+type pairedCase struct {
+	id      string
+	cluster string
+	a, b    *caseAcc
+}
+
+// effect computes the paired effect of one metric over the paired cases.
+func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st settings) Effect {
+	e := Effect{Metric: name, Unit: MetricUnit(name), Better: MetricBetter(name), Warnings: []Warning{}}
+	before := make([]float64, 0, len(cases))
+	after := make([]float64, 0, len(cases))
+	var labels []string
+	if clustered {
+		labels = make([]string, 0, len(cases))
+	}
+	for _, pc := range cases {
+		va, okA := sa.mean(pc.a, name)
+		vb, okB := sb.mean(pc.b, name)
+		if !okA || !okB {
+			e.Dropped++
+			continue
+		}
+		before, after = append(before, va), append(after, vb)
+		if clustered {
+			labels = append(labels, pc.cluster)
+		}
+	}
+	e.Cases = len(before)
+	if e.Cases == 0 {
+		e.Unavailable = fmt.Sprintf("no paired case has it in every run (A: %d of %d runs have it, B: %d of %d)",
+			sa.runsHaving(name), sa.info.Runs, sb.runsHaving(name), sb.info.Runs)
+		return e
+	}
+	e.A, e.B = mean(before), mean(after)
+	e.Delta = e.B - e.A
+	iv, err := stats.Paired(before, after, labels, st.cfg)
+	if err != nil {
+		e.Unavailable = strings.TrimPrefix(err.Error(), "stats: ")
+		return e
+	}
+	e.Delta = iv.Estimate
+	e.Interval = &Interval{
+		Lower: iv.Lower, Upper: iv.Upper, Method: iv.Method, Level: iv.Level, StdErr: iv.StdErr,
+		Units: iv.Units, Clustered: iv.Units < iv.N, Resamples: iv.Resamples,
+	}
+	e.Significant = iv.Lower > 0 || iv.Upper < 0
+	if e.Significant && e.Better != "" {
+		up := iv.Lower > 0
+		if up == (e.Better == "higher") {
+			e.Outcome = "better"
+		} else {
+			e.Outcome = "worse"
+		}
+	}
+	for _, w := range iv.Warnings {
+		e.Warnings = append(e.Warnings, warningOf(w))
+	}
+	return e
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// warningOf turns a stats warning into a Warning with its code.
+func warningOf(err error) Warning {
+	code := WarnStats
+	switch {
+	case errors.Is(err, stats.ErrFewClusters):
+		code = WarnFewClusters
+	case errors.Is(err, stats.ErrFewUnits):
+		code = WarnFewUnits
+	case errors.Is(err, stats.ErrDegenerate):
+		code = WarnDegenerate
+	case errors.Is(err, stats.ErrFewResamples):
+		code = WarnFewResamples
+	}
+	return Warning{Code: code, Message: strings.TrimPrefix(err.Error(), "stats: ")}
+}

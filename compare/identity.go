@@ -1,0 +1,222 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// Field names one part of a run's comparison identity (see
+// record.IdentityHash): two runs measure the same thing only when every
+// field matches.
+type Field string
+
+// The identity fields, in the order comparisons report them.
+const (
+	FieldCaseID              Field = "caseId"              // the canonical case id
+	FieldCaseHash            Field = "caseHash"            // the case as authored: prompt, persona, fixtures path, assertions, ...
+	FieldAssertionsHash      Field = "assertionsHash"      // the assertions as authored
+	FieldFixturesHash        Field = "fixturesHash"        // the staged fixture tree
+	FieldDriverConfigHash    Field = "driverConfigHash"    // the validated driver config
+	FieldAnswererConfigHash  Field = "answererConfigHash"  // the validated answerer config
+	FieldEvaluatorConfigHash Field = "evaluatorConfigHash" // the evaluator: harness, plugins, assertion configs
+	FieldRuntime             Field = "runtime"             // driver, commands and their versions, capabilities, model
+	FieldEnvironment         Field = "environment"         // the user's declaration of where the agent ran
+	FieldSource              Field = "source"              // case path and git commit (and working-tree hash when dirty)
+	FieldHost                Field = "host"                // OS, architecture, Go version of the harness
+	FieldDriver              Field = "driver"              // the agent as it reported itself when ready (ids of a session left out)
+	FieldAnswerer            Field = "answerer"            // the answerer's name
+	FieldExperimentID        Field = "experimentId"        // the experiment the run belongs to
+	// FieldIdentityHash reports identity hashes that differ (or are
+	// missing) where no field above can say why: a run without run.json,
+	// or a record written by a newer version.
+	FieldIdentityHash Field = "identityHash"
+)
+
+// identityFields are the fields Options.Vary accepts (FieldCaseID is
+// refused there with its own message).
+var identityFields = []Field{
+	FieldCaseID, FieldCaseHash, FieldAssertionsHash, FieldFixturesHash, FieldDriverConfigHash,
+	FieldAnswererConfigHash, FieldEvaluatorConfigHash, FieldRuntime, FieldEnvironment, FieldSource,
+	FieldHost, FieldDriver, FieldAnswerer, FieldExperimentID, FieldIdentityHash,
+}
+
+func fieldList() string {
+	names := make([]string, 0, len(identityFields))
+	for _, f := range identityFields[1:] {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Mismatch is one identity field that differs between two runs, with both
+// values. Structured values come with a readable diff.
+type Mismatch struct {
+	Field Field `json:"field"`
+	A     any   `json:"a"`
+	B     any   `json:"b"`
+	// Diff is a go-cmp diff of the values (or, for caseHash and
+	// assertionsHash, of the authored cases when both case.json files are
+	// at hand), lines prefixed "-" for A and "+" for B.
+	Diff string `json:"diff,omitempty"`
+	// Note explains a mismatch the values alone do not show.
+	Note string `json:"note,omitempty"`
+	// Varied is true when Options.Vary lists the field: the difference is
+	// intended and does not make the runs incomparable.
+	Varied bool `json:"varied,omitempty"`
+	// Within is "a" or "b" when both values come from runs of one side (the
+	// repetitions of a case disagree), "" when A and B are the two sides.
+	Within string `json:"within,omitempty"`
+}
+
+// identityMismatches returns the identity fields that differ between the
+// runs ma and mb (case records optional, for readable case diffs). It
+// trusts record.IdentityHash: equal hashes mean no mismatch at all. The
+// canonical case id is checked by the callers.
+func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mismatch {
+	ha, hb := record.IdentityHash(ma), record.IdentityHash(mb)
+	if ha == hb {
+		return nil
+	}
+	pa, pb := ma.Provenance, mb.Provenance
+	var out []Mismatch
+	hash := func(f Field, a, b string, diff string) {
+		if a != b {
+			out = append(out, Mismatch{Field: f, A: a, B: b, Diff: diff})
+		}
+	}
+	value := func(f Field, a, b any) {
+		if !sameJSON(a, b) {
+			out = append(out, Mismatch{Field: f, A: a, B: b, Diff: diff(a, b)})
+		}
+	}
+	hash(FieldCaseHash, pa.CaseHash, pb.CaseHash, caseDiff(ca, cb))
+	hash(FieldAssertionsHash, pa.AssertionsHash, pb.AssertionsHash, assertionsDiff(ca, cb))
+	hash(FieldFixturesHash, pa.FixturesHash, pb.FixturesHash, fixturesDiff(ca, cb))
+	hash(FieldDriverConfigHash, pa.DriverConfigHash, pb.DriverConfigHash, "")
+	hash(FieldAnswererConfigHash, pa.AnswererConfigHash, pb.AnswererConfigHash, "")
+	hash(FieldEvaluatorConfigHash, pa.EvaluatorConfigHash, pb.EvaluatorConfigHash, "")
+	value(FieldRuntime, pa.Runtime, pb.Runtime)
+	value(FieldEnvironment, rawValue(pa.Environment), rawValue(pb.Environment))
+	if unproven(pa.Source) || unproven(pb.Source) {
+		out = append(out, Mismatch{
+			Field: FieldSource, A: pa.Source, B: pb.Source, Diff: diff(pa.Source, pb.Source),
+			Note: "the repository was dirty and no working-tree snapshot was recorded, so what ran cannot be proven equal",
+		})
+	} else {
+		value(FieldSource, pa.Source, pb.Source)
+	}
+	value(FieldHost, pa.Host, pb.Host)
+	value(FieldDriver, stableDriver(ma.Driver), stableDriver(mb.Driver))
+	if ma.Answerer.Name != mb.Answerer.Name {
+		out = append(out, Mismatch{Field: FieldAnswerer, A: ma.Answerer.Name, B: mb.Answerer.Name})
+	}
+	hash(FieldExperimentID, pa.ExperimentID, pb.ExperimentID, "")
+	if len(out) == 0 {
+		out = append(out, Mismatch{Field: FieldIdentityHash, A: ha, B: hb,
+			Note: "the identity hashes differ in a field this version does not name"})
+	}
+	return out
+}
+
+// unproven reports a dirty source without a working-tree hash.
+func unproven(s *lux.Source) bool {
+	return s != nil && s.Git != nil && s.Git.Dirty && s.Git.WorkingTreeHash == ""
+}
+
+// volatileDetail are ready-detail keys that differ on every run; record.IdentityHash leaves them out too.
+var volatileDetail = []string{"sessionId", "threadId", "pid"}
+
+// stableDriver is the driver as identity sees it.
+func stableDriver(d lux.DriverInfo) lux.DriverInfo {
+	if len(d.Detail) > 0 {
+		det := maps.Clone(d.Detail)
+		for _, k := range volatileDetail {
+			delete(det, k)
+		}
+		if len(det) == 0 {
+			det = nil
+		}
+		d.Detail = det
+	}
+	return d
+}
+
+// rawValue decodes a raw JSON declaration for display and diffing; an
+// empty one is nil and an invalid one stays raw text.
+func rawValue(raw json.RawMessage) any {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// sameJSON reports whether a and b have equal canonical JSON, the equality
+// record.IdentityHash uses.
+func sameJSON(a, b any) bool {
+	ja, errA := lux.CanonicalJSON(a)
+	jb, errB := lux.CanonicalJSON(b)
+	if errA != nil || errB != nil {
+		return cmp.Equal(a, b)
+	}
+	return bytes.Equal(ja, jb)
+}
+
+// diff is a go-cmp diff (-a +b) of two values, normalised for stable
+// output (go-cmp varies its indentation characters on purpose).
+func diff(a, b any) string {
+	d := cmp.Diff(a, b)
+	d = strings.ReplaceAll(d, "\u00a0", " ")
+	d = strings.ReplaceAll(d, "\t", "  ")
+	return strings.TrimRight(d, "\n")
+}
+
+// authored is a case as its hash sees it: the file it came from is left out.
+func authored(c *record.CaseRecord) lux.Case {
+	cc := c.Case
+	cc.Path = ""
+	return cc
+}
+
+func caseDiff(ca, cb *record.CaseRecord) string {
+	if ca == nil || cb == nil {
+		return ""
+	}
+	return diff(authored(ca), authored(cb))
+}
+
+func assertionsDiff(ca, cb *record.CaseRecord) string {
+	if ca == nil || cb == nil {
+		return ""
+	}
+	return diff(ca.Assertions, cb.Assertions)
+}
+
+func fixturesDiff(ca, cb *record.CaseRecord) string {
+	if ca == nil || cb == nil || ca.Fixtures == cb.Fixtures {
+		return ""
+	}
+	return diff(ca.Fixtures, cb.Fixtures)
+}
+
+// markVaried sets Varied on the mismatches whose field s.vary lists and
+// returns how many are not varied.
+func markVaried(ms []Mismatch, vary map[Field]bool) (unvaried int) {
+	for i := range ms {
+		if vary[ms[i].Field] {
+			ms[i].Varied = true
+		} else {
+			unvaried++
+		}
+	}
+	return unvaried
+}

@@ -1,0 +1,148 @@
+package compare
+
+import (
+	"github.com/luxeval/lux/record"
+)
+
+// side accumulates the runs of one side of a suite comparison, one run at
+// a time: per case, the number of runs, passes, and the sum and count of
+// every metric. Nothing per run is kept but the distinct identity hashes
+// of each case, so memory grows with cases × metrics, not with runs.
+type side struct {
+	info    SuiteInfo
+	metrics metricSet
+	cases   map[string]*caseAcc
+	// runsWith counts, per metric index, the runs that have the metric.
+	runsWith []int
+}
+
+// caseAcc is one case on one side.
+type caseAcc struct {
+	cluster  string
+	runs     int
+	passed   int
+	ungraded int
+	sums     []float64 // by metric index
+	counts   []int32   // by metric index
+	idents   []identRep
+}
+
+// identRep is one distinct identity hash among a case's runs, with the run
+// directory of its first run (to explain a mismatch by its fields).
+type identRep struct {
+	hash   string
+	runDir string
+}
+
+// metricSet numbers metric names in order of appearance.
+type metricSet struct {
+	index map[string]int
+	names []string
+}
+
+func (m *metricSet) id(name string) int {
+	if i, ok := m.index[name]; ok {
+		return i
+	}
+	if m.index == nil {
+		m.index = map[string]int{}
+	}
+	i := len(m.names)
+	m.index[name] = i
+	m.names = append(m.names, name)
+	return i
+}
+
+func newSide() *side {
+	s := &side{cases: map[string]*caseAcc{}}
+	s.metrics.id(MetricPassRate) // index 0
+	s.metrics.id(MetricScore)    // index 1
+	return s
+}
+
+const (
+	passIdx  = 0
+	scoreIdx = 1
+)
+
+// add counts one completed run. runDir is where its record is ("" when
+// unknown).
+func (sd *side) add(s *record.Sample, runDir string) {
+	c := sd.cases[s.CaseID]
+	if c == nil {
+		c = &caseAcc{cluster: s.Cluster}
+		sd.cases[s.CaseID] = c
+	}
+	c.runs++
+	sd.info.Runs++
+	pass := 0.0
+	switch runVerdict(s.ExitReason, s.Passed) {
+	case VerdictPass:
+		pass = 1
+		c.passed++
+		sd.info.Passed++
+	case VerdictUngraded:
+		c.ungraded++
+		sd.info.Ungraded++
+	default:
+		sd.info.Failed++
+	}
+	sd.put(c, passIdx, pass)
+	if s.Score != nil {
+		sd.put(c, scoreIdx, *s.Score)
+	}
+	for k, v := range s.Metrics {
+		sd.put(c, sd.metrics.id(k), v)
+	}
+	for _, r := range c.idents {
+		if r.hash == s.IdentityHash {
+			return
+		}
+	}
+	c.idents = append(c.idents, identRep{hash: s.IdentityHash, runDir: runDir})
+}
+
+func (sd *side) put(c *caseAcc, i int, v float64) {
+	for len(c.sums) <= i {
+		c.sums = append(c.sums, 0)
+		c.counts = append(c.counts, 0)
+	}
+	for len(sd.runsWith) <= i {
+		sd.runsWith = append(sd.runsWith, 0)
+	}
+	c.sums[i] += v
+	c.counts[i]++
+	sd.runsWith[i]++
+}
+
+// mean returns the case's mean of metric name over its runs, and false
+// unless every run of the case has it (a metric missing from some runs,
+// such as tokens when one run's agent reported none, is left out rather
+// than averaged over the runs that happen to have it).
+func (sd *side) mean(c *caseAcc, name string) (float64, bool) {
+	i, ok := sd.metrics.index[name]
+	if !ok || i >= len(c.counts) || int(c.counts[i]) != c.runs || c.runs == 0 {
+		return 0, false
+	}
+	return c.sums[i] / float64(c.runs), true
+}
+
+// runsHaving is how many runs of the side have metric name.
+func (sd *side) runsHaving(name string) int {
+	i, ok := sd.metrics.index[name]
+	if !ok || i >= len(sd.runsWith) {
+		return 0
+	}
+	return sd.runsWith[i]
+}
+
+// finish fills the side's totals once every run is in.
+func (sd *side) finish() {
+	sd.info.Cases = len(sd.cases)
+	if sd.info.Attempts == 0 {
+		sd.info.Attempts = sd.info.Runs + sd.info.Pending
+	}
+	if sd.info.Runs > 0 {
+		sd.info.PassRate = float64(sd.info.Passed) / float64(sd.info.Runs)
+	}
+}

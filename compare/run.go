@@ -1,0 +1,261 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// RunComparison compares run B with run A (B is the change, A the
+// baseline). Its JSON form is documented in the package documentation.
+type RunComparison struct {
+	A RunInfo `json:"a"`
+	B RunInfo `json:"b"`
+	// Verdict is better, worse, no detectable difference or not
+	// comparable; Reasons say why, one line each.
+	Verdict Verdict  `json:"verdict"`
+	Reasons []string `json:"reasons"`
+	Gate    Gate     `json:"gate"`
+	// Mismatches are the identity fields that differ, varied ones included
+	// (marked). Any mismatch that is not varied makes the runs not comparable.
+	Mismatches []Mismatch    `json:"mismatches"`
+	Run        RunDelta      `json:"run"`
+	Grading    GradingDelta  `json:"grading"`
+	Artifacts  ArtifactDelta `json:"artifacts"`
+}
+
+// RunInfo says which run a side is.
+type RunInfo struct {
+	Dir        string    `json:"dir,omitempty"`
+	RunID      string    `json:"runId,omitempty"`
+	CaseID     string    `json:"caseId"`
+	SuiteID    string    `json:"suiteId,omitempty"`
+	Repetition int       `json:"repetition,omitempty"`
+	Driver     string    `json:"driver"`
+	StartedAt  time.Time `json:"startedAt"`
+}
+
+// RunDelta is how the two runs went, side by side.
+type RunDelta struct {
+	ExitReason         Change[lux.ExitReason]          `json:"exitReason"`
+	Reason             Change[string]                  `json:"reason"` // why, when not done
+	OperationalFailure Change[*lux.OperationalFailure] `json:"operationalFailure"`
+	DurationMs         Change[int64]                   `json:"durationMs"`
+	Interrupts         Change[lux.InterruptCounts]     `json:"interrupts"`
+	ToolCalls          Change[lux.ToolOutcomes]        `json:"toolCalls"`
+	Artifacts          Change[lux.ArtifactStats]       `json:"artifacts"`
+	// AgentUsageAvailable is false on a side whose agent reported no usage
+	// at all; its AgentTokens and AgentCostUSD are then null, which is
+	// "unavailable", never zero.
+	AgentUsageAvailable Change[bool]     `json:"agentUsageAvailable"`
+	AgentTokens         Change[*int64]   `json:"agentTokens"`
+	AgentCostUSD        Change[*float64] `json:"agentCostUsd"`
+	// HarnessTokens is what the harness spent: AnswererTokens plus JudgeTokens.
+	HarnessTokens  Change[int64]     `json:"harnessTokens"`
+	AnswererTokens Change[int64]     `json:"answererTokens"`
+	JudgeTokens    Change[int64]     `json:"judgeTokens"`
+	Usage          Change[lux.Usage] `json:"usage"`
+}
+
+// ArtifactDelta compares the artifacts the two runs left, by path and
+// SHA-256, as artifacts.json records them.
+type ArtifactDelta struct {
+	Added     []string `json:"added"`
+	Removed   []string `json:"removed"`
+	Changed   []string `json:"changed"`
+	Unchanged int      `json:"unchanged"`
+}
+
+// Runs compares the run directories a and b. Errors name the directory
+// and the problem: one that is not a run directory (a suite directory
+// included), a truncated or corrupt JSON file. Two runs of different cases
+// are not an error: they compare as not comparable.
+func Runs(ctx context.Context, a, b string, opts Options) (*RunComparison, error) {
+	s, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	ra, err := readRun(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := readRun(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return compareRuns(ra, rb, s), nil
+}
+
+// RunRecords compares two runs already read (record.ReadRun, or the
+// orchestrator's results). Case and Artifacts may be nil; Metadata must
+// not be.
+func RunRecords(a, b *record.Run, opts Options) (*RunComparison, error) {
+	s, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for i, r := range []*record.Run{a, b} {
+		if r == nil || r.Metadata == nil {
+			errs = append(errs, fmt.Errorf("compare: run %s has no metadata (run.json)", "AB"[i:i+1]))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return compareRuns(a, b, s), nil
+}
+
+func readRun(ctx context.Context, dir string) (*record.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	kind, err := DirKind(dir)
+	if err != nil {
+		return nil, err
+	}
+	if kind != KindRun {
+		return nil, fmt.Errorf("%w: %s is a suite directory, not a run directory; compare it with another suite (compare.Suites)", ErrKindMismatch, dir)
+	}
+	r, err := record.ReadRun(dir)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	return r, nil
+}
+
+func runInfo(r *record.Run) RunInfo {
+	m := r.Metadata
+	return RunInfo{
+		Dir: r.Dir, RunID: m.RunID, CaseID: m.CaseID, SuiteID: m.SuiteID, Repetition: m.Repetition,
+		Driver: m.Driver.Name, StartedAt: m.StartedAt,
+	}
+}
+
+func compareRuns(a, b *record.Run, s settings) *RunComparison {
+	c := &RunComparison{A: runInfo(a), B: runInfo(b), Reasons: []string{}, Gate: Gate{Reasons: []string{}}, Mismatches: []Mismatch{}}
+	var notComparable []string
+	if a.Metadata.CaseID != b.Metadata.CaseID {
+		c.Mismatches = append(c.Mismatches, Mismatch{Field: FieldCaseID, A: a.Metadata.CaseID, B: b.Metadata.CaseID})
+		notComparable = append(notComparable, fmt.Sprintf("different cases: A %s ran %q, B %s ran %q",
+			where(a.Dir), a.Metadata.CaseID, where(b.Dir), b.Metadata.CaseID))
+	}
+	ms := identityMismatches(a.Metadata, b.Metadata, a.Case, b.Case)
+	markVaried(ms, s.vary)
+	c.Mismatches = append(c.Mismatches, ms...)
+	for _, m := range ms {
+		if !m.Varied {
+			notComparable = append(notComparable, string(m.Field)+" differs")
+		}
+	}
+	c.Run = runDelta(a.Metadata, b.Metadata)
+	c.Grading = gradingDelta(a.Grading, b.Grading, a.Metadata.ExitReason, b.Metadata.ExitReason)
+	c.Artifacts = artifactDelta(a.Artifacts, b.Artifacts)
+
+	regressions, improvements := c.Grading.flips()
+	switch {
+	case len(notComparable) > 0:
+		c.Verdict, c.Reasons = NotComparable, notComparable
+		for _, r := range notComparable {
+			c.Gate.fail("not comparable: " + r)
+		}
+	case len(regressions) > 0:
+		c.Verdict, c.Reasons = Worse, regressions
+	case len(improvements) > 0:
+		c.Verdict, c.Reasons = Better, improvements
+	default:
+		c.Verdict = NoDifference
+		if sa, sb := c.Grading.Score.A, c.Grading.Score.B; sa != nil && sb != nil && *sa != *sb {
+			c.Verdict = Better
+			if *sb < *sa {
+				c.Verdict = Worse
+			}
+			c.Reasons = []string{fmt.Sprintf("case score %s → %s", fmtScore(sa), fmtScore(sb))}
+		}
+	}
+	for _, r := range regressions {
+		c.Gate.fail(r)
+	}
+	return c
+}
+
+// where is " (dir)" for a run read from disk.
+func where(dir string) string {
+	if dir == "" {
+		return "(in memory)"
+	}
+	return "(" + dir + ")"
+}
+
+func runDelta(a, b *lux.RunMetadata) RunDelta {
+	d := RunDelta{
+		ExitReason:          Change[lux.ExitReason]{a.ExitReason, b.ExitReason},
+		Reason:              Change[string]{a.Reason, b.Reason},
+		OperationalFailure:  Change[*lux.OperationalFailure]{a.OperationalFailure, b.OperationalFailure},
+		DurationMs:          Change[int64]{a.Duration().Milliseconds(), b.Duration().Milliseconds()},
+		Interrupts:          Change[lux.InterruptCounts]{a.InterruptCounts, b.InterruptCounts},
+		ToolCalls:           Change[lux.ToolOutcomes]{a.ToolCalls, b.ToolCalls},
+		Artifacts:           Change[lux.ArtifactStats]{a.Artifacts, b.Artifacts},
+		AgentUsageAvailable: Change[bool]{a.Usage.AgentAvailable(), b.Usage.AgentAvailable()},
+		AgentTokens:         Change[*int64]{agentTokens(a.Usage), agentTokens(b.Usage)},
+		AgentCostUSD:        Change[*float64]{a.Usage.AgentCostUSD, b.Usage.AgentCostUSD},
+		HarnessTokens:       Change[int64]{a.Usage.Harness().Total(), b.Usage.Harness().Total()},
+		AnswererTokens:      Change[int64]{a.Usage.Answerer.Total(), b.Usage.Answerer.Total()},
+		JudgeTokens:         Change[int64]{a.Usage.Judge.Total(), b.Usage.Judge.Total()},
+		Usage:               Change[lux.Usage]{a.Usage, b.Usage},
+	}
+	return d
+}
+
+func agentTokens(u lux.Usage) *int64 {
+	if u.Agent == nil {
+		return nil
+	}
+	t := u.Agent.Total()
+	return &t
+}
+
+func artifactDelta(a, b []lux.Artifact) ArtifactDelta {
+	d := ArtifactDelta{Added: []string{}, Removed: []string{}, Changed: []string{}}
+	ha := make(map[string]string, len(a))
+	for _, x := range a {
+		ha[x.Path] = artifactKey(x)
+	}
+	seen := make(map[string]bool, len(b))
+	for _, x := range b {
+		seen[x.Path] = true
+		old, ok := ha[x.Path]
+		switch {
+		case !ok:
+			d.Added = append(d.Added, x.Path)
+		case old != artifactKey(x):
+			d.Changed = append(d.Changed, x.Path)
+		default:
+			d.Unchanged++
+		}
+	}
+	for _, x := range a {
+		if !seen[x.Path] {
+			d.Removed = append(d.Removed, x.Path)
+		}
+	}
+	slices.Sort(d.Added)
+	slices.Sort(d.Removed)
+	slices.Sort(d.Changed)
+	d.Removed = slices.Compact(d.Removed)
+	return d
+}
+
+// artifactKey identifies an artifact's content: its hash, or its size when
+// no hash was recorded.
+func artifactKey(x lux.Artifact) string {
+	if x.SHA256 != "" {
+		return x.SHA256
+	}
+	return fmt.Sprintf("size:%d", x.Size)
+}

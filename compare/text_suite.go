@@ -1,0 +1,174 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// maxListed caps the per-case lines of a text report; the JSON form has all.
+const maxListed = 50
+
+// WriteText writes the comparison for people: both sides, the verdict and
+// the gate, how the cases paired, identity mismatches per case, the paired
+// effects with their intervals, the cases that changed, McNemar's test on
+// the flips, and every warning.
+func (c *SuiteComparison) WriteText(w io.Writer) error {
+	t := &textWriter{w: w}
+	t.line("A: %s", suiteLine(c.A))
+	t.line("B: %s", suiteLine(c.B))
+	t.line("")
+	writeVerdict(t, c.Verdict, c.Reasons, c.Gate)
+
+	t.line("")
+	n := c.Counts
+	units := ""
+	if n.Clusters < n.Paired {
+		units = fmt.Sprintf(" in %d clusters", n.Clusters)
+	}
+	t.line("Cases: %d paired%s, %d only in A, %d only in B, %d left out for identity mismatches",
+		n.Paired, units, n.OnlyA, n.OnlyB, n.Mismatched)
+	if len(c.OnlyA) > 0 {
+		t.line("  only in A: %s", listSome(c.OnlyA, maxListed))
+	}
+	if len(c.OnlyB) > 0 {
+		t.line("  only in B: %s", listSome(c.OnlyB, maxListed))
+	}
+	if len(c.Varied) > 0 {
+		var parts []string
+		for _, v := range c.Varied {
+			parts = append(parts, fmt.Sprintf("%s (%d %s)", v.Field, v.Cases, plural(v.Cases, "case", "cases")))
+		}
+		t.line("  varied on purpose: %s", strings.Join(parts, ", "))
+	}
+
+	if len(c.Mismatches) > 0 {
+		t.line("")
+		t.line("Identity mismatches:")
+		for i, cm := range c.Mismatches {
+			if i == maxListed {
+				t.line("  … %d more cases", len(c.Mismatches)-maxListed)
+				break
+			}
+			t.line("  ! %s", cm.CaseID)
+			for _, m := range cm.Mismatches {
+				t.writeMismatch(4, m)
+			}
+		}
+	}
+
+	t.line("")
+	t.line("Paired effects (B - A, per-case means over paired cases; %s):", c.intervalNote())
+	if t.err == nil {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  metric\tA\tB\tchange\tinterval\tcases\t")
+		for _, e := range c.Effects {
+			fmt.Fprintln(tw, effectRow(e))
+		}
+		t.err = tw.Flush()
+	}
+	for _, e := range c.Effects {
+		if e.Unavailable != "" {
+			t.line("  %s: unavailable: %s", metricLabel(e.Metric), e.Unavailable)
+		} else if e.Dropped > 0 {
+			t.line("  %s: %d paired %s left out (not every run has it)", metricLabel(e.Metric), e.Dropped, plural(e.Dropped, "case", "cases"))
+		}
+	}
+
+	t.line("")
+	t.line("Flips: %d pass → fail, %d fail → pass (McNemar exact p = %s)", c.Flips.PassToFail, c.Flips.FailToPass, trimFloat(c.Flips.PValue, 4))
+	var changed []CaseDelta
+	for _, cd := range c.Cases {
+		if cd.Status != CaseUnchanged {
+			changed = append(changed, cd)
+		}
+	}
+	slices.SortStableFunc(changed, func(x, y CaseDelta) int { return strings.Compare(y.Status, x.Status) }) // regressed first
+	for i, cd := range changed {
+		if i == maxListed {
+			t.line("  … %d more cases", len(changed)-maxListed)
+			break
+		}
+		mark := "↑"
+		if cd.Status == CaseRegressed {
+			mark = "↓"
+		}
+		t.line("  %s %s: pass rate %s → %s (%d → %d runs)", mark, cd.CaseID,
+			formatValue("fraction", cd.PassRate.A), formatValue("fraction", cd.PassRate.B), cd.Runs.A, cd.Runs.B)
+	}
+
+	if ws := c.allWarnings(); len(ws) > 0 {
+		t.line("")
+		t.line("Warnings:")
+		for _, w := range ws {
+			t.line("  - %s", w)
+		}
+	}
+	return t.err
+}
+
+func suiteLine(s SuiteInfo) string {
+	where := orInMemory(s.Dir)
+	if s.SuiteID != "" && !strings.HasSuffix(s.Dir, s.SuiteID) {
+		where += " (suite " + s.SuiteID + ")"
+	}
+	return fmt.Sprintf("%s: %d runs of %d cases, pass rate %s (%d passed, %d failed, %d ungraded)",
+		where, s.Runs, s.Cases, formatValue("fraction", s.PassRate), s.Passed, s.Failed, s.Ungraded)
+}
+
+// intervalNote says how the intervals were computed.
+func (c *SuiteComparison) intervalNote() string {
+	s := c.Settings
+	note := fmt.Sprintf("%g%% %s intervals", 100*s.Level, s.Method)
+	if s.Resamples > 0 {
+		note += fmt.Sprintf(", %d resamples, seed %d", s.Resamples, s.Seed)
+	}
+	if c.Counts.Clusters < c.Counts.Paired {
+		note += fmt.Sprintf(", clustered (%d clusters)", c.Counts.Clusters)
+	}
+	return note
+}
+
+func effectRow(e Effect) string {
+	label := "  " + metricLabel(e.Metric)
+	if e.Cases == 0 {
+		return label + "\tunavailable\tunavailable\t\t\t0\t"
+	}
+	row := fmt.Sprintf("%s\t%s\t%s\t%s %s", label, formatValue(e.Unit, e.A), formatValue(e.Unit, e.B), arrow(e.Delta), formatDelta(e.Unit, e.Delta))
+	if e.Interval != nil {
+		row += fmt.Sprintf("\t[%s, %s]", formatDelta(e.Unit, e.Interval.Lower), formatDelta(e.Unit, e.Interval.Upper))
+	} else {
+		row += "\tno interval"
+	}
+	row += fmt.Sprintf("\t%d\t", e.Cases)
+	if e.Outcome != "" {
+		row += e.Outcome
+	}
+	return row
+}
+
+// allWarnings lists the comparison's warnings, then each distinct effect
+// warning once with the metrics it concerns.
+func (c *SuiteComparison) allWarnings() []string {
+	var out []string
+	for _, w := range c.Warnings {
+		out = append(out, w.Code+": "+w.Message)
+	}
+	var order []string
+	metrics := map[string][]string{}
+	for _, e := range c.Effects {
+		for _, w := range e.Warnings {
+			key := w.Code + ": " + w.Message
+			if _, ok := metrics[key]; !ok {
+				order = append(order, key)
+			}
+			metrics[key] = append(metrics[key], metricLabel(e.Metric))
+		}
+	}
+	for _, key := range order {
+		out = append(out, fmt.Sprintf("%s [%s]", key, strings.Join(metrics[key], ", ")))
+	}
+	return out
+}
