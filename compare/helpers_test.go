@@ -110,8 +110,12 @@ type spec struct {
 	mutate  func(*lux.RunMetadata)
 }
 
-func pass(id, cluster string) spec { return spec{id: id, cluster: cluster, passed: ptr(true), score: ptr(1.0)} }
-func fail(id, cluster string) spec { return spec{id: id, cluster: cluster, passed: ptr(false), score: ptr(0.0)} }
+func pass(id, cluster string) spec {
+	return spec{id: id, cluster: cluster, passed: ptr(true), score: ptr(1.0)}
+}
+func fail(id, cluster string) spec {
+	return spec{id: id, cluster: cluster, passed: ptr(false), score: ptr(0.0)}
+}
 
 // suiteOpts says what writeSuite puts on disk.
 type suiteOpts struct {
