@@ -201,10 +201,10 @@ func TestSuiteMemoryDoesNotKeepRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a few hundred runs")
 	}
-	small, r1 := retainedHeap(t, 20)
-	large, r2 := retainedHeap(t, 120)
-	perRun := (float64(large) - float64(small)) / 100
-	t.Logf("live heap: %d B after 20 runs, %d B after 120 runs: %.0f B per extra run", small, large, perRun)
+	small, r1 := retainedHeap(t, 10)
+	large, r2 := retainedHeap(t, 60)
+	perRun := (float64(large) - float64(small)) / 50
+	t.Logf("live heap: %d B after 10 runs, %d B after 60 runs: %.0f B per extra run", small, large, perRun)
 	if perRun > 16<<10 {
 		t.Errorf("the live heap grows by %.0f B per run; a finished run's events must not be kept", perRun)
 	}

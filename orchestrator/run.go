@@ -144,10 +144,7 @@ func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 		r.fail("setup", lux.ExitError, err)
 		return nil, nil
 	}
-	if r.stderr, err = record.CreateStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes); err != nil {
-		r.fail("setup", lux.ExitError, err)
-		return nil, nil
-	}
+	r.stderr = record.NewStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes)
 	r.write(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
 	if err := os.Mkdir(r.workspace, record.DirPerm); err != nil {
 		r.fail("setup", lux.ExitError, fmt.Errorf("create workspace: %w", err))

@@ -107,7 +107,7 @@ func TestRunAnswersInterruptBeforeTheAgentContinues(t *testing.T) {
 	}
 	assert.Equal(t, "blue", got.Events[5].Answer.Text)
 	assert.Equal(t, "color", got.Case.ID)
-	for _, name := range []string{record.CaseFile, record.MetadataFile, record.EventsFile, record.GradingFile, record.ArtifactsFile, record.StderrFile} {
+	for _, name := range []string{record.CaseFile, record.MetadataFile, record.EventsFile, record.GradingFile, record.ArtifactsFile} {
 		fi, err := os.Stat(filepath.Join(res.Dir, name))
 		require.NoError(t, err, name)
 		assert.Equal(t, record.FilePerm, fi.Mode().Perm(), name)

@@ -10,7 +10,7 @@
 //	    events.jsonl    the trajectory, one lux.Event per line, append-only
 //	    grading.json    lux.GradingReport
 //	    artifacts.json  []lux.Artifact
-//	    stderr.log      the agent's standard error (capped)
+//	    stderr.log      the agent's standard error (capped; absent when empty)
 //	    artifacts/      the agent's workspace: fixtures staged, files it left
 //
 // and a suite directory is
@@ -24,8 +24,9 @@
 // same millisecond apart. Directories are created 0700 and files 0600.
 //
 // Every JSON file is written atomically (a temporary file in the same
-// directory, synced, then renamed), so a crash never leaves a half-written
-// file. Readers ignore fields they do not know, so records written by a
+// directory renamed into place; see Writer), so a crash never leaves a
+// half-written file. A run graded again later keeps its grading.json and
+// gets gradings/<timestamp>[-N].json (see Regrading). Readers ignore fields they do not know, so records written by a
 // newer version stay readable, and their errors name the file and what is
 // wrong with it.
 //

@@ -127,8 +127,9 @@ func TestReadEventsErrors(t *testing.T) {
 
 func TestStderrLogCap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), StderrFile)
-	s, err := CreateStderrLog(path, 10)
-	require.NoError(t, err)
+	s := NewStderrLog(path, 10)
+	_, err := os.Stat(path)
+	assert.True(t, os.IsNotExist(err), "nothing written, no file")
 	n, err := s.Write([]byte("0123456"))
 	require.NoError(t, err)
 	assert.Equal(t, 7, n)
@@ -140,4 +141,14 @@ func TestStderrLogCap(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "0123456789\n[lux: stderr exceeded the 10-byte limit; the rest is dropped]\n", string(b))
+}
+
+func TestStderrLogWithoutOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), StderrFile)
+	s := NewStderrLog(path, 0)
+	require.NoError(t, s.Close())
+	_, _ = s.Write([]byte("late"))
+	_, err := os.Stat(path)
+	assert.True(t, os.IsNotExist(err))
+	assert.Equal(t, "late", s.Tail())
 }

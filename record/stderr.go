@@ -16,11 +16,14 @@ const (
 
 // StderrLog is an io.Writer keeping the agent's standard error in
 // stderr.log up to a cap (later output is dropped after one marker line)
-// and its last few KiB in memory for run.json. It is safe for concurrent
-// use; writes never fail, so an agent is never blocked by its log.
+// and its last few KiB in memory for run.json. The file is created on the
+// first write: an agent that writes nothing to stderr leaves none. It is
+// safe for concurrent use; writes never fail, so an agent is never blocked
+// by its log.
 type StderrLog struct {
 	mu      sync.Mutex
 	f       *os.File
+	closed  bool
 	path    string
 	max     int64
 	written int64
@@ -29,17 +32,13 @@ type StderrLog struct {
 	err     error
 }
 
-// CreateStderrLog creates path (which must not exist); maxBytes <= 0 means
-// DefaultMaxStderrBytes.
-func CreateStderrLog(path string, maxBytes int64) (*StderrLog, error) {
+// NewStderrLog returns a log that will create path (which must not exist)
+// on its first write; maxBytes <= 0 means DefaultMaxStderrBytes.
+func NewStderrLog(path string, maxBytes int64) *StderrLog {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxStderrBytes
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
-	if err != nil {
-		return nil, fmt.Errorf("record: create stderr log: %w", err)
-	}
-	return &StderrLog{f: f, path: path, max: maxBytes}, nil
+	return &StderrLog{path: path, max: maxBytes}
 }
 
 // Write keeps p; it always reports success.
@@ -47,6 +46,9 @@ func (s *StderrLog) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keepTail(p)
+	if s.f == nil && !s.closed && s.err == nil {
+		s.f, s.err = os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
+	}
 	if s.f == nil {
 		s.dropped += int64(len(p))
 		return len(p), nil
@@ -102,11 +104,15 @@ func (s *StderrLog) Dropped() int64 {
 func (s *StderrLog) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.f == nil {
+	if s.closed {
 		return nil
 	}
-	err := s.f.Close()
-	s.f = nil
+	s.closed = true
+	var err error
+	if s.f != nil {
+		err = s.f.Close()
+		s.f = nil
+	}
 	if err == nil {
 		err = s.err
 	}
