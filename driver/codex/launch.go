@@ -23,7 +23,11 @@ func (c *Config) homeConfig() string {
 	}
 	line("model", tomlString(c.Model))
 	line("sandbox_mode", tomlString(c.Sandbox))
-	line("approval_policy", tomlString(c.ApprovalPolicy))
+	if c.Mode == ModeExec {
+		// app-server takes the policy in thread/start: the CLI refuses
+		// "untrusted" in config.toml, though it honours it there.
+		line("approval_policy", tomlString(c.ApprovalPolicy))
+	}
 	if c.ReasoningEffort != "" {
 		line("model_reasoning_effort", tomlString(c.ReasoningEffort))
 	}
