@@ -336,7 +336,9 @@ func jsonProblem(err error, offset int64) string {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return fmt.Sprintf("truncated JSON (ends after %d bytes)", offset)
 	case errors.As(err, &syn):
-		return fmt.Sprintf("corrupt JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+		// A json.Decoder's SyntaxError offsets do not count from the start
+		// of the file; offset is where the value that failed begins.
+		return fmt.Sprintf("corrupt JSON in the value at byte %d: %s", offset, strings.TrimPrefix(syn.Error(), "json: "))
 	case errors.As(err, &typ):
 		if typ.Field == "" {
 			return fmt.Sprintf("must be %s, got JSON %s", typ.Type, typ.Value)

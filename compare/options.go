@@ -180,7 +180,8 @@ type Change[T any] struct {
 }
 
 // Warning is a caveat about a comparison: it was computed, but read it
-// with care. Code is stable and machine-readable.
+// with care. Code is stable and machine-readable; Message starts with a
+// short label ("few clusters: ...").
 type Warning struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

@@ -61,13 +61,15 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 
 	t.line("")
 	t.line("Paired effects (B - A, per-case means over paired cases; %s):", c.intervalNote())
-	if t.err == nil {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  metric\tA\tB\tchange\tinterval\tcases\t")
-		for _, e := range c.Effects {
-			fmt.Fprintln(tw, effectRow(e))
-		}
-		t.err = tw.Flush()
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  metric\tA\tB\tchange\tinterval\tcases\t")
+	for _, e := range c.Effects {
+		fmt.Fprintln(tw, effectRow(e))
+	}
+	_ = tw.Flush()
+	for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		t.line("%s", strings.TrimRight(l, " "))
 	}
 	for _, e := range c.Effects {
 		if e.Unavailable != "" {
@@ -154,13 +156,13 @@ func effectRow(e Effect) string {
 func (c *SuiteComparison) allWarnings() []string {
 	var out []string
 	for _, w := range c.Warnings {
-		out = append(out, w.Code+": "+w.Message)
+		out = append(out, w.Message)
 	}
 	var order []string
 	metrics := map[string][]string{}
 	for _, e := range c.Effects {
 		for _, w := range e.Warnings {
-			key := w.Code + ": " + w.Message
+			key := w.Message
 			if _, ok := metrics[key]; !ok {
 				order = append(order, key)
 			}

@@ -85,22 +85,22 @@ func (c *SuiteComparison) warn(clustered bool) {
 		info SuiteInfo
 	}{{"A", c.A}, {"B", c.B}} {
 		if s.info.Pending > 0 || s.info.Status == record.SuiteCancelled || s.info.Status == record.SuiteRunning {
-			add(WarnIncompleteSuite, "suite %s is %s: %d of %d runs never ran", s.name, orUnknown(string(s.info.Status)), s.info.Pending, s.info.Attempts)
+			add(WarnIncompleteSuite, "incomplete suite: suite %s is %s: %d of %d runs never ran", s.name, orUnknown(string(s.info.Status)), s.info.Pending, s.info.Attempts)
 		}
 	}
 	if c.A.Ungraded+c.B.Ungraded > 0 {
-		add(WarnUngraded, "%d runs of A and %d of B have no verdict (grading incomplete); they count as not passed", c.A.Ungraded, c.B.Ungraded)
+		add(WarnUngraded, "ungraded runs: %d runs of A and %d of B have no verdict (grading incomplete); they count as not passed", c.A.Ungraded, c.B.Ungraded)
 	}
 	all := c.Counts.Paired + c.Counts.Mismatched + c.Counts.OnlyA + c.Counts.OnlyB
 	if unmatched := c.Counts.OnlyA + c.Counts.OnlyB; unmatched > 0 && 5*unmatched > all {
-		add(WarnUnmatchedCases, "%d of %d cases ran on one side only (%d only in A, %d only in B) and are left out of the paired numbers",
+		add(WarnUnmatchedCases, "unmatched cases: %d of %d cases ran on one side only (%d only in A, %d only in B) and are left out of the paired numbers",
 			unmatched, all, c.Counts.OnlyA, c.Counts.OnlyB)
 	}
 	if p := c.Counts.Paired; p > 0 && p < stats.FewUnits {
-		add(WarnFewCases, "%d paired %s (fewer than %d): intervals are wide and small effects go undetected", p, plural(p, "case", "cases"), stats.FewUnits)
+		add(WarnFewCases, "few cases: %d paired %s (fewer than %d): intervals are wide and small effects go undetected", p, plural(p, "case", "cases"), stats.FewUnits)
 	}
 	if clustered && c.Flips.PassToFail+c.Flips.FailToPass > 0 {
-		add(WarnMcNemarClusters, "McNemar's test treats the %d paired cases as independent, but they fall into %d clusters; rely on the clustered interval of the pass rate",
+		add(WarnMcNemarClusters, "McNemar with clusters: the test treats the %d paired cases as independent, but they fall into %d clusters; rely on the clustered interval of the pass rate",
 			c.Counts.Paired, c.Counts.Clusters)
 	}
 }
