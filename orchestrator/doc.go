@@ -1,17 +1,70 @@
 // Package orchestrator runs cases and suites of cases through the plugins
-// of a lux.Registry and records every run on disk (see package record).
+// of a lux.Registry and records every run on disk (see package record for
+// the layout and the file formats).
 //
-// An Orchestrator validates a case before anything starts (the case, its
-// driver and answerer configs, its assertion plan, and the capabilities it
-// requires), stages a fresh workspace with the fixtures, prepares the
-// answerer, starts the driver, answers each interrupt before the agent
-// continues, stops the agent after its terminal event, collects the
-// artifacts, grades them and closes everything. Whatever happens to the
-// agent, and when the context is cancelled too, the run directory ends up
-// complete: case.json, run.json, events.jsonl, grading.json,
-// artifacts.json, stderr.log and artifacts/.
+// # Runs
 //
-// RunSuite runs many cases, each any number of times (repetitions share
-// the case's canonical id), with a concurrency limit, and records the
-// suite's manifest and summary. One run's failure never stops the suite.
+// [Orchestrator.Run] validates a case before anything starts — the case,
+// its driver and answerer (or the defaults of [Options]) and their
+// configs, its assertion plan, its fixtures directory, and the
+// capabilities it requires of the driver — and reports every problem at
+// once with its field path. Nothing is recorded for a case refused this
+// way. Then it reserves a run directory, stages a fresh workspace with the
+// fixtures (hashing them), prepares the answerer, starts the driver, and
+// reads the agent's events: each interrupt is recorded, answered by the
+// answerer, the answer recorded and delivered to the driver before the
+// next event is read. After the terminal event it stops the agent's
+// process tree, collects the artifacts, grades them and closes
+// everything.
+//
+// Whatever happens — the agent fails, the answerer fails or answers the
+// wrong interrupt, the trajectory exceeds its cap, the context is
+// cancelled — the run directory ends up complete (case.json, run.json,
+// events.jsonl, grading.json, artifacts.json, artifacts/), and run.json
+// says how the run ended: its exit reason, and for failures of the
+// harness the phase that failed (setup, answerer, driver, trace,
+// collection, grading, cancel, close).
+//
+// Grading follows these rules: an assertion passes when its check passes
+// and its score reaches its threshold; the case score is the weighted mean
+// of the scores of the assertions that could be evaluated; an assertion
+// that could not be evaluated leaves the case without a verdict (null,
+// never a silent pass or fail); a run that did not end done never passes.
+//
+// # Suites
+//
+// [Orchestrator.RunSuite] validates every case first, then runs each
+// Options.Repetitions times (the repetitions share the case's canonical
+// id), Options.Concurrency at a time. One run's failure never stops the
+// others; a cancelled context stops dispatching, ends the runs in flight
+// as cancelled and marks the rest skipped. suite.json is rewritten as
+// items change state and suite-summary.json is written at the end; memory
+// holds a small item per run (about 3 KiB with its summary), never a
+// finished run's trajectory.
+//
+// # Overhead
+//
+// BenchmarkSuiteOverhead measures suites of trivial runs (the agent writes
+// one file and exits; one assertion) on a 2-core machine. Figures from a
+// shared machine under load, so ranges:
+//
+//	                               records on tmpfs    records on ext4 (contended)
+//	in-process agent, c=1          0.4-0.5 ms/run      2.0-2.9 ms/run
+//	in-process agent, c=4          0.5-1.6 ms/run      run 11-15 ms (CPU queueing), suite wall 4-5.6 ms/run
+//	agent process, c=1             0.5-0.8 ms/run      3.5-5.8 ms/run
+//	agent process, c=4             1.0-1.2 ms/run      8-20 ms/run (CPU queueing)
+//
+// The figure is the run's duration (startedAt to endedAt) minus the agent
+// process's own wall time. On tmpfs the harness stays well under 5 ms per
+// run; on a disk the cost is mostly file-system metadata (each run creates
+// two directories and about ten files, and a create-and-rename cost about
+// 0.45 ms apiece on the contended disk measured). At concurrency 4 on two
+// cores a run's duration includes waiting for the CPU behind the other
+// runs; the suite's wall time per run still falls. Options.Fsync adds one
+// disk flush per file (several milliseconds on most disks) for records
+// that must survive power loss.
+//
+// TestSuiteMemoryDoesNotKeepRuns runs suites of 10 and 60 runs whose
+// trajectories are about 100 KiB each: the live heap after the suite grows
+// by about 3 KiB per run (the manifest item and the summary sample).
 package orchestrator
