@@ -45,24 +45,25 @@
 // # Overhead
 //
 // BenchmarkSuiteOverhead measures suites of trivial runs (the agent writes
-// one file and exits; one assertion) on a 2-core machine. Figures from a
-// shared machine under load, so ranges:
+// one file and exits; one assertion) on a 2-core machine, with the agent
+// in process (no agent time at all) or as a real process. Overhead is a
+// run's duration (startedAt to endedAt) minus the agent process's own wall
+// time. Measured on a shared machine under load, hence ranges:
 //
-//	                               records on tmpfs    records on ext4 (contended)
-//	in-process agent, c=1          0.4-0.5 ms/run      2.0-2.9 ms/run
-//	in-process agent, c=4          0.5-1.6 ms/run      run 11-15 ms (CPU queueing), suite wall 4-5.6 ms/run
-//	agent process, c=1             0.5-0.8 ms/run      3.5-5.8 ms/run
-//	agent process, c=4             1.0-1.2 ms/run      8-20 ms/run (CPU queueing)
+//	                    suite wall time per run       overhead per run
+//	                    tmpfs          ext4           tmpfs          ext4
+//	in-process, c=1     0.7-0.95 ms    2.9-4.7 ms     0.4-0.5 ms     2.0-2.9 ms
+//	in-process, c=4     0.6-1.1 ms     4.2-5.7 ms     0.5-1.6 ms     11-15 ms (*)
+//	process, c=1        19-34 ms       29-66 ms       0.5-0.8 ms     3.5-5.8 ms
+//	process, c=4        22-24 ms       22-50 ms       1.0-1.2 ms     8-20 ms (*)
 //
-// The figure is the run's duration (startedAt to endedAt) minus the agent
-// process's own wall time. On tmpfs the harness stays well under 5 ms per
-// run; on a disk the cost is mostly file-system metadata (each run creates
-// two directories and about ten files, and a create-and-rename cost about
-// 0.45 ms apiece on the contended disk measured). At concurrency 4 on two
-// cores a run's duration includes waiting for the CPU behind the other
-// runs; the suite's wall time per run still falls. Options.Fsync adds one
-// disk flush per file (several milliseconds on most disks) for records
-// that must survive power loss.
+// The harness itself costs well under 5 ms per run; on a disk most of it
+// is file-system metadata (a run creates two directories and about ten
+// files; a create-and-rename cost about 0.45 ms on the contended disk
+// measured). (*) At concurrency 4 on two cores a run's duration includes
+// waiting for the CPU behind the other runs, while the suite's wall time
+// per run falls. Options.Fsync adds a disk flush per file (milliseconds on
+// most disks) for records that must survive a power loss.
 //
 // TestSuiteMemoryDoesNotKeepRuns runs suites of 10 and 60 runs whose
 // trajectories are about 100 KiB each: the live heap after the suite grows
