@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -33,7 +34,7 @@ func (d *procDriver) Start(ctx context.Context, info lux.StartInfo) (lux.Session
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &procSession{d: d, cmd: cmd, start: start}, nil
+	return &procSession{d: d, cmd: cmd, start: start, workspace: info.Workspace}, nil
 }
 
 func agentCommand(workspace string) *exec.Cmd {
@@ -43,12 +44,13 @@ func agentCommand(workspace string) *exec.Cmd {
 }
 
 type procSession struct {
-	d      *procDriver
-	cmd    *exec.Cmd
-	start  time.Time
-	step   int
-	waited bool
-	err    error
+	workspace string
+	d         *procDriver
+	cmd       *exec.Cmd
+	start     time.Time
+	step      int
+	waited    bool
+	err       error
 }
 
 func (s *procSession) wait() error {
@@ -77,7 +79,7 @@ func (s *procSession) Next(ctx context.Context) (lux.Event, error) {
 func (s *procSession) Respond(context.Context, lux.Answer) error { return nil }
 func (s *procSession) Quiesce(context.Context) error             { _ = s.wait(); return nil }
 func (s *procSession) Collect(context.Context) ([]lux.Artifact, error) {
-	fi, err := os.Stat(s.cmd.Env[len(s.cmd.Env)-1][len("LUX_ARTIFACTS_DIR="):] + "/hello.txt")
+	fi, err := os.Stat(filepath.Join(s.workspace, "hello.txt"))
 	if err != nil {
 		return nil, err
 	}
