@@ -1,0 +1,148 @@
+package luxtest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Problem is one way a plugin departs from its contract, as found by
+// CheckDriver, CheckAnswerer or CheckAssertion.
+type Problem struct {
+	// Check names the check that found it (see the package documentation
+	// for the list), so tests can tell problems apart.
+	Check string
+	// Scenario is the driver scenario or assertion case it showed in; ""
+	// for a problem of the plugin as a whole.
+	Scenario string
+	Message  string
+}
+
+func (p Problem) String() string {
+	if p.Scenario != "" {
+		return fmt.Sprintf("[%s] %s: %s", p.Scenario, p.Check, p.Message)
+	}
+	return p.Check + ": " + p.Message
+}
+
+// ConformanceError is the error the Check functions return: every problem
+// they found with one plugin, in the order they found them.
+type ConformanceError struct {
+	Plugin   string // such as `driver "subprocess"`
+	Problems []Problem
+}
+
+func (e *ConformanceError) Error() string {
+	var b strings.Builder
+	n := len(e.Problems)
+	fmt.Fprintf(&b, "luxtest: %s does not conform (%d problem", e.Plugin, n)
+	if n != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString("):")
+	for _, p := range e.Problems {
+		b.WriteString("\n  - ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// ProblemsOf returns the problems err carries: those of a
+// *ConformanceError, or none.
+func ProblemsOf(err error) []Problem {
+	var ce *ConformanceError
+	if errors.As(err, &ce) {
+		return ce.Problems
+	}
+	return nil
+}
+
+// checker collects the problems of one plugin.
+type checker struct {
+	plugin   string
+	scenario string // the scenario being checked; "" for the plugin
+	problems []Problem
+	notes    []string // what happened, for the test log
+	timeout  time.Duration
+}
+
+func newChecker(plugin string) *checker {
+	return &checker{plugin: plugin, timeout: DefaultTimeout}
+}
+
+// note records what happened, for the test log.
+func (c *checker) note(format string, args ...any) {
+	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+}
+
+// add records a problem found by check.
+func (c *checker) add(check, format string, args ...any) {
+	c.problems = append(c.problems, Problem{Check: check, Scenario: c.scenario, Message: fmt.Sprintf(format, args...)})
+}
+
+// err returns the problems as an error, or nil.
+func (c *checker) err() error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	return &ConformanceError{Plugin: c.plugin, Problems: c.problems}
+}
+
+// DefaultTimeout bounds each call a conformance check makes into a plugin
+// when nothing else is said (see DriverScenario.Timeout). It is a safety
+// net, never a measure: a call that takes longer is reported as hung and
+// abandoned.
+const DefaultTimeout = time.Minute
+
+// fault is why a guarded call did not complete: it panicked or hung.
+type fault string
+
+// guard calls f in its own goroutine and waits at most d for it. A panic
+// is recovered and reported as the fault; so is a call still running after
+// d, which is abandoned (its goroutine is left to finish on its own).
+func guard[T any](d time.Duration, f func() (T, error)) (T, fault, error) {
+	type result struct {
+		v     T
+		err   error
+		fault fault
+	}
+	ch := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.fault = fault(fmt.Sprintf("panicked: %v", p))
+			}
+			ch <- r
+		}()
+		r.v, r.err = f()
+	}()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		return r.v, r.fault, r.err
+	case <-timer.C:
+		var zero T
+		return zero, fault(fmt.Sprintf("did not return within %s", d)), nil
+	}
+}
+
+// guardErr is guard for a function returning only an error.
+func guardErr(d time.Duration, f func() error) (fault, error) {
+	_, fl, err := guard(d, func() (struct{}, error) { return struct{}{}, f() })
+	return fl, err
+}
+
+// report logs c's notes and reports each of its problems with t.Error.
+func (c *checker) report(t testing.TB) {
+	t.Helper()
+	for _, n := range c.notes {
+		t.Logf("luxtest: %s: %s", c.plugin, n)
+	}
+	for _, p := range c.problems {
+		t.Errorf("luxtest: %s: %s", c.plugin, p)
+	}
+}
