@@ -1,12 +1,18 @@
 package codex_test
 
 import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/modeltest"
 )
 
@@ -32,5 +38,129 @@ func TestExecWritesAndRuns(t *testing.T) {
 	assert.Equal(t, &lux.TokenUsage{Input: 1500, Output: 85, CacheRead: 2000}, end.Done.Usage)
 	require.Equal(t, lux.EventReady, run.events[0].Type)
 	assert.Equal(t, "codex-cli 0.169.0", run.events[0].Ready.AgentVersion)
+	assertHermetic(t, srv)
+}
+
+// pidOf returns the agent's process id (the leader of its process group).
+func pidOf(t *testing.T, s lux.Session) int {
+	t.Helper()
+	p, ok := s.(interface{ Pid() int })
+	require.True(t, ok, "the session exposes its pid")
+	return p.Pid()
+}
+
+// groupGone reports whether no process is left in the process group pgid.
+func groupGone(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == syscall.ESRCH
+}
+
+// TestIdleTimeoutStopsTheTree: a model that stalls leaves the CLI silent;
+// the idle timeout ends the run and the CLI's whole process tree is gone.
+func TestIdleTimeoutStopsTheTree(t *testing.T) {
+	findCodex(t)
+	t.Parallel()
+	for _, mode := range []string{"exec", "app-server"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			srv := modeltest.Start(t, modeltest.Script{{Text: "never sent", Fail: &modeltest.Failure{Stall: true, After: 1}}})
+			c := parse(t, driverConfig(t, srv, map[string]any{"mode": mode, "idleTimeout": "8s"}))
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			dir := t.TempDir()
+			ws := filepath.Join(dir, "artifacts")
+			require.NoError(t, os.MkdirAll(ws, 0o755))
+			s, err := c.Start(ctx, lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &lockedBuffer{}})
+			require.NoError(t, err)
+			defer s.Close()
+			pid := pidOf(t, s)
+			var last lux.Event
+			for !last.Terminal() {
+				last, err = s.Next(ctx)
+				require.NoError(t, err)
+			}
+			require.Equal(t, lux.EventError, last.Type)
+			assert.Equal(t, lux.ExitIdleTimeout, last.Error.ExitReason)
+			assert.Equal(t, "no event for 8s", last.Error.Reason)
+			require.NoError(t, s.Quiesce(ctx))
+			assert.True(t, groupGone(pid), "process group %d still has members", pid)
+		})
+	}
+}
+
+// TestUnreachableProvider: the CLI retries a provider it cannot reach
+// without end, whatever its retry settings; the run ends once it has done
+// nothing else for the idle timeout. The CLI's notices come 5s, then 10s
+// apart, each within the 12s idle timeout, so only the driver's watch on
+// retries can end the run, at the third notice.
+func TestUnreachableProvider(t *testing.T) {
+	findCodex(t)
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	srv := modeltest.Start(t, nil)
+	cfg := driverConfig(t, srv, map[string]any{"idleTimeout": "12s"})
+	cfg["provider"] = map[string]any{"baseURL": "http://" + addr + "/v1", "requestMaxRetries": 0, "streamMaxRetries": 0}
+	run := drive(t, parse(t, cfg), "hello?", nil)
+
+	end := run.terminal()
+	require.Equal(t, lux.EventError, end.Type)
+	assert.Equal(t, lux.ExitIdleTimeout, end.Error.ExitReason)
+	assert.Contains(t, end.Error.Reason, "codex made no progress for 12s, only retrying: Reconnecting...")
+	assert.GreaterOrEqual(t, len(run.ofKind(codex.KindCodexError)), 2)
+}
+
+// TestCancelStopsTheTree: a cancelled context returns from Next, and
+// Quiesce stops the CLI's whole process tree.
+func TestCancelStopsTheTree(t *testing.T) {
+	findCodex(t)
+	t.Parallel()
+	srv := modeltest.Start(t, modeltest.Script{{Text: "never sent", Fail: &modeltest.Failure{Stall: true}}})
+	c := parse(t, driverConfig(t, srv, map[string]any{"mode": "app-server"}))
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "artifacts")
+	require.NoError(t, os.MkdirAll(ws, 0o755))
+	s, err := c.Start(context.Background(), lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &lockedBuffer{}})
+	require.NoError(t, err)
+	defer s.Close()
+	pid := pidOf(t, s)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	waitCtx, stop := context.WithTimeout(context.Background(), runTimeout)
+	defer stop()
+	_, err = srv.WaitRequests(waitCtx, 1) // the CLI is waiting on the model
+	require.NoError(t, err)
+	cancel()
+	_, err = s.Next(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, s.Quiesce(context.Background()))
+	assert.True(t, groupGone(pid), "process group %d still has members", pid)
+}
+
+// TestAppServerUsage: app-server reports usage per model call and in
+// total, as the CLI counted it.
+func TestAppServerUsage(t *testing.T) {
+	findCodex(t)
+	t.Parallel()
+	srv := modeltest.Start(t, modeltest.Script{
+		{ToolCalls: []modeltest.ToolCall{shell("true")}, Usage: modeltest.Usage{InputTokens: 700, OutputTokens: 20, CacheReadTokens: 300}},
+		{Text: "ok", Usage: modeltest.Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 1000}},
+	})
+	run := drive(t, parse(t, driverConfig(t, srv, map[string]any{"mode": "app-server"})), "go", nil)
+
+	end := run.terminal()
+	require.Equal(t, lux.EventDone, end.Type, "%+v", end.Error)
+	assert.Equal(t, &lux.TokenUsage{Input: 800, Output: 27, CacheRead: 1300}, end.Done.Usage)
+	var calls []lux.TokenUsage
+	for _, p := range run.ofKind(lux.KindUsage) {
+		calls = append(calls, p.Usage.TokenUsage)
+	}
+	assert.Equal(t, []lux.TokenUsage{{Input: 700, Output: 20, CacheRead: 300}, {Input: 100, Output: 7, CacheRead: 1000}}, calls)
+	home := filepath.Join(run.runDir, codex.HomeDir)
+	entries, err := os.ReadDir(home)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only config.toml is kept")
+	assert.Equal(t, "config.toml", entries[0].Name())
 	assertHermetic(t, srv)
 }
