@@ -53,7 +53,7 @@ func (c *checker) checkStrict(base json.RawMessage, parse func(json.RawMessage) 
 		case err == nil:
 			c.add("parse-unknown-field", "Parse accepted the unknown field %q in %s; want an error wrapping lux.ErrInvalidConfig; %s", UnknownField, raw, fix)
 		case !errors.Is(err, lux.ErrInvalidConfig):
-			c.add("parse-unknown-field", "Parse rejected the unknown field %q with an error that does not wrap lux.ErrInvalidConfig: %v", UnknownField, err)
+			c.add("parse-unknown-field", "Parse rejected the unknown field %q, but its error does not wrap lux.ErrInvalidConfig: %v", UnknownField, err)
 		case !strings.Contains(err.Error(), UnknownField):
 			c.add("parse-unknown-field", "Parse rejected the unknown field %q without naming it: %v", UnknownField, err)
 		}
@@ -69,7 +69,7 @@ func (c *checker) checkStrict(base json.RawMessage, parse func(json.RawMessage) 
 		case err == nil:
 			c.add("parse-invalid", "Parse accepted %s (%s); want an error wrapping lux.ErrInvalidConfig", bad.what, bad.raw)
 		case !errors.Is(err, lux.ErrInvalidConfig):
-			c.add("parse-invalid", "Parse rejected %s with an error that does not wrap lux.ErrInvalidConfig: %v", bad.what, err)
+			c.add("parse-invalid", "Parse rejected %s (%s), but its error does not wrap lux.ErrInvalidConfig: %v", bad.what, bad.raw, err)
 		}
 	}
 }

@@ -132,7 +132,7 @@ func checkDriver(ctx context.Context, plugin *lux.DriverPlugin, scenarios []Driv
 		return c
 	}
 	if len(scenarios) == 0 {
-		c.add("usage", "no scenarios: give at least one DriverScenario with a config and a prompt the agent can complete")
+		c.add("input", "no scenarios: give at least one DriverScenario with a config and a prompt the agent can complete")
 		return c
 	}
 	parse := func(raw json.RawMessage) (lux.DriverConfig, error) { return plugin.Parse(raw) }

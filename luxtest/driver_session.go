@@ -260,7 +260,7 @@ func (w *walk) respond(ctx context.Context, in lux.Interrupt) bool {
 	}
 	a := w.answer(in)
 	if err := a.Matches(in); err != nil {
-		c.add("usage", "the scenario's Answer does not answer the interrupt it was given: %v", err)
+		c.add("input", "the scenario's Answer does not answer the interrupt it was given: %v", err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
