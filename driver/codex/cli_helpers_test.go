@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/internal/clitest"
 	"github.com/luxeval/lux/modeltest"
 )
 
@@ -30,46 +30,12 @@ import (
 // measure (the runs take a few seconds).
 const runTimeout = 3 * time.Minute
 
-var (
-	codexOnce sync.Once
-	codexPath string
-	codexMiss string
-)
-
-// findCodex returns the path of the installed codex, looked for in
-// $LUX_CLI_CACHE, then the default cache, then PATH. It skips the test
-// when codex is not installed, unless LUX_CLI_CACHE is set: then the
-// CLI must be there (CI installs it first) and its absence fails.
+// findCodex returns the path of the installed codex (see clitest.Find:
+// $LUX_CLI_CACHE, the default cache, PATH, else .ci/install-clis.sh). It
+// skips the test when the CLI cannot be had, except under CI.
 func findCodex(t *testing.T) string {
 	t.Helper()
-	codexOnce.Do(func() {
-		var dirs []string
-		if cache := os.Getenv("LUX_CLI_CACHE"); cache != "" {
-			dirs = append(dirs, filepath.Join(cache, "node_modules", ".bin"))
-		}
-		if home, err := os.UserHomeDir(); err == nil {
-			dirs = append(dirs, filepath.Join(home, ".cache", "lux-clis", "node_modules", ".bin"))
-		}
-		for _, d := range dirs {
-			p := filepath.Join(d, "codex")
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				codexPath = p
-				return
-			}
-		}
-		if p, err := exec.LookPath("codex"); err == nil {
-			codexPath = p
-			return
-		}
-		codexMiss = "codex is not installed (looked in " + strings.Join(dirs, ", ") + " and PATH); run .ci/install-clis.sh"
-	})
-	if codexPath == "" {
-		if os.Getenv("LUX_CLI_CACHE") != "" {
-			t.Fatalf("LUX_CLI_CACHE is set but %s", codexMiss)
-		}
-		t.Skip(codexMiss)
-	}
-	return codexPath
+	return clitest.Find(t, "codex")
 }
 
 // driverConfig is a codex config for the server: the installed CLI, the
