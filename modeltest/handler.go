@@ -58,6 +58,8 @@ func (d openaiDialect) streamError(key, typ, message string, sent int) event {
 
 // ServeHTTP answers one request and records it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+	s.active.Add(1)
+	defer s.active.Done()
 	r := &Request{
 		Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery, Host: hr.Host,
 		Header: hr.Header.Clone(), Turn: -1,

@@ -24,7 +24,8 @@ type Server struct {
 	http    *http.Server
 	closing context.Context // done once Close starts; ends stalls
 	stop    context.CancelFunc
-	done    chan struct{} // closed when Serve returns
+	done    chan struct{}  // closed when Serve returns
+	active  sync.WaitGroup // requests being answered
 
 	closeOnce sync.Once
 	closeErr  error
@@ -128,12 +129,18 @@ func (s *Server) OpenAIBaseURL() string { return s.url + "/v1" }
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.stop()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.http.Shutdown(ctx); err != nil {
-			_ = s.http.Close()
-			s.closeErr = fmt.Errorf("modeltest: close: %w", err)
+		// Wait for the requests being answered (stalls end with stop), then
+		// close every connection at once. http.Server.Shutdown would also
+		// wait for connections a client opened but never used, which it
+		// treats as busy for their first five seconds.
+		answered := make(chan struct{})
+		go func() { s.active.Wait(); close(answered) }()
+		select {
+		case <-answered:
+		case <-time.After(5 * time.Second):
+			s.closeErr = fmt.Errorf("modeltest: close: requests still being answered after 5s")
 		}
+		_ = s.http.Close()
 		<-s.done
 	})
 	return s.closeErr
