@@ -243,5 +243,5 @@ func TestAppProtocolUsageSumsThreads(t *testing.T) {
 	events, _ := p.Line([]byte(`{"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","status":"completed"}}}`))
 	require.Len(t, events, 1)
 	require.NotNil(t, events[0].Done)
-	assert.Equal(t, &lux.TokenUsage{Input: 110, Output: 15, CacheRead: 40, CacheCreation: 5}, events[0].Done.Usage)
+	assert.Equal(t, &lux.TokenUsage{Input: 105, Output: 15, CacheRead: 40, CacheCreation: 5}, events[0].Done.Usage)
 }

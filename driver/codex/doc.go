@@ -50,9 +50,10 @@
 // "command_execution", failed when the command exits non-zero or is
 // declined), patches ("file_change"), MCP tools (by tool name) and web
 // searches, usage, and done or error. Token usage follows the CLI's own
-// counts: input is the CLI's input less its cached tokens, which are
-// cache reads; exec reports the turn's total, app-server each model call
-// and the total. A failed turn ends the run in error with the CLI's
+// counts: the CLI's input count includes the tokens read from and written
+// to the prompt cache, so lux's input is what remains once those are
+// taken out, and they are the cache reads and cache creation; exec
+// reports the turn's total, app-server each model call and the total. A failed turn ends the run in error with the CLI's
 // message; errors the CLI retries are progress of kind "codex-error", and
 // a CLI that does nothing but retry (an unreachable provider) is stopped
 // once that has lasted the idle timeout.

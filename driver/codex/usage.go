@@ -33,13 +33,15 @@ func (u appUsage) cli() cliUsage {
 	}
 }
 
-// tokens converts the CLI's usage to lux's. The CLI's input count
-// includes the cached tokens, so Input is what remains once they are
-// taken out; cache reads are the cached tokens and cache writes what the
-// CLI reports as such. Output includes the reasoning tokens.
+// tokens converts the CLI's usage to lux's. The CLI's input count is the
+// API's input_tokens, which includes the tokens read from the cache
+// (input_tokens_details.cached_tokens) and those written to it
+// (input_tokens_details.cache_write_tokens), so Input is what remains once
+// both are taken out: the four counts then add up to the CLI's total.
+// Output includes the reasoning tokens.
 func (u cliUsage) tokens() lux.TokenUsage {
 	return lux.TokenUsage{
-		Input:         max(0, u.InputTokens-u.CachedInputTokens),
+		Input:         max(0, u.InputTokens-u.CachedInputTokens-u.CacheWriteInputTokens),
 		Output:        u.OutputTokens,
 		CacheRead:     u.CachedInputTokens,
 		CacheCreation: u.CacheWriteInputTokens,
