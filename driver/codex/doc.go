@@ -40,7 +40,10 @@
 // the config's "config" map. After the run only config.toml is kept,
 // unless keepHome is set. The CLI runs in the workspace, in its own
 // process group, with NO_COLOR=1; exec also gets --skip-git-repo-check and
-// --ephemeral, app-server an ephemeral thread.
+// --ephemeral, app-server an ephemeral thread. The whole process tree is
+// stopped once the turn ends, on the idle timeout and on Quiesce; the
+// tail of the CLI's stderr is kept; the artifacts are the workspace's
+// regular files, symbolic links never followed.
 //
 // # Events
 //

@@ -246,3 +246,24 @@ func TestLoopExecCannotAsk(t *testing.T) {
 	assert.True(t, errors.Is(err, lux.ErrMissingCapability), "%v", err)
 	assert.True(t, strings.Contains(err.Error(), "ask"), "%v", err)
 }
+
+// TestPreflightMissingCLI: a missing CLI is reported before anything
+// runs, with the install hint.
+func TestPreflightMissingCLI(t *testing.T) {
+	reg := lux.NewRegistry()
+	require.NoError(t, reg.RegisterDriver(codex.Plugin()))
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir()})
+	diags := o.Preflight(context.Background(), []*lux.Case{{
+		ID: "c", Prompt: "p", Driver: &lux.PluginRef{Name: "codex", Config: map[string]any{"command": "lux-no-such-codex"}},
+	}})
+	assert.False(t, orchestrator.Healthy(diags))
+	var found bool
+	for _, d := range diags {
+		if d.ID == "command:lux-no-such-codex" {
+			found = true
+			assert.Equal(t, orchestrator.StatusFail, d.Status)
+			assert.Equal(t, "npm install -g @openai/codex", d.Detail)
+		}
+	}
+	assert.True(t, found, "%+v", diags)
+}

@@ -2,6 +2,7 @@ package codex_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func TestExecWritesAndRuns(t *testing.T) {
 		{Thinking: "Write, then check.", Text: "Writing the file.", ToolCalls: []modeltest.ToolCall{
 			patch("*** Begin Patch\n*** Add File: hello.txt\n+Hello from the model\n*** End Patch\n"),
 		}, Usage: modeltest.Usage{InputTokens: 1000, OutputTokens: 50, ReasoningTokens: 10}},
-		{ToolCalls: []modeltest.ToolCall{shell("cat hello.txt && echo ok > b.txt")},
+		{ToolCalls: []modeltest.ToolCall{shell("cat hello.txt && echo ok > b.txt && ln -s /etc/hostname link.txt")},
 			Usage: modeltest.Usage{InputTokens: 200, OutputTokens: 30, CacheReadTokens: 1000}},
 		{Text: "done", Usage: modeltest.Usage{InputTokens: 300, OutputTokens: 5, CacheReadTokens: 1000}},
 	})
@@ -33,12 +34,31 @@ func TestExecWritesAndRuns(t *testing.T) {
 	require.Equal(t, lux.EventDone, end.Type, "%+v", end.Error)
 	assert.Equal(t, "Hello from the model\n", run.file(t, "hello.txt"))
 	assert.Equal(t, "ok\n", run.file(t, "b.txt"))
+	var paths []string
+	for _, a := range run.artifacts {
+		paths = append(paths, a.Path)
+	}
+	assert.Equal(t, []string{"b.txt", "hello.txt"}, paths, "artifacts, the symbolic link not followed")
+	results := run.ofKind(lux.KindToolResult)
+	require.Len(t, results, 2)
+	assert.Equal(t, map[string]any{"status": "completed", "output": "Hello from the model\n", "exitCode": float64(0)},
+		roundTrip(t, results[1].ToolResult.Content))
 	// Usage as the CLI reported it: input 1000+1200+1300 of which 2000
 	// cached, output 85.
 	assert.Equal(t, &lux.TokenUsage{Input: 1500, Output: 85, CacheRead: 2000}, end.Done.Usage)
 	require.Equal(t, lux.EventReady, run.events[0].Type)
 	assert.Equal(t, "codex-cli 0.169.0", run.events[0].Ready.AgentVersion)
 	assertHermetic(t, srv)
+}
+
+// roundTrip returns v as it reads back from JSON.
+func roundTrip(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
 }
 
 // pidOf returns the agent's process id (the leader of its process group).
