@@ -56,7 +56,10 @@ func formatDelta(unit string, d float64) string {
 
 // formatMs formats milliseconds as "850ms" or "1.25s".
 func formatMs(ms float64, exact bool) string {
-	if math.Abs(ms) < 1000 {
+	switch a := math.Abs(ms); {
+	case a < 10:
+		return trimFloat(ms, 1) + "ms"
+	case a < 1000:
 		return trimFloat(ms, 0) + "ms"
 	}
 	if exact {

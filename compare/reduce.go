@@ -65,6 +65,10 @@ const (
 	scoreIdx = 1
 )
 
+// harnessTokens are the harness metrics of record.RunMetrics that count
+// tokens (its cache hit rate is undefined without tokens).
+var harnessTokens = []string{"harness.input", "harness.output", "harness.cacheRead", "harness.cacheCreation", "harness.total"}
+
 // add counts one completed run. runDir is where its record is ("" when
 // unknown).
 func (sd *side) add(s *record.Sample, runDir string) {
@@ -93,6 +97,15 @@ func (sd *side) add(s *record.Sample, runDir string) {
 	}
 	for k, v := range s.Metrics {
 		sd.put(c, sd.metrics.id(k), v)
+	}
+	if len(s.Metrics) > 0 {
+		// record.RunMetrics leaves harness tokens out when they are zero;
+		// the harness always knows what it spent, so absent means 0 here.
+		for _, k := range harnessTokens {
+			if _, ok := s.Metrics[k]; !ok {
+				sd.put(c, sd.metrics.id(k), 0)
+			}
+		}
 	}
 	for _, r := range c.idents {
 		if r.hash == s.IdentityHash {

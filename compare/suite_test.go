@@ -402,6 +402,21 @@ func TestSuiteUnmatchedCases(t *testing.T) {
 	assert.Equal(t, 6, effectOf(t, c, MetricPassRate).Cases)
 }
 
+// Harness tokens the runs did not spend are zero, not unavailable, though
+// record.RunMetrics leaves them out.
+func TestSuiteHarnessZero(t *testing.T) {
+	root := t.TempDir()
+	noHarness := func(m *lux.RunMetadata) { m.Usage.Answerer, m.Usage.Judge = lux.TokenUsage{}, lux.TokenUsage{} }
+	a, _ := writeSuite(t, root, grid(4, 1, func(i, _ int) spec { s := pass(caseID(i), ""); s.mutate = noHarness; return s }), suiteOpts{summary: true})
+	b, _ := writeSuite(t, root, grid(4, 1, func(i, _ int) spec { return pass(caseID(i), "") }), suiteOpts{summary: true})
+	c, err := Suites(ctx, a, b, Options{})
+	require.NoError(t, err)
+	e := effectOf(t, c, "harness.total")
+	require.NotNil(t, e.Interval, e.Unavailable)
+	assert.Equal(t, 0.0, e.A)
+	assert.Equal(t, 12.0, e.B)
+}
+
 func TestSuiteUsageUnavailable(t *testing.T) {
 	root := t.TempDir()
 	a, _ := writeSuite(t, root, grid(5, 2, func(i, _ int) spec { return pass(caseID(i), "") }), suiteOpts{summary: true})
