@@ -135,8 +135,11 @@ func checkDriver(ctx context.Context, plugin *lux.DriverPlugin, scenarios []Driv
 		c.add("input", "no scenarios: give at least one DriverScenario with a config and a prompt the agent can complete")
 		return c
 	}
-	parse := func(raw json.RawMessage) (lux.DriverConfig, error) { return plugin.Parse(raw) }
-	c.checkStrict(scenarios[0].Config, func(raw json.RawMessage) error { _, err := parse(raw); return err })
+	if ctx.Err() != nil {
+		c.add("cancelled", "the context was cancelled before the checks began: %v", context.Cause(ctx))
+		return c
+	}
+	c.checkStrict(scenarios[0].Config, func(raw json.RawMessage) error { _, err := plugin.Parse(raw); return err })
 	if plugin.Experiment != nil {
 		c.checkExperiment(ctx, plugin, scenarios[0].Config)
 	}

@@ -153,6 +153,10 @@ func (w *walk) events(ctx context.Context) {
 		if errors.Is(err, errAbandoned) {
 			return
 		}
+		if err != nil && ctx.Err() != nil {
+			c.add("cancelled", "the check was cancelled during the session: %v", context.Cause(ctx))
+			return
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				c.add("terminal", "Next returned io.EOF before any terminal event (done or error); a session ends with exactly one")

@@ -1,6 +1,7 @@
 package luxtest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -128,4 +129,45 @@ func checks(err error) []string {
 		}
 	}
 	return out
+}
+
+// A cancelled context is reported as such, not blamed on the driver.
+func TestDriverCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := luxtest.CheckDriver(ctx, fakeDriver(), luxtest.DriverScenario{Config: json.RawMessage(`{}`), Prompt: "go"})
+	assert.Equal(t, []string{"cancelled"}, checks(err))
+}
+
+// The scenario's own expectations are checked on top of the contract.
+func TestDriverScenarioExpectations(t *testing.T) {
+	err := luxtest.CheckDriver(t.Context(), subprocess.Plugin(), luxtest.DriverScenario{
+		Name:           "wants",
+		Config:         echoConfig(""),
+		Prompt:         `fail "no"`,
+		WantExit:       lux.ExitDone,
+		WantInterrupts: []lux.InterruptKind{lux.Ask},
+		WantArtifacts:  []string{"hello.txt"},
+		Check:          func(o luxtest.Outcome) error { return fmt.Errorf("%d events", len(o.Events)) },
+	})
+	var msgs []string
+	for _, p := range luxtest.ProblemsOf(err) {
+		msgs = append(msgs, p.String())
+	}
+	assert.Equal(t, []string{
+		`[wants] expect: the run ended error; want done (the error event says: no)`,
+		`[wants] expect: the agent raised interrupts []; want [ask]`,
+		`[wants] expect: Collect did not return "hello.txt"`,
+		`[wants] expect: 2 events`,
+	}, msgs)
+}
+
+// Setup stages the workspace before the agent starts.
+func TestDriverScenarioSetup(t *testing.T) {
+	luxtest.TestDriver(t, subprocess.Plugin(), luxtest.DriverScenario{
+		Config:        echoConfig(""),
+		Prompt:        `say "hello"`,
+		Setup:         func(ws string) error { return os.WriteFile(filepath.Join(ws, "staged.txt"), []byte("x"), 0o644) },
+		WantArtifacts: []string{"staged.txt"},
+	})
 }
