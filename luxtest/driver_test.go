@@ -88,6 +88,7 @@ func TestDriverCatchesBrokenDrivers(t *testing.T) {
 		{breaks: "quiesce-once", want: []string{"quiesce"}},
 		{breaks: "escape", want: []string{"collect"}},
 		{breaks: "follow-symlinks", want: []string{"collect"}},
+		{breaks: "skip-fixture", want: []string{"collect"}},
 		{breaks: "close-fails", want: []string{"close"}},
 	}
 	for _, tt := range tests {

@@ -196,8 +196,21 @@ func (s *fakeSession) Collect(ctx context.Context) ([]lux.Artifact, error) {
 		if !e.Type().IsRegular() && !s.cfg.has("follow-symlinks") {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(s.workspace, e.Name()))
-		if err != nil || !fi.Mode().IsRegular() {
+		if e.Name() == "luxtest-fixture.txt" && s.cfg.has("skip-fixture") {
+			continue
+		}
+		full := filepath.Join(s.workspace, e.Name())
+		fi, err := os.Stat(full) // follows symlinks: only under the break
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			sub, _ := os.ReadDir(full)
+			for _, f := range sub {
+				if info, err := f.Info(); err == nil && info.Mode().IsRegular() {
+					out = append(out, lux.Artifact{Path: e.Name() + "/" + f.Name(), Size: info.Size()})
+				}
+			}
 			continue
 		}
 		out = append(out, lux.Artifact{Path: e.Name(), Size: fi.Size()})
