@@ -83,7 +83,9 @@ type Config struct {
 	// Env adds to (or replaces in) the agent's environment.
 	Env map[string]string `json:"env,omitempty"`
 	// InheritEnv passes the host's environment to the agent; default true.
-	// When false the agent gets only PATH and HOME from the host, plus Env.
+	// When false the agent gets none of it: PATH is driver.DefaultPath,
+	// HOME is the run's CODEX_HOME, and Env adds the rest (a provider's
+	// key, for one).
 	InheritEnv *bool `json:"inheritEnv,omitempty"`
 	// AuthFile is a Codex auth.json to copy into the run's CODEX_HOME, for
 	// the built-in OpenAI provider with a ChatGPT login.

@@ -83,7 +83,7 @@ func (c *Config) args(prompt string) []string {
 }
 
 // environ is the agent's environment: the host's (or, when not inherited,
-// only PATH and a HOME inside the run's CODEX_HOME), then the lux
+// only PATH=driver.DefaultPath and HOME=the run's CODEX_HOME), then the lux
 // variables, then the config's env, then the run's CODEX_HOME.
 func (c *Config) environ(runDir, workspace, codexHome string) []string {
 	base := map[string]string{"NO_COLOR": "1"}
