@@ -3,6 +3,7 @@ package lux
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -87,11 +88,13 @@ func textOf(v any) string {
 	if v == nil {
 		return ""
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "> out.txt" must read as written
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Answer is the user's reply to an interrupt of the same Kind and ID.

@@ -227,3 +227,9 @@ func TestHashValueIsCanonical(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, a, c)
 }
+
+func TestInterruptTextIsNotHTMLEscaped(t *testing.T) {
+	in := lux.Interrupt{Kind: lux.Approve, ID: "p", Request: map[string]any{"command": "echo hi > out.txt && cat <in"}}
+	require.Equal(t, `{"command":"echo hi > out.txt && cat <in"}`, in.Text())
+	require.Equal(t, "why?", lux.Interrupt{Kind: lux.Ask, Question: "why?"}.Text())
+}
