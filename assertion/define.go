@@ -58,7 +58,6 @@ func (k *check[C]) Evaluate(ctx context.Context, run *lux.Run) (lux.Result, erro
 	return k.eval(ctx, k.cfg, run)
 }
 
-
 // All returns every built-in assertion, in a stable order. Each call
 // returns new values.
 func All() []*lux.AssertionPlugin {
