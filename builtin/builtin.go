@@ -1,0 +1,50 @@
+// Package builtin registers every plugin that ships with lux: the drivers
+// (subprocess, claude-code, codex, cursor), the scripted answerer and the
+// core assertions. It is a convenience: a program that wants fewer
+// plugins, or its own, registers them one by one instead.
+package builtin
+
+import (
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/answerer/scripted"
+	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/driver/claudecode"
+	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/driver/cursor"
+	"github.com/luxeval/lux/driver/subprocess"
+)
+
+// Drivers returns the built-in driver plugins.
+func Drivers() []*lux.DriverPlugin {
+	return []*lux.DriverPlugin{subprocess.Plugin(), claudecode.Plugin(), codex.Plugin(), cursor.Plugin()}
+}
+
+// Answerers returns the built-in answerer plugins.
+func Answerers() []*lux.AnswererPlugin {
+	return []*lux.AnswererPlugin{scripted.Plugin()}
+}
+
+// Register adds every built-in plugin to reg. It fails, registering
+// nothing more, at the first name reg already holds.
+func Register(reg *lux.Registry) error {
+	for _, d := range Drivers() {
+		if err := reg.RegisterDriver(d); err != nil {
+			return err
+		}
+	}
+	for _, a := range Answerers() {
+		if err := reg.RegisterAnswerer(a); err != nil {
+			return err
+		}
+	}
+	return assertion.Register(reg)
+}
+
+// Registry returns a new registry holding every built-in plugin.
+func Registry() *lux.Registry {
+	reg := lux.NewRegistry()
+	if err := Register(reg); err != nil {
+		panic("builtin: " + err.Error()) // the built-ins' names are distinct
+	}
+	return reg
+}
