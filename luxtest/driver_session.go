@@ -257,6 +257,9 @@ func (w *walk) respond(ctx context.Context, in lux.Interrupt) bool {
 // artifacts could not be collected.
 func (w *walk) finish(ctx context.Context, workspace string) ([]lux.Artifact, bool) {
 	c := w.c
+	// The agent is stopped and its evidence collected even when the
+	// checks were cancelled, as the orchestrator does.
+	ctx = context.WithoutCancel(ctx)
 	collected := true
 	for i := range 2 {
 		fl, err := guardErr(c.timeout, func() error { return w.s.Quiesce(ctx) })
