@@ -149,3 +149,31 @@ func TestOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"score", MetricPassRate, "toolCalls"}, s.metrics, "gate metrics are always reported")
 }
+
+// Whatever suite-summary.json holds, comparing reads it without panicking:
+// an error naming the file, or a comparison.
+func FuzzSuiteSummary(f *testing.F) {
+	for _, seed := range []string{
+		`{"suiteId":"s","totals":{"attempts":1},"samples":[{"caseId":"a","casePassed":true,"caseScore":1,"identityHash":"h","metrics":{"durationMs":5}}]}`,
+		`{"cases":[{"caseId":"a","metrics":{"x":{"n":1}}}],"metrics":{},"samples":[]}`,
+		`{"samples":[{"caseId":"a","metrics":null,"casePassed":null}]}`,
+		`{"samples":[{"caseId":"a","exitReason":"error","metrics":{"x":1e308,"y":-1e308}}]}`,
+		`[]`, ``, `{"samples":`, `{"samples":[1,2]}`, `{"other":[[[{}]]],"samples":[{}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	root := f.TempDir()
+	good, _ := writeSuite(f, root, []spec{pass("a", "")}, suiteOpts{summary: true})
+	dir, _ := writeSuite(f, root, []spec{pass("a", "")}, suiteOpts{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, record.SuiteSummaryFile), data, 0o600))
+		c, err := Suites(ctx, good, dir, Options{AllMetrics: true})
+		if err != nil {
+			assert.Contains(t, err.Error(), "compare: ")
+			return
+		}
+		require.NotNil(t, c)
+		var buf strings.Builder
+		require.NoError(t, c.WriteText(&buf))
+	})
+}
