@@ -62,6 +62,7 @@ func commands() []command {
 		{"validate", "check cases against the registry without running anything", validateCmd},
 		{"doctor", "check that the commands the cases' drivers launch are installed", doctorCmd},
 		{"view", "list recorded runs and suites, or show one run or suite", viewCmd},
+		{"compare", "compare two runs or two suites; exit status 1 on a regression", compareCmd},
 	}
 }
 

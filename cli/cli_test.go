@@ -146,8 +146,63 @@ func TestUsageErrors(t *testing.T) {
 	require.Contains(t, errOut, `unknown command "frobnicate"`)
 	code, out, _ := run(t, reg, "help")
 	require.Equal(t, cli.ExitOK, code)
-	require.Contains(t, out, "validate")
+	require.Contains(t, out, "compare")
 	code, _, errOut = run(t, reg, "run", "-j", "0", t.TempDir())
 	require.Equal(t, cli.ExitUsage, code)
 	require.Contains(t, errOut, "no *.case.json files")
+}
+
+func TestCompare(t *testing.T) {
+	reg := registry(t)
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	writeCase(t, cases, "hello.case.json", `{
+	  "prompt": "write hello.txt containing \"hi\"",
+	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
+	}`)
+	writeCase(t, cases, "bye.case.json", `{
+	  "prompt": "write bye.txt containing \"bye\"",
+	  "assertions": [{"type": "file-contains", "path": "bye.txt", "text": "bye"}]
+	}`)
+	root := filepath.Join(dir, "runs")
+	for range 2 {
+		code, out, errOut := run(t, reg, "run", "-q", "-runs-root", root, "-driver", driverJSON(), cases)
+		require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+	}
+	suites, err := record.FindSuites(root)
+	require.NoError(t, err)
+	require.Len(t, suites, 2)
+
+	code, out, errOut := run(t, reg, "compare", suites[0], suites[1])
+	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+	require.Contains(t, out, "no detectable difference")
+
+	code, out, _ = run(t, reg, "compare", "-json", suites[0], suites[1])
+	require.Equal(t, cli.ExitOK, code)
+	require.Contains(t, out, `"verdict": "no detectable difference"`)
+
+	runs, err := record.FindRuns(root)
+	require.NoError(t, err)
+	var hello, bye []string
+	for _, r := range runs {
+		if strings.Contains(r, "hello") {
+			hello = append(hello, r)
+		} else {
+			bye = append(bye, r)
+		}
+	}
+	code, out, _ = run(t, reg, "compare", hello[0], hello[1])
+	require.Equal(t, cli.ExitOK, code, out)
+
+	code, out, _ = run(t, reg, "compare", hello[0], bye[0])
+	require.Equal(t, cli.ExitFailed, code, out)
+	require.Contains(t, out, "not comparable")
+
+	code, _, errOut = run(t, reg, "compare", hello[0], suites[0])
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, suites[0])
+
+	code, _, errOut = run(t, reg, "compare", cases, suites[0])
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, "not a run or suite directory")
 }
