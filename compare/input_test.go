@@ -148,6 +148,9 @@ func TestOptions(t *testing.T) {
 	s, err = Options{Metrics: []string{"toolCalls"}, GateMetrics: []string{"score", MetricPassRate}}.resolve()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"score", MetricPassRate, "toolCalls"}, s.metrics, "gate metrics are always reported")
+	s, err = Options{Metrics: []string{"toolCalls", "toolCalls", MetricPassRate}}.resolve()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"toolCalls", MetricPassRate}, s.metrics, "each metric once")
 }
 
 // Whatever suite-summary.json holds, comparing reads it without panicking:

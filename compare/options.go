@@ -135,7 +135,13 @@ func (o Options) resolve() (settings, error) {
 			front = append(front, g)
 		}
 	}
-	s.metrics = append(front, s.metrics...)
+	var metrics []string
+	for _, m := range append(front, s.metrics...) {
+		if !slices.Contains(metrics, m) {
+			metrics = append(metrics, m)
+		}
+	}
+	s.metrics = metrics
 	s.cfg = stats.Config{Method: o.Method, Level: o.Level, Resamples: o.Resamples, Seed: o.Seed}
 	s.methodLabel = o.Method
 	if s.methodLabel == "" {

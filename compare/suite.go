@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/stats"
 )
@@ -319,6 +320,20 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 		return nil
 	}
 	var out []Mismatch
+	type loaded struct {
+		meta *lux.RunMetadata
+		c    *record.CaseRecord
+		err  error
+	}
+	cache := map[string]loaded{}
+	load := func(dir string) (*lux.RunMetadata, *record.CaseRecord, error) {
+		l, ok := cache[dir]
+		if !ok {
+			l.meta, l.c, l.err = loadIdentity(dir)
+			cache[dir] = l
+		}
+		return l.meta, l.c, l.err
+	}
 	explain := func(x, y identRep, within string) {
 		if x.hash == "" || y.hash == "" {
 			out = append(out, Mismatch{Field: FieldIdentityHash, A: x.hash, B: y.hash, Within: within,
@@ -328,8 +343,8 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 		if x.hash == y.hash {
 			return
 		}
-		ma, caseA, errA := loadIdentity(x.runDir)
-		mb, caseB, errB := loadIdentity(y.runDir)
+		ma, caseA, errA := load(x.runDir)
+		mb, caseB, errB := load(y.runDir)
 		if errA != nil || errB != nil {
 			why := errA
 			if why == nil {

@@ -490,3 +490,32 @@ func TestSuiteReadPaths(t *testing.T) {
 		})
 	}
 }
+
+// Runs from a dirty repository without a working-tree snapshot cannot be
+// shown to be repetitions: each has an identity of its own.
+func TestSuiteDirtySource(t *testing.T) {
+	root := t.TempDir()
+	clean := grid(3, 2, func(i, _ int) spec { return pass(caseID(i), "") })
+	dirty := grid(3, 2, func(i, _ int) spec {
+		s := pass(caseID(i), "")
+		s.mutate = func(m *lux.RunMetadata) { m.Provenance.Source.Git.Dirty = true }
+		return s
+	})
+	a, _ := writeSuite(t, root, clean, suiteOpts{summary: true, runs: true})
+	b, _ := writeSuite(t, root, dirty, suiteOpts{summary: true, runs: true})
+	c, err := Suites(ctx, a, b, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, NotComparable, c.Verdict)
+	require.Len(t, c.Mismatches, 3)
+	ms := c.Mismatches[0].Mismatches
+	require.Len(t, ms, 2, "across the sides, and between B's two runs")
+	assert.Equal(t, FieldSource, ms[0].Field)
+	assert.Empty(t, ms[0].Within)
+	assert.Contains(t, ms[0].Note, "dirty and no working-tree snapshot")
+	assert.Equal(t, "b", ms[1].Within)
+
+	c, err = Suites(ctx, a, b, Options{Vary: []Field{FieldSource}})
+	require.NoError(t, err)
+	assert.Equal(t, NoDifference, c.Verdict)
+	assert.Equal(t, []FieldCount{{FieldSource, 3}}, c.Varied)
+}
