@@ -75,7 +75,7 @@ func TestDefaultAnswerer(t *testing.T) {
 		return nil
 	})
 	o := newTestOrchestrator(t, Options{
-		DefaultDriver:   driverRef(scen),
+		DefaultDriver:   driverRef(scen, lux.CanAsk),
 		DefaultAnswerer: &lux.PluginRef{Name: "table", Config: map[string]any{"answers": map[string]string{"name?": "lux"}}},
 	})
 	res, err := o.Run(context.Background(), &lux.Case{ID: "d", Prompt: "p",

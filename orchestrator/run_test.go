@@ -138,7 +138,7 @@ func TestRunFailsOnBadAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := newTestOrchestrator(t, Options{})
-			c := &lux.Case{ID: "ask", Prompt: "p", Driver: driverRef(addScenario(t, asker)), Answerer: tt.answerer,
+			c := &lux.Case{ID: "ask", Prompt: "p", Driver: driverRef(addScenario(t, asker), lux.CanAsk), Answerer: tt.answerer,
 				Assertions: []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"score": 1, "passed": true}}}}
 			res, err := o.Run(context.Background(), c)
 			require.NoError(t, err)
@@ -235,3 +235,29 @@ func TestGradingRecordsIDsAndJudgeUsage(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An interrupt the driver did not declare it can take is a driver fault:
+// the run fails before any answerer is asked.
+func TestRunFailsOnUndeclaredInterrupt(t *testing.T) {
+	asker := func(ctx context.Context, a *fakeAgent) error {
+		if !a.ready(ctx) {
+			return nil
+		}
+		if _, ok := a.ask(ctx, lux.Interrupt{Kind: lux.Approve, ID: "p1", Request: "rm -rf /"}); !ok {
+			return nil
+		}
+		a.done(ctx, nil)
+		return nil
+	}
+	o := newTestOrchestrator(t, Options{})
+	c := &lux.Case{ID: "undeclared", Prompt: "p", Driver: driverRef(addScenario(t, asker), lux.CanAsk),
+		Answerer:   &lux.PluginRef{Name: "table", Config: map[string]any{"answers": map[string]string{}}},
+		Assertions: []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"score": 1, "passed": true}}}}
+	res, err := o.Run(context.Background(), c)
+	require.NoError(t, err)
+	assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
+	require.NotNil(t, res.Metadata.OperationalFailure)
+	assert.Equal(t, "driver", res.Metadata.OperationalFailure.Phase)
+	assert.Contains(t, res.Metadata.Reason, `driver "fake" sent approve interrupt "p1" but does not declare the "approve" capability`)
+	assert.Equal(t, "fail", res.Verdict())
+}

@@ -47,6 +47,11 @@ func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
 			}
 			in := *e.Interrupt
 			r.meta.InterruptCounts.Add(in.Kind)
+			if c := lux.Capability(in.Kind); !r.p.runtime.Has(c) {
+				r.fail("driver", lux.ExitError, fmt.Errorf("driver %q sent %s interrupt %q but does not declare the %q capability, so it cannot take the answer",
+					r.p.driverName, in.Kind, in.ID, c))
+				return
+			}
 			if !r.answer(ctx, s, ans, in, &history) {
 				return
 			}
