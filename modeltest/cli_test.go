@@ -1,9 +1,9 @@
 package modeltest_test
 
 // Integration tests: the real Claude Code and Codex CLIs against the server.
-// They run when the CLIs are installed (.ci/install-clis.sh puts them in
-// $LUX_CLI_CACHE, by default ~/.cache/lux-clis) or on PATH, and are skipped
-// otherwise and with -short. Every CLI runs with a fresh HOME and config
+// They find the CLIs in $LUX_CLI_CACHE (by default ~/.cache/lux-clis) or
+// on PATH, installing them with .ci/install-clis.sh when missing, and are
+// skipped with -short. Every CLI runs with a fresh HOME and config
 // directory, and with its proxy pointed at the server, so that any attempt
 // to reach another host is refused and shows in the request log.
 
@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/luxeval/lux/internal/clitest"
 	"github.com/luxeval/lux/modeltest"
 )
 
@@ -29,30 +30,14 @@ import (
 // a measure: the runs take a few seconds.
 const cliTimeout = 3 * time.Minute
 
-// findCLI returns the path of an installed CLI, or skips the test.
+// findCLI returns the path of the CLI, installing it when missing (see
+// internal/clitest), or skips the test with -short.
 func findCLI(t *testing.T, name string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skipf("-short: not running the real %s CLI", name)
 	}
-	var dirs []string
-	if cache := os.Getenv("LUX_CLI_CACHE"); cache != "" {
-		dirs = append(dirs, filepath.Join(cache, "node_modules", ".bin"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		dirs = append(dirs, filepath.Join(home, ".cache", "lux-clis", "node_modules", ".bin"))
-	}
-	for _, dir := range dirs {
-		p := filepath.Join(dir, name)
-		if info, err := os.Stat(p); err == nil && !info.IsDir() {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("%s is not installed (looked in %s and PATH); run .ci/install-clis.sh", name, strings.Join(dirs, ", "))
-	return ""
+	return clitest.Find(t, name)
 }
 
 // cliRun is the outcome of one CLI run.
