@@ -2,11 +2,13 @@ module github.com/luxeval/lux
 
 go 1.26
 
-require github.com/hashicorp/go-multierror v1.1.1
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/hashicorp/go-multierror v1.1.1
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/hashicorp/errwrap v1.0.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
