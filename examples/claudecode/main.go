@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/claudecode"
+	"github.com/luxeval/lux/internal/clis"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -278,20 +278,7 @@ func findClaude(flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	var dirs []string
-	if d := os.Getenv("LUX_CLI_CACHE"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		dirs = append(dirs, filepath.Join(home, ".cache", "lux-clis"))
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, "node_modules", ".bin", "claude")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("claude"); err == nil {
+	if p := clis.Lookup("claude"); p != "" {
 		return p, nil
 	}
 	return "", fmt.Errorf("claude is not installed: run .ci/install-clis.sh, or %s, or pass -claude", claudecode.InstallHint)

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/luxeval/lux/internal/clis"
 )
 
 var (
@@ -31,12 +33,12 @@ var (
 // .ci/install-clis.sh once per test process.
 func Find(t testing.TB, name string) string {
 	t.Helper()
-	if p := lookup(name); p != "" {
+	if p := clis.Lookup(name); p != "" {
 		return p
 	}
 	installOnce.Do(func() { installDir, installErr = install() })
 	if installErr == nil {
-		if p := filepath.Join(installDir, name); isExecutable(p) {
+		if p := filepath.Join(installDir, name); clis.IsExecutable(p) {
 			return p
 		}
 		installErr = fmt.Errorf("%s not found in %s after installing", name, installDir)
@@ -47,34 +49,6 @@ func Find(t testing.TB, name string) string {
 	}
 	t.Skip(msg)
 	return ""
-}
-
-func cacheDir() string {
-	if d := os.Getenv("LUX_CLI_CACHE"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".cache", "lux-clis")
-}
-
-func lookup(name string) string {
-	if d := cacheDir(); d != "" {
-		if p := filepath.Join(d, "node_modules", ".bin", name); isExecutable(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	return ""
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 func install() (string, error) {

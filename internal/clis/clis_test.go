@@ -1,4 +1,4 @@
-package clitest
+package clis
 
 import (
 	"os"
@@ -17,16 +17,16 @@ func TestLookupPrefersTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("LUX_CLI_CACHE", dir)
-	if got := lookup("fakecli-xyz"); got != fake {
-		t.Fatalf("lookup = %q, want %q", got, fake)
+	if got := Lookup("fakecli-xyz"); got != fake {
+		t.Fatalf("Lookup = %q, want %q", got, fake)
 	}
-	if got := lookup("no-such-cli-xyz"); got != "" {
-		t.Fatalf("lookup of a missing CLI = %q, want empty", got)
+	if got := Lookup("no-such-cli-xyz"); got != "" {
+		t.Fatalf("Lookup of a missing CLI = %q, want empty", got)
 	}
 	if err := os.Chmod(fake, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := lookup("fakecli-xyz"); got != "" {
+	if got := Lookup("fakecli-xyz"); got != "" {
 		t.Fatalf("a non-executable file was returned: %q", got)
 	}
 }
