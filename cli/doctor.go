@@ -44,10 +44,7 @@ func doctorCmd(ctx context.Context, e *env, args []string) int {
 		_ = enc.Encode(diags)
 	} else {
 		for _, d := range diags {
-			fmt.Fprintf(e.stdout, "%-4s %s: %s\n", d.Status, d.ID, d.Message)
-			if d.Detail != "" {
-				fmt.Fprintf(e.stdout, "     %s\n", d.Detail)
-			}
+			fmt.Fprintln(e.stdout, d)
 		}
 	}
 	if !orchestrator.Healthy(diags) {

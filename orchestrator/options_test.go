@@ -19,3 +19,14 @@ func TestRunsRootIsMadeAbsolute(t *testing.T) {
 		t.Fatalf("default RunsRoot() = %q, want an absolute .lux-runs", got)
 	}
 }
+
+func TestDiagnosticString(t *testing.T) {
+	d := Diagnostic{ID: "command:claude", Status: StatusFail, Message: "claude is not installed", Detail: "npm install -g @anthropic-ai/claude-code"}
+	want := "fail command:claude: claude is not installed\n     npm install -g @anthropic-ai/claude-code"
+	if got := d.String(); got != want {
+		t.Fatalf("String() = %q, want %q", got, want)
+	}
+	if got := (Diagnostic{ID: "runs-root", Status: StatusPass, Message: "writable"}).String(); got != "pass runs-root: writable" {
+		t.Fatalf("String() = %q", got)
+	}
+}

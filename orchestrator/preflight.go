@@ -28,6 +28,16 @@ type Diagnostic struct {
 	Detail  string `json:"detail,omitempty"` // the fix, or the full list of problems
 }
 
+// String formats d for people: its status, what was checked and the
+// finding, with the detail (the fix) on an indented second line.
+func (d Diagnostic) String() string {
+	s := fmt.Sprintf("%-4s %s: %s", d.Status, d.ID, d.Message)
+	if d.Detail != "" {
+		s += "\n     " + d.Detail
+	}
+	return s
+}
+
 // Healthy reports whether no diagnostic failed.
 func Healthy(diags []Diagnostic) bool {
 	for _, d := range diags {

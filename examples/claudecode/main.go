@@ -217,7 +217,7 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if diags := orch.Preflight(ctx, cases); !orchestrator.Healthy(diags) {
 		for _, d := range diags {
 			if d.Status != orchestrator.StatusPass {
-				fmt.Fprintf(w, "%s %s: %s\n    %s\n", d.Status, d.ID, d.Message, d.Detail)
+				fmt.Fprintln(w, d)
 			}
 		}
 		return errors.New("preflight failed")

@@ -132,7 +132,7 @@ func quickstart(ctx context.Context, w io.Writer, root string, reps int) error {
 	if !orchestrator.Healthy(diags) {
 		for _, d := range diags {
 			if d.Status != orchestrator.StatusPass {
-				fmt.Fprintf(w, "%s %s: %s\n    %s\n", d.Status, d.ID, d.Message, d.Detail)
+				fmt.Fprintln(w, d)
 			}
 		}
 		return errors.New("preflight failed")
