@@ -108,37 +108,57 @@ func progressPrinter(w io.Writer) func(orchestrator.Update) {
 	}
 }
 
-func runCmd(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("lux run", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var f runFlags
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "Usage: lux run [flags] [case files or directories...]  (default: cases)")
-		fs.PrintDefaults()
+// casesCommand is a command over cases: the shared flags, then case files
+// or directories (default "cases").
+type casesCommand struct {
+	fs    *flag.FlagSet
+	flags runFlags
+}
+
+func newCasesCommand(e *env, name string) *casesCommand {
+	c := &casesCommand{fs: flag.NewFlagSet("lux "+name, flag.ContinueOnError)}
+	c.fs.SetOutput(e.stderr)
+	c.flags.register(c.fs)
+	c.fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: lux %s [flags] [case files or directories...]  (default: cases)\n", name)
+		c.fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	return c
+}
+
+// load parses args, loads the selected cases and builds the orchestrator;
+// on failure it has reported the problem and returns a non-zero status.
+func (c *casesCommand) load(e *env, args []string, progress bool) (*orchestrator.Orchestrator, []*lux.Case, int) {
+	if err := c.fs.Parse(args); err != nil {
+		return nil, nil, ExitUsage
 	}
-	paths := fs.Args()
+	paths := c.fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"cases"}
 	}
-	cases, err := LoadCases(paths, f.tags)
+	cases, err := LoadCases(paths, c.flags.tags)
 	if err != nil {
 		e.errorf("%v", err)
-		return ExitUsage
+		return nil, nil, ExitUsage
 	}
 	if len(cases) == 0 {
-		e.errorf("no case matches the tags %s", f.tags.String())
-		return ExitUsage
+		e.errorf("no case matches the tags %s", c.flags.tags.String())
+		return nil, nil, ExitUsage
 	}
-	opts, err := f.options(e.stderr)
+	c.flags.quiet = c.flags.quiet || !progress
+	opts, err := c.flags.options(e.stderr)
 	if err != nil {
 		e.errorf("%v", err)
-		return ExitUsage
+		return nil, nil, ExitUsage
 	}
-	o := orchestrator.New(e.reg, opts)
+	return orchestrator.New(e.reg, opts), cases, ExitOK
+}
+
+func runCmd(ctx context.Context, e *env, args []string) int {
+	o, cases, code := newCasesCommand(e, "run").load(e, args, true)
+	if code != ExitOK {
+		return code
+	}
 	res, err := o.RunSuite(ctx, cases)
 	if res == nil {
 		e.errorf("%v", err)
@@ -190,29 +210,10 @@ func writeSuiteTable(w io.Writer, dir string, m *record.SuiteManifest, s *record
 }
 
 func validateCmd(_ context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("lux validate", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var f runFlags
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	o, cases, code := newCasesCommand(e, "validate").load(e, args, false)
+	if code != ExitOK {
+		return code
 	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"cases"}
-	}
-	cases, err := LoadCases(paths, f.tags)
-	if err != nil {
-		e.errorf("%v", err)
-		return ExitUsage
-	}
-	f.quiet = true
-	opts, err := f.options(e.stderr)
-	if err != nil {
-		e.errorf("%v", err)
-		return ExitUsage
-	}
-	o := orchestrator.New(e.reg, opts)
 	bad := 0
 	for _, c := range cases {
 		if err := o.Validate(c); err != nil {
