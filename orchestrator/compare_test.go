@@ -1,0 +1,61 @@
+package orchestrator
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/compare"
+)
+
+// The comparisons the Orchestrator offers agree with package compare on
+// its own records: a suite against itself or its rerun is no regression,
+// and runs of different cases are not comparable.
+func TestCompareInProcess(t *testing.T) {
+	o := newTestOrchestrator(t, Options{Repetitions: 2})
+	scen := addScenario(t, writeHello)
+	cases := []*lux.Case{
+		{ID: "one", Prompt: "p", Driver: driverRef(scen), Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}},
+		{ID: "two", Prompt: "q", Driver: driverRef(scen), Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}},
+	}
+	ctx := context.Background()
+	a, err := o.RunSuite(ctx, cases)
+	require.NoError(t, err)
+	b, err := o.RunSuite(ctx, cases)
+	require.NoError(t, err)
+
+	fromDisk, err := o.CompareSuites(ctx, a.Dir, b.Dir, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, compare.NoDifference, fromDisk.Verdict)
+	assert.False(t, fromDisk.Gate.Failed)
+	fromMemory, err := o.CompareSuiteResults(ctx, a, b, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, fromDisk.Verdict, fromMemory.Verdict)
+	assert.Equal(t, fromDisk.Effects, fromMemory.Effects)
+
+	one, err := o.Run(ctx, cases[0])
+	require.NoError(t, err)
+	oneAgain, err := o.Run(ctx, cases[0])
+	require.NoError(t, err)
+	two, err := o.Run(ctx, cases[1])
+	require.NoError(t, err)
+
+	same, err := o.CompareRunResults(one, oneAgain, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, compare.NoDifference, same.Verdict)
+	sameOnDisk, err := o.CompareRuns(ctx, one.Dir, oneAgain.Dir, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, same.Verdict, sameOnDisk.Verdict)
+
+	different, err := o.CompareRunResults(one, two, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, compare.NotComparable, different.Verdict)
+	assert.True(t, different.Gate.Failed)
+
+	sets, err := o.CompareRunSets(ctx, []string{one.Dir}, []string{oneAgain.Dir}, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, compare.NoDifference, sets.Verdict)
+}
