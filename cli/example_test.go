@@ -1,0 +1,30 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/cli"
+)
+
+// A harness binary with its own plugins is a registry and one call; here
+// it prints the commands it offers.
+func ExampleMain() {
+	reg := lux.NewRegistry() // register the built-ins and your own plugins here
+	code := cli.Main(context.Background(), reg, []string{"help"}, os.Stdout, os.Stderr)
+	_ = code
+	// Output:
+	// lux evaluates coding agents.
+	//
+	// Usage: lux <command> [flags] [arguments]
+	//
+	// Commands:
+	//   run       run cases (files or directories of *.case.json) as a suite and record every run
+	//   validate  check cases against the registry without running anything
+	//   doctor    check that the commands the cases' drivers launch are installed
+	//   view      list recorded runs and suites, or show one run or suite
+	//   compare   compare two runs or two suites; exit status 1 on a regression
+	//
+	// Run 'lux <command> -h' for a command's flags.
+}
