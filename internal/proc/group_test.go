@@ -2,6 +2,8 @@ package proc_test
 
 import (
 	"context"
+	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -51,14 +53,20 @@ func TestStopKillsGroupWhenLeaderIgnoresTerm(t *testing.T) {
 
 func TestStopAfterLeaderExitedKillsLeftovers(t *testing.T) {
 	cmd := exec.Command("/bin/sh", "-c", `sleep 60 >/dev/null 2>&1 & echo $!`)
-	out, err := cmd.StdoutPipe()
+	// A pipe of our own, not cmd.StdoutPipe: Start waits for the leader in
+	// the background, and Wait closes a StdoutPipe as soon as the leader
+	// exits, possibly before the pid has been read from it.
+	r, w, err := os.Pipe()
 	require.NoError(t, err)
+	defer r.Close()
+	cmd.Stdout = w
 	g, err := proc.Start(cmd)
+	w.Close()
 	require.NoError(t, err)
-	buf := make([]byte, 64)
-	n, _ := out.Read(buf)
-	grandchild, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	out, err := io.ReadAll(r) // end of file once the leader exits
 	require.NoError(t, err)
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	require.NoError(t, err, "output %q", out)
 	<-g.Exited()
 	assert.Equal(t, proc.Status{Exited: true, Code: 0}, g.Status())
 	require.True(t, proc.Alive(grandchild), "the grandchild outlives its leader until the group is stopped")
