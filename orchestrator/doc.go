@@ -18,12 +18,15 @@
 // everything.
 //
 // Whatever happens — the agent fails, the answerer fails or answers the
-// wrong interrupt, the trajectory exceeds its cap, the context is
-// cancelled — the run directory ends up complete (case.json, run.json,
+// wrong interrupt, a plugin panics, the trajectory exceeds its cap, the
+// context is cancelled — the run directory ends up complete (case.json, run.json,
 // events.jsonl, grading.json, artifacts.json, artifacts/), and run.json
 // says how the run ended: its exit reason, and for failures of the
 // harness the phase that failed (setup, answerer, driver, trace,
-// collection, grading, cancel, close).
+// collection, grading, cancel, close). A plugin's panic fails only its
+// run, as a failure of the phase it happened in, with the panic's stack
+// kept in the run's stderr.log; a panic while a case is validated is a
+// problem of that case.
 //
 // Grading follows these rules: an assertion passes when its check passes
 // and its score reaches its threshold; the case score is the weighted mean

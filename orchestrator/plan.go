@@ -80,19 +80,26 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 			probs.Add("driver.config", err.Error())
 			break
 		}
-		cfg, err := plugin.Parse(raw)
-		if err != nil {
+		var cfg lux.DriverConfig
+		if err := protect(func() (err error) { cfg, err = plugin.Parse(raw); return err }); err != nil {
 			probs.Merge("driver.config", err)
 			break
 		}
+		if cfg == nil {
+			probs.Addf("driver", "driver plugin %q returned no config", dref.Name)
+			break
+		}
 		p.driver = cfg
-		p.runtime = cfg.Runtime()
+		if err := protect(func() error { p.runtime = cfg.Runtime(); return nil }); err != nil {
+			probs.Addf("driver", "driver plugin %q failed to declare its runtime: %v", dref.Name, err)
+			break
+		}
 		if err := lux.CheckCapabilities(dref.Name, p.runtime, c.Requires); err != nil {
 			capErr = err
 			probs.AddFix("requires", strings.TrimPrefix(strings.TrimPrefix(err.Error(), lux.ErrMissingCapability.Error()), ": "),
 				"use a driver that declares them, or drop them from requires")
 		}
-		if h, err := lux.HashValue(cfg); err != nil {
+		if h, err := hashConfig(cfg); err != nil {
 			probs.Add("driver.config", "the parsed config does not encode as JSON: "+err.Error())
 		} else {
 			p.hashes.driverConfigHash = h
@@ -117,13 +124,17 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 			probs.Add("answerer.config", err.Error())
 			break
 		}
-		cfg, err := plugin.Parse(raw)
-		if err != nil {
+		var cfg lux.AnswererConfig
+		if err := protect(func() (err error) { cfg, err = plugin.Parse(raw); return err }); err != nil {
 			probs.Merge("answerer.config", err)
 			break
 		}
+		if cfg == nil {
+			probs.Addf("answerer", "answerer plugin %q returned no config", aref.Name)
+			break
+		}
 		p.answerer = cfg
-		if h, err := lux.HashValue(cfg); err != nil {
+		if h, err := hashConfig(cfg); err != nil {
 			probs.Add("answerer.config", "the parsed config does not encode as JSON: "+err.Error())
 		} else {
 			p.hashes.answererConfigHash = h
@@ -169,6 +180,13 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	return p, nil
 }
 
+// hashConfig is lux.HashValue of a plugin's parsed config, whose
+// MarshalJSON is the plugin's code.
+func hashConfig(cfg any) (h string, err error) {
+	err = protect(func() (err error) { h, err = lux.HashValue(cfg); return err })
+	return h, err
+}
+
 // evaluatorID is an assertion plugin as the evaluator config hash sees it.
 type evaluatorID struct {
 	Type    string `json:"type"`
@@ -211,8 +229,8 @@ func (o *Orchestrator) assertionPlan(c *lux.Case, probs *lux.Problems) ([]check,
 		if raw == nil {
 			raw = json.RawMessage("{}")
 		}
-		chk, err := plugin.Parse(raw)
-		if err != nil {
+		var chk lux.Check
+		if err := protect(func() (err error) { chk, err = plugin.Parse(raw); return err }); err != nil {
 			probs.Merge(at, err)
 			continue
 		}

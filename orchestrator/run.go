@@ -167,8 +167,11 @@ func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 	var answerer lux.Answerer
 	if r.p.answerer != nil {
 		r.stage(lux.StagePrepareAnswerer)
-		answerer, err = r.p.answerer.Prepare(ctx, lux.AnswererInfo{
-			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, Persona: r.p.c.Persona, RunDir: r.dir,
+		err = r.call(fmt.Sprintf("answerer %q Prepare", r.p.answererName), func() (err error) {
+			answerer, err = r.p.answerer.Prepare(ctx, lux.AnswererInfo{
+				CaseID: r.p.caseID, Prompt: r.p.c.Prompt, Persona: r.p.c.Persona, RunDir: r.dir,
+			})
+			return err
 		})
 		if err != nil || answerer == nil {
 			if r.checkCancel(ctx) {
@@ -185,8 +188,12 @@ func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 		return nil, answerer
 	}
 	r.stage(lux.StageStartDriver)
-	session, err := r.p.driver.Start(ctx, lux.StartInfo{
-		CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.dir, Workspace: r.workspace, Stderr: r.stderr,
+	var session lux.Session
+	err = r.call(fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
+		session, err = r.p.driver.Start(ctx, lux.StartInfo{
+			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.dir, Workspace: r.workspace, Stderr: r.stderr,
+		})
+		return err
 	})
 	if err != nil || session == nil {
 		if r.checkCancel(ctx) {

@@ -17,7 +17,11 @@ import (
 func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
 	var history []lux.Exchange
 	for {
-		e, err := s.Next(ctx)
+		var e lux.Event
+		err := r.call(fmt.Sprintf("driver %q Next", r.p.driverName), func() (err error) {
+			e, err = s.Next(ctx)
+			return err
+		})
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -25,7 +29,7 @@ func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
 			case errors.Is(err, io.EOF):
 				r.fail("driver", lux.ExitError, errors.New("the driver ended the session without a done or error event"))
 			default:
-				r.fail("driver", lux.ExitError, fmt.Errorf("driver failed: %w", err))
+				r.fail("driver", lux.ExitError, fmt.Errorf("driver %q failed: %w", r.p.driverName, err))
 			}
 			return
 		}
@@ -86,7 +90,11 @@ func (r *runState) answer(ctx context.Context, s lux.Session, ans lux.Answerer, 
 			lux.ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
 		return false
 	}
-	a, err := ans.Answer(ctx, in, *history)
+	var a lux.Answer
+	err := r.call(fmt.Sprintf("answerer %q Answer", r.p.answererName), func() (err error) {
+		a, err = ans.Answer(ctx, in, *history)
+		return err
+	})
 	if err != nil {
 		if r.checkCancel(ctx) {
 			return false
@@ -102,7 +110,7 @@ func (r *runState) answer(ctx context.Context, s lux.Session, ans lux.Answerer, 
 		return false
 	}
 	*history = append(*history, lux.Exchange{Interrupt: in, Answer: a})
-	if err := s.Respond(ctx, a); err != nil {
+	if err := r.call(fmt.Sprintf("driver %q Respond", r.p.driverName), func() error { return s.Respond(ctx, a) }); err != nil {
 		if r.checkCancel(ctx) {
 			return false
 		}
@@ -126,10 +134,14 @@ func (r *runState) collect(ctx context.Context, s lux.Session) {
 	defer cancel()
 	r.stage(lux.StageCollectStart)
 	if s != nil {
-		if err := s.Quiesce(bctx); err != nil {
+		var arts []lux.Artifact
+		if err := r.call(fmt.Sprintf("driver %q Quiesce", r.p.driverName), func() error { return s.Quiesce(bctx) }); err != nil {
 			r.collectFailed = true
 			r.fail("collection", lux.ExitError, fmt.Errorf("stopping the agent failed: %w", err))
-		} else if arts, err := s.Collect(bctx); err != nil {
+		} else if err := r.call(fmt.Sprintf("driver %q Collect", r.p.driverName), func() (err error) {
+			arts, err = s.Collect(bctx)
+			return err
+		}); err != nil {
 			r.collectFailed = true
 			r.fail("collection", lux.ExitError, fmt.Errorf("artifact collection failed: %w", err))
 		} else if arts != nil {
@@ -187,13 +199,18 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 	r.stage(lux.StageClose)
 	var closeErrs []error
 	if s != nil {
-		if err := s.Close(); err != nil {
+		if err := r.call(fmt.Sprintf("driver %q Close", r.p.driverName), s.Close); err != nil {
 			closeErrs = append(closeErrs, fmt.Errorf("driver close: %w", err))
 		}
 	}
 	if ans != nil {
-		r.meta.Usage.Answerer = ans.Usage()
-		if err := ans.Close(); err != nil {
+		if err := r.call(fmt.Sprintf("answerer %q Usage", r.p.answererName), func() error {
+			r.meta.Usage.Answerer = ans.Usage()
+			return nil
+		}); err != nil {
+			closeErrs = append(closeErrs, fmt.Errorf("answerer usage: %w", err))
+		}
+		if err := r.call(fmt.Sprintf("answerer %q Close", r.p.answererName), ans.Close); err != nil {
 			closeErrs = append(closeErrs, fmt.Errorf("answerer close: %w", err))
 		}
 	}
