@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -202,6 +203,35 @@ func normJSON(r json.RawMessage) any {
 	return v
 }
 
+// TestIdleTimeout: an agent silent after its progress ends the run with an
+// idle timeout. An agent slower than a short period to start or to report
+// its progress (a loaded machine) is retried with a longer period.
+func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
+	periods := []string{"300ms", "2s", "8s"}
+	for i, idle := range periods {
+		r := startAgent(t, map[string]any{"idleTimeout": idle}, "silent")
+		got := events(t, r.session, nil)
+		require.NoError(t, r.session.Quiesce(context.Background()))
+		want := []lux.Event{readyEvent(), progress("p", "status", `"thinking"`), errorEvent(lux.ExitIdleTimeout, "no event for "+idle)}
+		if i < len(periods)-1 && len(got) > 0 && len(got) < len(want) && idleExpiry(got[len(got)-1]) {
+			t.Logf("the agent was slower than %s: %+v; trying a longer period", idle, got)
+			continue
+		}
+		if diff := cmp.Diff(want, got, ignoreTime, cmp.Transformer("json", normJSON)); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+		return
+	}
+}
+
+// idleExpiry reports whether ev is the error of an idle clock that
+// expired, before or after ready.
+func idleExpiry(ev lux.Event) bool {
+	return ev.Type == lux.EventError && (ev.Error.ExitReason == lux.ExitIdleTimeout ||
+		strings.HasPrefix(ev.Error.Reason, "agent never became ready: "))
+}
+
 func TestEndings(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -209,10 +239,6 @@ func TestEndings(t *testing.T) {
 		scenario []string
 		want     []lux.Event
 	}{
-		{
-			name: "idle timeout", cfg: map[string]any{"idleTimeout": "300ms"}, scenario: []string{"silent"},
-			want: []lux.Event{readyEvent(), progress("p", "status", `"thinking"`), errorEvent(lux.ExitIdleTimeout, "no event for 300ms")},
-		},
 		{
 			name: "never ready", cfg: map[string]any{"idleTimeout": 100}, scenario: []string{"silent-before-ready"},
 			want: []lux.Event{errorEvent(lux.ExitError, "agent never became ready: no event for 100ms")},
