@@ -107,7 +107,9 @@
 // once. Errors name the path and the problem — not a run or suite
 // directory ([ErrNotRecord]), a run where a suite is expected or the other
 // way round ([ErrKindMismatch]), an empty or truncated file, corrupt JSON,
-// a field of the wrong type — and a cancelled context stops the reading.
+// a field of the wrong type, a score or metric that is NaN or infinite
+// ([ErrCorrupt], naming the side, the case and the metric) — and a
+// cancelled context stops the reading.
 //
 // # Output
 //

@@ -37,8 +37,8 @@ func readSuiteDir(ctx context.Context, dir string, sd *side) error {
 	}
 	sd.info.Dir = dir
 	path := filepath.Join(dir, record.SuiteSummaryFile)
-	found, err := streamSummary(ctx, path, sd, func(s *record.Sample) {
-		sd.add(s, suiteRunDir(dir, s.RunDir))
+	found, err := streamSummary(ctx, path, sd, func(s *record.Sample) error {
+		return sd.add(s, suiteRunDir(dir, s.RunDir))
 	})
 	if err != nil || found {
 		return err
@@ -76,7 +76,9 @@ func addSuiteRecord(ctx context.Context, s *record.Suite, sd *side) error {
 				}
 			}
 			sm := &s.Summary.Samples[i]
-			sd.add(sm, suiteRunDir(s.Dir, sm.RunDir))
+			if err := sd.add(sm, suiteRunDir(s.Dir, sm.RunDir)); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -116,7 +118,9 @@ func addManifest(ctx context.Context, dir string, m *record.SuiteManifest, sd *s
 				s.Passed, s.Score = g.Passed, g.Score
 			}
 		}
-		sd.add(&s, runDir)
+		if err := sd.add(&s, runDir); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -154,7 +158,9 @@ func readRunDirs(ctx context.Context, dirs []string, sd *side) error {
 		if g != nil {
 			s.Passed, s.Score = g.Passed, g.Score
 		}
-		sd.add(&s, dir)
+		if err := sd.add(&s, dir); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -192,7 +198,7 @@ func loadIdentity(dir string) (*lux.RunMetadata, *record.CaseRecord, error) {
 // streamSummary decodes the suite summary at path one sample at a time,
 // calling add for each and recording the suite's totals in sd. found is
 // false when there is no summary, or when it has no samples.
-func streamSummary(ctx context.Context, path string, sd *side, add func(*record.Sample)) (found bool, err error) {
+func streamSummary(ctx context.Context, path string, sd *side, add func(*record.Sample) error) (found bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -203,6 +209,9 @@ func streamSummary(ctx context.Context, path string, sd *side, add func(*record.
 	defer f.Close()
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	bad := func(where string, err error) error {
+		if errors.Is(err, ErrCorrupt) {
+			return err
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("compare: %w", ctx.Err())
 		}
@@ -255,7 +264,7 @@ func streamSummary(ctx context.Context, path string, sd *side, add func(*record.
 
 // streamSamples decodes the array of samples, reusing one Sample. On an
 // error in a sample it returns that sample's index, else -1.
-func streamSamples(ctx context.Context, dec *json.Decoder, add func(*record.Sample)) (int, error) {
+func streamSamples(ctx context.Context, dec *json.Decoder, add func(*record.Sample) error) (int, error) {
 	if err := expectDelim(dec, '[', "must be a list"); err != nil {
 		return -1, err
 	}
@@ -272,7 +281,9 @@ func streamSamples(ctx context.Context, dec *json.Decoder, add func(*record.Samp
 		if err := dec.Decode(&s); err != nil {
 			return n, err
 		}
-		add(&s)
+		if err := add(&s); err != nil {
+			return n, err
+		}
 	}
 	return -1, expectDelim(dec, ']', "must be a list")
 }

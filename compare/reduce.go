@@ -1,6 +1,10 @@
 package compare
 
 import (
+	"fmt"
+	"math"
+	"slices"
+
 	"github.com/luxeval/lux/record"
 )
 
@@ -9,6 +13,7 @@ import (
 // every metric. Nothing per run is kept but the distinct identity hashes
 // of each case, so memory grows with cases × metrics, not with runs.
 type side struct {
+	name    string // "A" or "B"
 	info    SuiteInfo
 	metrics metricSet
 	cases   map[string]*caseAcc
@@ -53,8 +58,8 @@ func (m *metricSet) id(name string) int {
 	return i
 }
 
-func newSide() *side {
-	s := &side{cases: map[string]*caseAcc{}}
+func newSide(name string) *side {
+	s := &side{name: name, cases: map[string]*caseAcc{}}
 	s.metrics.id(MetricPassRate) // index 0
 	s.metrics.id(MetricScore)    // index 1
 	return s
@@ -70,8 +75,12 @@ const (
 var harnessTokens = []string{"harness.input", "harness.output", "harness.cacheRead", "harness.cacheCreation", "harness.total"}
 
 // add counts one completed run. runDir is where its record is ("" when
-// unknown).
-func (sd *side) add(s *record.Sample, runDir string) {
+// unknown). A score or metric that is not finite is an ErrCorrupt error,
+// and nothing of the run is counted.
+func (sd *side) add(s *record.Sample, runDir string) error {
+	if err := sd.checkFinite(s, runDir); err != nil {
+		return err
+	}
 	c := sd.cases[s.CaseID]
 	if c == nil {
 		c = &caseAcc{cluster: s.Cluster}
@@ -92,11 +101,17 @@ func (sd *side) add(s *record.Sample, runDir string) {
 		sd.info.Failed++
 	}
 	sd.put(c, passIdx, pass)
-	if s.Score != nil {
-		sd.put(c, scoreIdx, *s.Score)
+	overflow := ""
+	if s.Score != nil && !sd.put(c, scoreIdx, *s.Score) {
+		overflow = MetricScore
 	}
 	for k, v := range s.Metrics {
-		sd.put(c, sd.metrics.id(k), v)
+		if !sd.put(c, sd.metrics.id(k), v) && (overflow == "" || k < overflow) {
+			overflow = k
+		}
+	}
+	if overflow != "" {
+		return sd.corrupt(s, runDir, fmt.Sprintf("the sum of %s over the case's runs overflows", overflow))
 	}
 	if len(s.Metrics) > 0 {
 		// record.RunMetrics leaves harness tokens out when they are zero;
@@ -109,13 +124,56 @@ func (sd *side) add(s *record.Sample, runDir string) {
 	}
 	for _, r := range c.idents {
 		if r.hash == s.IdentityHash {
-			return
+			return nil
 		}
 	}
 	c.idents = append(c.idents, identRep{hash: s.IdentityHash, runDir: runDir})
+	return nil
 }
 
-func (sd *side) put(c *caseAcc, i int, v float64) {
+// checkFinite reports a score or metric of s that is NaN or infinite.
+func (sd *side) checkFinite(s *record.Sample, runDir string) error {
+	var bad []string
+	if s.Score != nil && !finite(*s.Score) {
+		bad = append(bad, fmt.Sprintf("%s is %v", MetricScore, *s.Score))
+	}
+	for k, v := range s.Metrics {
+		if !finite(v) {
+			bad = append(bad, fmt.Sprintf("%s is %v", k, v))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	problem := bad[0]
+	if len(bad) > 1 {
+		problem += fmt.Sprintf(" (%d values are not finite)", len(bad))
+	}
+	return sd.corrupt(s, runDir, problem)
+}
+
+// corrupt is the ErrCorrupt error for run s of the side.
+func (sd *side) corrupt(s *record.Sample, runDir, problem string) error {
+	where := "suite " + sd.name
+	if sd.info.Dir != "" {
+		where += " (" + sd.info.Dir + ")"
+	}
+	where += ", case " + s.CaseID
+	if s.Repetition > 0 {
+		where += fmt.Sprintf(" repetition %d", s.Repetition)
+	}
+	if runDir != "" {
+		where += ", run " + runDir
+	}
+	return fmt.Errorf("%w: %s: %s", ErrCorrupt, where, problem)
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// put adds v to metric i of case c; false when the case's sum is no
+// longer finite.
+func (sd *side) put(c *caseAcc, i int, v float64) bool {
 	for len(c.sums) <= i {
 		c.sums = append(c.sums, 0)
 		c.counts = append(c.counts, 0)
@@ -126,6 +184,7 @@ func (sd *side) put(c *caseAcc, i int, v float64) {
 	c.sums[i] += v
 	c.counts[i]++
 	sd.runsWith[i]++
+	return finite(c.sums[i])
 }
 
 // mean returns the case's mean of metric name over its runs, and false

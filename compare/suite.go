@@ -169,7 +169,7 @@ func compareSides(ctx context.Context, opts Options, readA, readB func(context.C
 	if err != nil {
 		return nil, err
 	}
-	sa, sb := newSide(), newSide()
+	sa, sb := newSide("A"), newSide("B")
 	var errA, errB error
 	var wg sync.WaitGroup
 	wg.Go(func() { errA = readA(ctx, sa) })
