@@ -7,3 +7,5 @@ package safefs
 const openFlags = 0
 
 func isLoop(error) bool { return false }
+
+const dirFlags = 0

@@ -6,10 +6,19 @@
 // inspected, and are read up to a size limit.
 //
 // It is how assertions look at what an agent left in its workspace: the
-// agent controls that tree, so nothing in it is trusted. The checks assume
-// the tree is quiet while it is read (the agent has been stopped); they
-// still refuse a final component swapped for a link between inspection and
-// opening.
+// agent controls that tree, so nothing in it is trusted. The checks are
+// made for a quiet tree (the agent has been stopped), but a tree that
+// changes between inspection and reading (a process that escaped the stop)
+// still cannot lead a read or a walk outside the root: files and
+// directories are opened from a descriptor of the root, component by
+// component (os.Root), and a file must be the one inspected. Such a change
+// is refused with ErrChanged, ErrSymlink or a missing file.
+//
+// What no path check can see: a hard link. A regular file in the root that
+// is a hard link to a file elsewhere on the same file system is read like
+// any other (the agent could only make one to a file it could read anyway).
+// Paths given to other programs (DirPath, for a command's working
+// directory) are checked once and then used by name.
 package safefs
 
 import (
@@ -21,6 +30,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Sentinel errors; check them with errors.Is. Errors for a missing file wrap
@@ -100,23 +110,29 @@ func clean(rel, rootName string) (string, error) {
 // returned info is the Lstat of the final component. A component that does
 // not exist gives an error wrapping fs.ErrNotExist.
 func (r Root) Resolve(rel string) (string, fs.FileInfo, error) {
-	cleaned, err := clean(rel, r.name())
+	_, full, info, err := r.resolve(rel)
+	return full, info, err
+}
+
+// resolve is Resolve, also returning rel cleaned.
+func (r Root) resolve(rel string) (cleaned, full string, info fs.FileInfo, err error) {
+	cleaned, err = clean(rel, r.name())
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	if r.Dir == "" {
-		return "", nil, &Error{Path: rel, Problem: "has no " + r.name() + " to be resolved in", Err: ErrNotDir}
+		return "", "", nil, &Error{Path: rel, Problem: "has no " + r.name() + " to be resolved in", Err: ErrNotDir}
 	}
-	full := r.Dir
-	info, err := os.Stat(r.Dir) // the root itself is trusted and may be reached through a link
+	full = r.Dir
+	info, err = os.Stat(r.Dir) // the root itself is trusted and may be reached through a link
 	if err != nil {
-		return "", nil, &Error{Path: rel, Problem: fmt.Sprintf("cannot be resolved: the %s: %v", r.name(), unwrapPathError(err)), Err: err}
+		return "", "", nil, &Error{Path: rel, Problem: fmt.Sprintf("cannot be resolved: the %s: %v", r.name(), unwrapPathError(err)), Err: err}
 	}
 	if !info.IsDir() {
-		return "", nil, &Error{Path: rel, Problem: fmt.Sprintf("cannot be resolved: the %s is not a directory", r.name()), Err: ErrNotDir}
+		return "", "", nil, &Error{Path: rel, Problem: fmt.Sprintf("cannot be resolved: the %s is not a directory", r.name()), Err: ErrNotDir}
 	}
 	if cleaned == "." {
-		return full, info, nil
+		return cleaned, full, info, nil
 	}
 	parts := strings.Split(cleaned, "/")
 	for i, part := range parts {
@@ -129,22 +145,22 @@ func (r Root) Resolve(rel string) (string, fs.FileInfo, error) {
 				if i < len(parts)-1 {
 					what = fmt.Sprintf("does not exist (no %q)", sofar)
 				}
-				return "", nil, &Error{Path: rel, Problem: what, Err: fs.ErrNotExist}
+				return "", "", nil, &Error{Path: rel, Problem: what, Err: fs.ErrNotExist}
 			}
-			return "", nil, &Error{Path: rel, Problem: "cannot be inspected: " + unwrapPathError(err).Error(), Err: err}
+			return "", "", nil, &Error{Path: rel, Problem: "cannot be inspected: " + unwrapPathError(err).Error(), Err: err}
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
 			p := "goes through a symlink"
 			if i < len(parts)-1 {
 				p = fmt.Sprintf("goes through a symlink (%q)", sofar)
 			}
-			return "", nil, &Error{Path: rel, Problem: p, Err: ErrSymlink}
+			return "", "", nil, &Error{Path: rel, Problem: p, Err: ErrSymlink}
 		}
 		if i < len(parts)-1 && !info.IsDir() {
-			return "", nil, &Error{Path: rel, Problem: fmt.Sprintf("goes through %q, which is not a directory", sofar), Err: ErrNotDir}
+			return "", "", nil, &Error{Path: rel, Problem: fmt.Sprintf("goes through %q, which is not a directory", sofar), Err: ErrNotDir}
 		}
 	}
-	return full, info, nil
+	return cleaned, full, info, nil
 }
 
 // Stat returns the Lstat of rel after the checks of Resolve.
@@ -170,7 +186,7 @@ func (r Root) DirPath(rel string) (string, error) {
 // (limit <= 0 means no limit). It reads at most limit+1 bytes, so a file that
 // grew after inspection is caught too.
 func (r Root) ReadFile(rel string, limit int64) ([]byte, error) {
-	full, info, err := r.Resolve(rel)
+	cleaned, _, info, err := r.resolve(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -180,12 +196,12 @@ func (r Root) ReadFile(rel string, limit int64) ([]byte, error) {
 	if limit > 0 && info.Size() > limit {
 		return nil, &Error{Path: rel, Problem: fmt.Sprintf("is %d bytes, over the limit of %d", info.Size(), limit), Err: ErrTooLarge}
 	}
-	f, err := os.OpenFile(full, os.O_RDONLY|openFlags, 0)
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen()
+	}
+	f, err := r.open(cleaned, os.O_RDONLY|openFlags)
 	if err != nil {
-		if isLoop(err) {
-			return nil, &Error{Path: rel, Problem: "goes through a symlink", Err: ErrSymlink}
-		}
-		return nil, &Error{Path: rel, Problem: "cannot be opened: " + unwrapPathError(err).Error(), Err: err}
+		return nil, r.openError(rel, "opened", err)
 	}
 	defer f.Close()
 	opened, err := f.Stat()
@@ -208,6 +224,56 @@ func (r Root) ReadFile(rel string, limit int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// open opens the cleaned path rel inside the root, never leaving it: the
+// path is resolved component by component from a descriptor of the root
+// directory, so a directory swapped for a symlink after inspection cannot
+// lead outside (os.Root). flag never follows a final symlink and never
+// blocks on a named pipe.
+func (r Root) open(rel string, flag int) (*os.File, error) {
+	root, err := os.OpenRoot(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.OpenFile(rel, flag, 0)
+}
+
+// openError words an error of open for rel, which was inspected and found
+// fine just before: a component that is gone is missing; one that became a
+// symlink, stopped being a directory, or leads out of the root means the
+// tree changed; anything else is a problem of the reader.
+func (r Root) openError(rel, what string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Path: rel, Problem: "does not exist (removed after inspection)", Err: err}
+	case isLoop(err):
+		return &Error{Path: rel, Problem: "goes through a symlink", Err: ErrSymlink}
+	case changedUnder(err):
+		return &Error{Path: rel, Problem: fmt.Sprintf("changed between inspection and being %s: %v", what, unwrapPathError(err)), Err: ErrChanged}
+	}
+	return &Error{Path: rel, Problem: "cannot be " + what + ": " + unwrapPathError(err).Error(), Err: err}
+}
+
+// changedUnder reports whether err, from opening a path that was just
+// inspected, says the tree changed: a component is no longer a directory,
+// or (an error of os.Root that is not a system error) the path now leads
+// out of the root.
+func changedUnder(err error) bool {
+	if errors.Is(err, syscall.ENOTDIR) {
+		return true
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	_, sysErr := pe.Err.(syscall.Errno)
+	return !sysErr
+}
+
+// testHookBeforeOpen, when set by a test, runs between inspecting a file
+// and opening it.
+var testHookBeforeOpen func()
 
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
