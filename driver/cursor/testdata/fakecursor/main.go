@@ -11,7 +11,7 @@
 //	                      CLI's worker-server) and write its pid to this file
 //	FAKE_CURSOR_LINE_DELAY  a pause before each line after the first, e.g. "50ms"
 //	FAKE_CURSOR_STDERR    text to write to stderr after the script
-//	FAKE_CURSOR_AFTER     "hang": ignore SIGTERM and never exit after the script
+//	FAKE_CURSOR_AFTER     "hang": ignore SIGTERM (from the start) and never exit after the script
 //	FAKE_CURSOR_LINGER    a pause after the script before exiting, e.g. "300ms"
 //	FAKE_CURSOR_EXIT      the exit code (default 0)
 package main
@@ -43,6 +43,11 @@ func main() {
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
 		fmt.Println(envOr("FAKE_CURSOR_VERSION", "2026.09.10-fake001"))
 		return
+	}
+	if os.Getenv("FAKE_CURSOR_AFTER") == "hang" {
+		// From the start, not once the script is out: the harness may stop
+		// the CLI as soon as it has read the last line.
+		signal.Ignore(syscall.SIGTERM)
 	}
 	if path := os.Getenv("FAKE_CURSOR_ARGV"); path != "" {
 		dir, _ := os.Getwd()
@@ -101,7 +106,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, s)
 	}
 	if os.Getenv("FAKE_CURSOR_AFTER") == "hang" {
-		signal.Ignore(syscall.SIGTERM)
 		for {
 			time.Sleep(time.Hour)
 		}
