@@ -26,7 +26,8 @@
 // collection, grading, cancel, close). A plugin's panic fails only its
 // run, as a failure of the phase it happened in, with the panic's stack
 // kept in the run's stderr.log; a panic while a case is validated is a
-// problem of that case.
+// problem of that case. A plugin call that ignores the cancellation of
+// its context is abandoned after Options.CleanupTimeout.
 //
 // Grading follows these rules: an assertion passes when its check passes
 // and its score reaches its threshold; the case score is the weighted mean

@@ -10,7 +10,7 @@ import (
 )
 
 // grade evaluates every check of p over run, in order, and returns the
-// report and the judges' usage.
+// report, the judges' usage and the first assertion's error.
 //
 //   - An assertion passes when it evaluates without error, its check
 //     passes, and its score reaches its threshold.
@@ -20,22 +20,25 @@ import (
 //     outside [0,1]) leaves the case without a verdict: casePassed and
 //     caseScore are null and incomplete says phase "grading".
 //   - No assertions: no verdict, and nothing incomplete.
-func grade(ctx context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.TokenUsage) {
+//
+// limit bounds the wait for a check that ignores ctx's cancellation: the
+// check is abandoned when limit is done.
+func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.TokenUsage, error) {
 	rep := &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Assertions: []lux.AssertionOutcome{}}
 	var judge lux.TokenUsage
 	if len(p.checks) == 0 {
-		return rep, judge
+		return rep, judge, nil
 	}
 	var sumW, sumWS float64
 	allPassed := true
-	var firstErr string
+	var firstErr error
 	for _, c := range p.checks {
 		out := lux.AssertionOutcome{
 			ID: c.id, Type: c.spec.Type, Name: c.spec.DisplayName(),
 			Weight: c.spec.EffectiveWeight(), Threshold: c.spec.Threshold,
 		}
 		start := time.Now()
-		res, err := evaluate(ctx, c.checker, run)
+		res, err := evaluate(ctx, limit, c.checker, run)
 		out.DurationMs = time.Since(start).Milliseconds()
 		if err == nil && (math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1) {
 			err = fmt.Errorf("score %v is outside [0,1]", res.Score)
@@ -47,8 +50,8 @@ func grade(ctx context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.
 		}
 		if err != nil {
 			out.Error = err.Error()
-			if firstErr == "" {
-				firstErr = fmt.Sprintf("assertion %s: %s", c.id, out.Error)
+			if firstErr == nil {
+				firstErr = fmt.Errorf("assertion %s: %w", c.id, err)
 			}
 		} else {
 			out.Passed = res.Passed && res.Score >= c.spec.Threshold
@@ -61,29 +64,33 @@ func grade(ctx context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.
 		}
 		rep.Assertions = append(rep.Assertions, out)
 	}
-	if firstErr != "" {
-		rep.Incomplete = &lux.Incomplete{ExitReason: lux.ExitError, Phase: "grading", Reason: firstErr}
-		return rep, judge
+	if firstErr != nil {
+		rep.Incomplete = &lux.Incomplete{ExitReason: lux.ExitError, Phase: "grading", Reason: firstErr.Error()}
+		return rep, judge, firstErr
 	}
 	score := 0.0
 	if sumW > 0 {
 		score = sumWS / sumW
 	}
 	rep.Passed, rep.Score = &allPassed, &score
-	return rep, judge
+	return rep, judge, nil
 }
 
-// evaluate runs one check, turning a panic into an error.
-func evaluate(ctx context.Context, c lux.Check, run *lux.Run) (res lux.Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
+// evaluate runs one check, turning a panic into an error, and abandons it
+// when limit is done.
+func evaluate(ctx, limit context.Context, c lux.Check, run *lux.Run) (lux.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return lux.Result{}, fmt.Errorf("not evaluated: %w", err)
 	}
-	return c.Evaluate(ctx, run)
+	var res lux.Result
+	err := callWithin(limit, "Evaluate", func() (err error) {
+		res, err = c.Evaluate(ctx, run)
+		return err
+	})
+	if err != nil {
+		return lux.Result{}, err
+	}
+	return res, nil
 }
 
 // failUnlessDone applies the run's outcome to its grading: a run that did

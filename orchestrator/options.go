@@ -49,7 +49,10 @@ type Options struct {
 	Fsync bool
 	// CleanupTimeout bounds the work done after a run's context is
 	// cancelled (stopping the agent, collecting, writing the record);
-	// default 30s.
+	// default 30s. A plugin call that ignores the cancellation is waited
+	// for that long and then abandoned (its goroutine is left behind), so
+	// that a hung plugin never holds a suite; the record names the call.
+	// Close, which takes no context, is always given that long.
 	CleanupTimeout time.Duration
 }
 

@@ -56,7 +56,9 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 
 	evidence := run.Evidence()
 	evidence.Case = c
-	rep, _ := grade(ctx, &plan{checks: checks}, evidence) // judge usage stays in each outcome
+	limit, release := graceAfter(ctx, o.opts.CleanupTimeout)
+	defer release()
+	rep, _, _ := grade(ctx, limit, &plan{checks: checks}, evidence) // judge usage stays in each outcome
 	g.Report = failUnlessDone(rep, run.Metadata)
 	g.GradedAt = time.Now().UTC()
 	path, err := o.writer.WriteRegrading(runDir, g)

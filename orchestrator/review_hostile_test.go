@@ -21,17 +21,35 @@ import (
 var (
 	hangMu      sync.Mutex
 	hangRelease = make(chan struct{})
+	// hung receives a value each time a plugin call starts hanging.
+	hung = make(chan struct{}, 16)
 )
 
 func hangForever() {
 	hangMu.Lock()
 	ch := hangRelease
 	hangMu.Unlock()
+	select {
+	case hung <- struct{}{}:
+	default:
+	}
 	<-ch
+}
+
+// drainHung forgets the hangs signalled so far.
+func drainHung() {
+	for {
+		select {
+		case <-hung:
+		default:
+			return
+		}
+	}
 }
 
 // releaseHangs lets every hung plugin call return (at the end of a test).
 func releaseHangs(t testing.TB) {
+	drainHung()
 	t.Cleanup(func() {
 		hangMu.Lock()
 		close(hangRelease)

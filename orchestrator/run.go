@@ -118,12 +118,15 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 			},
 		},
 	}
-	session, answerer := r.begin(ctx)
+	// limit bounds the wait for plugin calls that ignore ctx's cancellation.
+	limit, release := graceAfter(ctx, o.opts.CleanupTimeout)
+	defer release()
+	session, answerer := r.begin(ctx, limit)
 	if session != nil {
-		r.loop(ctx, session, answerer)
+		r.loop(ctx, limit, session, answerer)
 	}
-	r.collect(ctx, session)
-	r.grade(ctx)
+	r.collect(ctx, limit, session)
+	r.grade(ctx, limit)
 	r.finish(session, answerer)
 
 	res := &RunResult{Dir: dir, Metadata: r.meta, Grading: r.grading, Artifacts: r.artifacts, Failure: r.failure}
@@ -138,7 +141,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 
 // begin opens the record, stages the workspace, prepares the answerer and
 // starts the driver. A nil session means the agent never started.
-func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
+func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer) {
 	var err error
 	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.logOpts); err != nil {
 		r.fail("setup", lux.ExitError, err)
@@ -160,21 +163,21 @@ func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 	}
 	r.meta.Provenance.Runtime = r.o.runtimeInfo(ctx, r.p)
 	r.meta.Provenance.Source = r.o.prov.source(ctx, r.p.c.Path)
-	if r.checkCancel(ctx) {
+	if r.checkCancel(ctx, nil) {
 		return nil, nil
 	}
 
 	var answerer lux.Answerer
 	if r.p.answerer != nil {
 		r.stage(lux.StagePrepareAnswerer)
-		err = r.call(fmt.Sprintf("answerer %q Prepare", r.p.answererName), func() (err error) {
+		err = r.call(limit, fmt.Sprintf("answerer %q Prepare", r.p.answererName), func() (err error) {
 			answerer, err = r.p.answerer.Prepare(ctx, lux.AnswererInfo{
 				CaseID: r.p.caseID, Prompt: r.p.c.Prompt, Persona: r.p.c.Persona, RunDir: r.dir,
 			})
 			return err
 		})
 		if err != nil || answerer == nil {
-			if r.checkCancel(ctx) {
+			if r.checkCancel(ctx, err) {
 				return nil, nil
 			}
 			if err == nil {
@@ -184,19 +187,19 @@ func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 			return nil, nil
 		}
 	}
-	if r.checkCancel(ctx) {
+	if r.checkCancel(ctx, nil) {
 		return nil, answerer
 	}
 	r.stage(lux.StageStartDriver)
 	var session lux.Session
-	err = r.call(fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
+	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(ctx, lux.StartInfo{
 			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.dir, Workspace: r.workspace, Stderr: r.stderr,
 		})
 		return err
 	})
 	if err != nil || session == nil {
-		if r.checkCancel(ctx) {
+		if r.checkCancel(ctx, err) {
 			return nil, answerer
 		}
 		if err == nil {
@@ -210,21 +213,44 @@ func (r *runState) begin(ctx context.Context) (lux.Session, lux.Answerer) {
 	return session, answerer
 }
 
-// checkCancel records the cancellation when ctx is done.
-func (r *runState) checkCancel(ctx context.Context) bool {
+// checkCancel records the cancellation when ctx is done; err is what the
+// step it interrupted returned.
+func (r *runState) checkCancel(ctx context.Context, err error) bool {
 	if ctx.Err() == nil {
 		return false
 	}
-	r.cancel(ctx)
+	r.cancel(ctx, err)
 	return true
 }
 
-func (r *runState) cancel(ctx context.Context) {
+// cancel records the cancellation of the run, unless its outcome was
+// decided before. A plugin call abandoned on the way (err) is named in the
+// reason, or noted after the earlier failure.
+func (r *runState) cancel(ctx context.Context, err error) {
+	var ab *abandonedError
+	abandoned := errors.As(err, &ab)
 	if r.failed {
+		if abandoned {
+			r.note("cancel", err)
+		}
 		return
 	}
 	r.cancelled = true
-	r.fail("cancel", lux.ExitCancelled, fmt.Errorf("run cancelled: %w", context.Cause(ctx)))
+	reason := fmt.Errorf("run cancelled: %w", context.Cause(ctx))
+	if abandoned {
+		reason = fmt.Errorf("%w; %v", reason, err)
+	}
+	r.fail("cancel", lux.ExitCancelled, reason)
+}
+
+// note adds a failure of the harness that came after the run's outcome
+// was decided to the operational failure run.json reports.
+func (r *runState) note(phase string, err error) {
+	if r.meta.OperationalFailure == nil {
+		r.meta.OperationalFailure = &lux.OperationalFailure{Phase: phase, Reason: err.Error()}
+		return
+	}
+	r.meta.OperationalFailure.Reason += "; then " + phase + ": " + err.Error()
 }
 
 // fail decides the run's outcome unless an earlier failure did: the exit
@@ -291,14 +317,18 @@ func (r *runState) write(name string, v any) {
 	}
 }
 
-// bookkeeping returns the context for the work that follows the agent:
-// ctx itself, or once ctx is cancelled, a fresh one bounded by
-// CleanupTimeout so that the record is still completed.
-func (r *runState) bookkeeping(ctx context.Context) (context.Context, context.CancelFunc) {
+// bookkeeping returns the context for the work that follows the agent,
+// and the context bounding the wait for the plugin calls made with it:
+// ctx and limit, or once ctx is cancelled, a fresh context bounded by
+// CleanupTimeout (both) so that the record is still completed.
+func (r *runState) bookkeeping(ctx, limit context.Context) (bctx, watch context.Context, cancel context.CancelFunc) {
 	if ctx.Err() == nil {
-		return ctx, func() {}
+		return ctx, limit, func() {}
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), r.o.opts.CleanupTimeout)
+	d := r.o.opts.CleanupTimeout
+	bctx, cancel = context.WithTimeoutCause(context.WithoutCancel(ctx), d,
+		fmt.Errorf("did not return within the %s allowed for cleanup after the cancellation", d))
+	return bctx, bctx, cancel
 }
 
 func ms(from, to time.Time) int64 {

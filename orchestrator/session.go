@@ -14,18 +14,18 @@ import (
 // loop reads the session's events until its terminal event, answering
 // each interrupt (answerer, then the driver gets the answer) before the
 // next event is read.
-func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
+func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answerer) {
 	var history []lux.Exchange
 	for {
 		var e lux.Event
-		err := r.call(fmt.Sprintf("driver %q Next", r.p.driverName), func() (err error) {
+		err := r.call(limit, fmt.Sprintf("driver %q Next", r.p.driverName), func() (err error) {
 			e, err = s.Next(ctx)
 			return err
 		})
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
-				r.cancel(ctx)
+				r.cancel(ctx, err)
 			case errors.Is(err, io.EOF):
 				r.fail("driver", lux.ExitError, errors.New("the driver ended the session without a done or error event"))
 			default:
@@ -56,7 +56,7 @@ func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
 					r.p.driverName, in.Kind, in.ID, c))
 				return
 			}
-			if !r.answer(ctx, s, ans, in, &history) {
+			if !r.answer(ctx, limit, s, ans, in, &history) {
 				return
 			}
 		case lux.EventDone:
@@ -84,19 +84,19 @@ func (r *runState) loop(ctx context.Context, s lux.Session, ans lux.Answerer) {
 }
 
 // answer gets the answer to in and delivers it; false ends the loop.
-func (r *runState) answer(ctx context.Context, s lux.Session, ans lux.Answerer, in lux.Interrupt, history *[]lux.Exchange) bool {
+func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Answerer, in lux.Interrupt, history *[]lux.Exchange) bool {
 	if ans == nil {
 		r.fail("answerer", lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
 			lux.ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
 		return false
 	}
 	var a lux.Answer
-	err := r.call(fmt.Sprintf("answerer %q Answer", r.p.answererName), func() (err error) {
+	err := r.call(limit, fmt.Sprintf("answerer %q Answer", r.p.answererName), func() (err error) {
 		a, err = ans.Answer(ctx, in, *history)
 		return err
 	})
 	if err != nil {
-		if r.checkCancel(ctx) {
+		if r.checkCancel(ctx, err) {
 			return false
 		}
 		r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q failed on %s interrupt %q: %w", r.p.answererName, in.Kind, in.ID, err))
@@ -110,8 +110,8 @@ func (r *runState) answer(ctx context.Context, s lux.Session, ans lux.Answerer, 
 		return false
 	}
 	*history = append(*history, lux.Exchange{Interrupt: in, Answer: a})
-	if err := r.call(fmt.Sprintf("driver %q Respond", r.p.driverName), func() error { return s.Respond(ctx, a) }); err != nil {
-		if r.checkCancel(ctx) {
+	if err := r.call(limit, fmt.Sprintf("driver %q Respond", r.p.driverName), func() error { return s.Respond(ctx, a) }); err != nil {
+		if r.checkCancel(ctx, err) {
 			return false
 		}
 		r.fail("driver", lux.ExitError, fmt.Errorf("driver respond failed: %w", err))
@@ -129,21 +129,19 @@ func clip(s string, n int) string {
 
 // collect stops the agent's process tree, then collects its artifacts and
 // writes the record as it stands before grading.
-func (r *runState) collect(ctx context.Context, s lux.Session) {
-	bctx, cancel := r.bookkeeping(ctx)
+func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
+	bctx, watch, cancel := r.bookkeeping(ctx, limit)
 	defer cancel()
 	r.stage(lux.StageCollectStart)
 	if s != nil {
 		var arts []lux.Artifact
-		if err := r.call(fmt.Sprintf("driver %q Quiesce", r.p.driverName), func() error { return s.Quiesce(bctx) }); err != nil {
-			r.collectFailed = true
-			r.fail("collection", lux.ExitError, fmt.Errorf("stopping the agent failed: %w", err))
-		} else if err := r.call(fmt.Sprintf("driver %q Collect", r.p.driverName), func() (err error) {
+		if err := r.call(watch, fmt.Sprintf("driver %q Quiesce", r.p.driverName), func() error { return s.Quiesce(bctx) }); err != nil {
+			r.collectionFailed(ctx, fmt.Errorf("stopping the agent failed: %w", err))
+		} else if err := r.call(watch, fmt.Sprintf("driver %q Collect", r.p.driverName), func() (err error) {
 			arts, err = s.Collect(bctx)
 			return err
 		}); err != nil {
-			r.collectFailed = true
-			r.fail("collection", lux.ExitError, fmt.Errorf("artifact collection failed: %w", err))
+			r.collectionFailed(ctx, fmt.Errorf("artifact collection failed: %w", err))
 		} else if arts != nil {
 			r.artifacts = arts
 		}
@@ -168,10 +166,24 @@ func (r *runState) collect(ctx context.Context, s lux.Session) {
 	r.write(record.ArtifactsFile, r.artifacts)
 }
 
+// collectionFailed records that the evidence could not be collected: a
+// failure of the run, or when ctx was cancelled, part of the cancellation.
+func (r *runState) collectionFailed(ctx context.Context, err error) {
+	r.collectFailed = true
+	switch {
+	case ctx.Err() != nil && !r.failed:
+		r.cancel(ctx, err)
+	case r.failed:
+		r.note("collection", err)
+	default:
+		r.fail("collection", lux.ExitError, err)
+	}
+}
+
 // grade evaluates the assertions unless the agent never ran, the run was
 // cancelled or its evidence could not be collected; a run that did not end
 // done never passes.
-func (r *runState) grade(ctx context.Context) {
+func (r *runState) grade(ctx, limit context.Context) {
 	r.stage(lux.StageGradeStart)
 	switch {
 	case r.cancelled || !r.started:
@@ -183,10 +195,10 @@ func (r *runState) grade(ctx context.Context) {
 			Incomplete: &lux.Incomplete{ExitReason: lux.ExitError, Phase: "collection", Reason: r.meta.Reason}}
 	default:
 		run := &lux.Run{Case: r.p.c, Metadata: r.meta, Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
-		rep, judge := grade(ctx, r.p, run)
+		rep, judge, gerr := grade(ctx, limit, r.p, run)
 		r.meta.Usage.Judge = judge
 		if rep.Incomplete != nil && ctx.Err() != nil {
-			r.cancel(ctx)
+			r.cancel(ctx, gerr)
 		}
 		r.grading = failUnlessDone(rep, r.meta)
 	}
@@ -198,24 +210,33 @@ func (r *runState) grade(ctx context.Context) {
 func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 	r.stage(lux.StageClose)
 	var closeErrs []error
+	// Close and Usage have no context: each is given CleanupTimeout.
+	closing := func(what string, f func() error) error {
+		watch, cancel := bounded(r.o.opts.CleanupTimeout)
+		defer cancel()
+		return r.call(watch, what, f)
+	}
 	if s != nil {
-		if err := r.call(fmt.Sprintf("driver %q Close", r.p.driverName), s.Close); err != nil {
+		if err := closing(fmt.Sprintf("driver %q Close", r.p.driverName), s.Close); err != nil {
 			closeErrs = append(closeErrs, fmt.Errorf("driver close: %w", err))
 		}
 	}
 	if ans != nil {
-		if err := r.call(fmt.Sprintf("answerer %q Usage", r.p.answererName), func() error {
-			r.meta.Usage.Answerer = ans.Usage()
+		var u lux.TokenUsage
+		if err := closing(fmt.Sprintf("answerer %q Usage", r.p.answererName), func() error {
+			u = ans.Usage()
 			return nil
 		}); err != nil {
 			closeErrs = append(closeErrs, fmt.Errorf("answerer usage: %w", err))
+		} else {
+			r.meta.Usage.Answerer = u
 		}
-		if err := r.call(fmt.Sprintf("answerer %q Close", r.p.answererName), ans.Close); err != nil {
+		if err := closing(fmt.Sprintf("answerer %q Close", r.p.answererName), ans.Close); err != nil {
 			closeErrs = append(closeErrs, fmt.Errorf("answerer close: %w", err))
 		}
 	}
-	if len(closeErrs) > 0 && r.meta.OperationalFailure == nil {
-		r.meta.OperationalFailure = &lux.OperationalFailure{Phase: "close", Reason: errors.Join(closeErrs...).Error()}
+	if len(closeErrs) > 0 {
+		r.note("close", errors.Join(closeErrs...))
 	}
 	if r.stderr != nil {
 		if err := r.stderr.Close(); err != nil && r.writeErr == nil {
