@@ -48,11 +48,8 @@ func resolvePointer(doc any, tokens []string) (any, bool) {
 			}
 			cur = next
 		case []any:
-			if t == "" || (len(t) > 1 && t[0] == '0') {
-				return nil, false
-			}
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(v) {
+			i, ok := arrayIndex(t)
+			if !ok || i >= len(v) {
 				return nil, false
 			}
 			cur = v[i]
@@ -61,6 +58,21 @@ func resolvePointer(doc any, tokens []string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// arrayIndex reads an array index token: "0", or decimal digits without a
+// leading zero. Anything else ("-", a sign, "01") names no element.
+func arrayIndex(t string) (int, bool) {
+	if t == "" || (len(t) > 1 && t[0] == '0') {
+		return 0, false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.Atoi(t)
+	return i, err == nil
 }
 
 // decodeJSON decodes b keeping numbers exact (json.Number).
