@@ -120,6 +120,10 @@ func DecodeLuxJSONL(line []byte) (lux.Event, bool) {
 	return lux.Event{}, false
 }
 
+// maxTSMillis is the last millisecond of the year 9999, the latest time a
+// run record can hold.
+const maxTSMillis = 253402300799999
+
 func decodeProgress(l luxLine) (lux.Event, bool) {
 	if l.ID == nil || l.Kind == nil {
 		return lux.Event{}, false
@@ -127,7 +131,7 @@ func decodeProgress(l luxLine) (lux.Event, bool) {
 	var ts time.Time
 	if len(l.TS) > 0 && !bytes.Equal(l.TS, []byte("null")) {
 		var ms float64
-		if err := json.Unmarshal(l.TS, &ms); err != nil || ms < 0 || math.IsInf(ms, 0) {
+		if err := json.Unmarshal(l.TS, &ms); err != nil || ms < 0 || ms > maxTSMillis {
 			return lux.Event{}, false
 		}
 		ts = time.UnixMilli(int64(ms))
