@@ -68,10 +68,14 @@
 // default, a seeded percentile bootstrap on request. When any paired case
 // declares a cluster, the clusters are the independent units (t with C−1
 // degrees of freedom, the bootstrap resampling whole clusters; a case
-// without a cluster is a unit of its own). A metric missing from some
-// runs of a case (tokens of an agent that reports none, say) leaves that
-// case out of that metric's effect rather than averaging what happens to
-// be there; when no case is left the effect is unavailable and says why.
+// without a cluster is a unit of its own). A new cluster label changes a
+// case's hash, so a case labelled differently in A and B compares only
+// with [FieldCaseHash] varied; its difference then depends on both
+// labellings, and the clusters it belongs to on either side become one
+// unit (named "x+y"). A metric missing from some runs of a case (tokens
+// of an agent that reports none, say) leaves that case out of that
+// metric's effect rather than averaging what happens to be there; when no
+// case is left the effect is unavailable and says why.
 //
 // A case's verdict on a side is "passed" when more than half of its runs
 // passed. Cases whose verdict flipped are counted, with McNemar's exact

@@ -92,7 +92,11 @@ type FieldCount struct {
 
 // CaseDelta is one paired case: its repetitions reduced to per-case values.
 type CaseDelta struct {
-	CaseID   string          `json:"caseId"`
+	CaseID string `json:"caseId"`
+	// Cluster is the independent unit the case counts in: its cluster
+	// label, or, when A and B label cases differently, the labels joined
+	// by "+" of every cluster it is connected to on either side. Empty:
+	// a unit of its own.
 	Cluster  string          `json:"cluster,omitempty"`
 	Runs     Change[int]     `json:"runs"`
 	PassRate Change[float64] `json:"passRate"`
@@ -297,12 +301,9 @@ func pairCases(ctx context.Context, c *SuiteComparison, sa, sb *side, st setting
 				varied[m.Field]++
 			}
 		}
-		cluster := ca.cluster
-		if cluster == "" {
-			cluster = cb.cluster
-		}
-		paired = append(paired, pairedCase{id: id, cluster: cluster, a: ca, b: cb})
+		paired = append(paired, pairedCase{id: id, a: ca, b: cb})
 	}
+	unitClusters(paired)
 	c.Counts.Mismatched = len(c.Mismatches)
 	for _, f := range identityFields {
 		if n := varied[f]; n > 0 {
