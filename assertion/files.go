@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 
 	"github.com/luxeval/lux"
@@ -147,7 +148,7 @@ func fileRegexCount() *lux.AssertionPlugin {
 			// min when there is no max.
 			stop := bounds{c.Min, c.Max}.stopAfter()
 			count := len(c.re.FindAllIndex(data, stop))
-			exact := count < stop
+			exact := stop < 0 || count < stop
 			b := bounds{c.Min, c.Max}
 			ok, why := b.check(count)
 			what := plural(count, "match", "matches")
@@ -164,9 +165,11 @@ func fileRegexCount() *lux.AssertionPlugin {
 }
 
 // stopAfter is how many matches settle a count against b: max+1, or min
-// when there is no max.
+// when there is no max; -1 (count them all) when max+1 does not fit.
 func (b bounds) stopAfter() int {
 	switch {
+	case b.max != nil && *b.max == math.MaxInt:
+		return -1
 	case b.max != nil:
 		return *b.max + 1
 	case b.min != nil:
