@@ -100,6 +100,10 @@ func latencyUnder() *lux.AssertionPlugin {
 			if m.StartedAt.IsZero() || end.IsZero() {
 				return lux.Result{}, errors.New("assertion: latency-under: the run's metadata has no start or end time")
 			}
+			if end.Before(m.StartedAt) {
+				return lux.Result{}, fmt.Errorf("assertion: latency-under: the run's metadata ends (%s) before it starts (%s)",
+					end.Format(time.RFC3339Nano), m.StartedAt.Format(time.RFC3339Nano))
+			}
 			took := end.Sub(m.StartedAt)
 			detail := map[string]any{"durationMs": took.Milliseconds(), "maxMs": c.Max.D().Milliseconds()}
 			if took <= c.Max.D() {
