@@ -21,7 +21,8 @@ type PredicateFunc func(ctx context.Context, run *lux.Run) (lux.Result, error)
 // PredicateWith.
 //
 // fn's verdict is checked: a score outside [0,1] (or NaN) is an error, and
-// so is a panic, which is recovered. The plugin's Version is "1"; set it to
+// so are a detail that cannot be encoded as JSON (it goes into
+// grading.json) and a panic, which is recovered. The plugin's Version is "1"; set it to
 // something else when fn's grading changes, so regrades and comparisons can
 // tell the graders apart.
 func Predicate(name string, fn PredicateFunc) *lux.AssertionPlugin {
@@ -68,6 +69,9 @@ func PredicateWith[C any](name string, fn func(ctx context.Context, run *lux.Run
 				}
 				if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
 					return lux.Result{}, fmt.Errorf("assertion: predicate %s: score %v is outside [0,1]", name, res.Score)
+				}
+				if _, err := json.Marshal(res.Detail); err != nil {
+					return lux.Result{}, fmt.Errorf("assertion: predicate %s: detail is not JSON-encodable: %w", name, err)
 				}
 				return res, nil
 			}), nil
