@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +29,8 @@ type Protocol interface {
 	// (a log line, say) yields no events and no error. Parse may write to
 	// the agent's stdin, for example to reply to a request. An error ends
 	// the run with an error event. Parse is called from one goroutine, in
-	// line order.
+	// line order; line is its own, so events may keep it (as a raw payload,
+	// say).
 	Parse(ctx context.Context, line []byte, stdin *Stdin) ([]lux.Event, error)
 	// Answer writes a, the answer to the interrupt in, to the agent.
 	Answer(ctx context.Context, in lux.Interrupt, a lux.Answer, stdin *Stdin) error
@@ -355,7 +357,8 @@ func (s *Session) read() {
 		if s.opts.TouchOnLine {
 			s.clock.Touch()
 		}
-		evs, err := s.opts.Protocol.Parse(ctx, line, s.proc.Stdin())
+		// The reader reuses its buffer; the protocol may keep what it is given.
+		evs, err := s.opts.Protocol.Parse(ctx, bytes.Clone(line), s.proc.Stdin())
 		if err != nil {
 			s.fail(lux.ExitError, "cannot parse agent output: "+err.Error())
 			continue
