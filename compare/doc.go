@@ -90,7 +90,8 @@
 // lies entirely on its better side and none is worse; otherwise no
 // detectable difference. Other metrics are reported, marked better or
 // worse when significant, and never gate. With Options.Strict the gate
-// also fails on any regressed case, significant or not.
+// also fails on any regressed case and on any pass → fail flip,
+// significant or not.
 //
 // Caveats are [Warning] values with stable codes, on the comparison (few
 // cases, many unmatched cases, ungraded runs, an incomplete suite,

@@ -37,7 +37,9 @@ type Options struct {
 	// case counts as regressed (0 means any fall counts), in [0, 1).
 	PassRateTolerance float64
 	// Strict makes the gate fail on any regressed case (any pass → fail
-	// flip with one run per case), significant or not.
+	// flip with one run per case), significant or not, and on any case
+	// whose verdict (CaseDelta.Passed) flipped from pass to fail, even
+	// when its pass rate fell by less than PassRateTolerance.
 	Strict bool
 	// GateMetrics are the metrics whose significant change decides a
 	// suite comparison's verdict, and whose significant worsening fails

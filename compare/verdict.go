@@ -19,7 +19,8 @@ import (
 //     and none is worse.
 //   - No detectable difference: otherwise.
 //
-// With Strict the gate also fails on any regressed case.
+// With Strict the gate also fails on any regressed case, and on any case
+// whose verdict flipped from pass to fail (which the tolerance can hide).
 func (c *SuiteComparison) decide(st settings) {
 	var notComparable []string
 	if n := len(c.Mismatches); n > 0 {
@@ -63,14 +64,20 @@ func (c *SuiteComparison) decide(st settings) {
 		c.Gate.fail(r)
 	}
 	if st.strict {
-		var regressed []string
+		var regressed, flipped []string
 		for _, cd := range c.Cases {
-			if cd.Status == CaseRegressed {
+			switch {
+			case cd.Status == CaseRegressed:
 				regressed = append(regressed, cd.CaseID)
+			case cd.Passed.A && !cd.Passed.B:
+				flipped = append(flipped, cd.CaseID)
 			}
 		}
 		if len(regressed) > 0 {
 			c.Gate.fail(fmt.Sprintf("strict: %d %s regressed: %s", len(regressed), plural(len(regressed), "case", "cases"), listSome(regressed, 10)))
+		}
+		if len(flipped) > 0 {
+			c.Gate.fail(fmt.Sprintf("strict: %d %s flipped from pass to fail within the tolerance: %s", len(flipped), plural(len(flipped), "case", "cases"), listSome(flipped, 10)))
 		}
 	}
 }
