@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -42,6 +43,11 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 		out.DurationMs = time.Since(start).Milliseconds()
 		if err == nil && (math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1) {
 			err = fmt.Errorf("score %v is outside [0,1]", res.Score)
+		}
+		if err == nil && res.Detail != nil {
+			if jerr := protect(func() error { _, err := json.Marshal(res.Detail); return err }); jerr != nil {
+				err = fmt.Errorf("its detail does not encode as JSON: %v", jerr)
+			}
 		}
 		if res.Usage != nil {
 			u := *res.Usage

@@ -273,7 +273,8 @@ func (r *runState) fail(phase string, exit lux.ExitReason, err error) {
 }
 
 // record appends e to the trajectory, on disk and in memory. A breached
-// cap fails the run in phase "trace".
+// cap fails the run in phase "trace"; an event that does not encode as
+// JSON fails it as a fault of the plugin that made it.
 func (r *runState) record(e lux.Event) bool {
 	if r.log == nil {
 		return false
@@ -293,6 +294,20 @@ func (r *runState) record(e lux.Event) bool {
 			r.failure = err
 			r.meta.ExitReason, r.meta.Reason = lux.ExitError, msg
 			r.meta.OperationalFailure = &lux.OperationalFailure{Phase: "trace", Reason: msg}
+		}
+		return false
+	}
+	if errors.Is(err, record.ErrUnencodable) {
+		// A plugin's value that cannot be recorded fails the run, and
+		// nothing of it enters the record.
+		detail := err.Error()
+		if i := strings.Index(detail, record.ErrUnencodable.Error()+": "); i >= 0 {
+			detail = detail[i+len(record.ErrUnencodable.Error())+2:]
+		}
+		if e.Type == lux.EventResponded {
+			r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, detail))
+		} else {
+			r.fail("driver", lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, detail))
 		}
 		return false
 	}

@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Writer writes the JSON files of records atomically: a temporary file in
@@ -28,16 +30,43 @@ func WriteFileAtomic(path string, data []byte) error {
 	return Writer{Sync: true}.WriteFile(path, data)
 }
 
-// WriteJSON writes v to path as indented JSON followed by a newline.
+// WriteJSON writes v to path as indented JSON followed by a newline. A v
+// that does not encode is an error wrapping ErrUnencodable, and path is
+// left as it was.
 func (w Writer) WriteJSON(path string, v any) error {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := encode(&buf, v, "  "); err != nil {
 		return fmt.Errorf("record: encode %s: %w", path, err)
 	}
 	return w.WriteFile(path, buf.Bytes())
+}
+
+// encode writes v as JSON and a newline to buf, HTML characters as they
+// are; an error (or a panic of a MarshalJSON method) wraps ErrUnencodable.
+func encode(buf *bytes.Buffer, v any, indent string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: panic: %v", ErrUnencodable, p)
+		}
+	}()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		// Name the value that failed, not each MarshalJSON on the way.
+		cause := err
+		for {
+			var me *json.MarshalerError
+			if !errors.As(cause, &me) || me.Err == nil {
+				break
+			}
+			cause = me.Err
+		}
+		return fmt.Errorf("%w: %s", ErrUnencodable, strings.TrimPrefix(cause.Error(), "json: "))
+	}
+	return nil
 }
 
 // WriteFile replaces path with data.

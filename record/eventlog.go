@@ -26,6 +26,11 @@ const (
 // dropped.
 var ErrTraceLimit = errors.New("record: run trace limit exceeded")
 
+// ErrUnencodable reports a value that does not encode as JSON (a channel,
+// a NaN, a malformed json.RawMessage, a MarshalJSON that fails or
+// panics). Nothing of it is written.
+var ErrUnencodable = errors.New("record: does not encode as JSON")
+
 // LogOptions configures an event log. Zero values mean the defaults.
 type LogOptions struct {
 	MaxBytes  int64 // size of events.jsonl; default DefaultMaxEventBytes
@@ -86,10 +91,8 @@ func (l *EventLog) Append(e lux.Event) error {
 		return nil
 	}
 	l.buf.Reset()
-	enc := json.NewEncoder(&l.buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return fmt.Errorf("record: event log %s: %w", l.path, err)
+	if err := encode(&l.buf, e, ""); err != nil {
+		return fmt.Errorf("record: event log %s: %s event: %w", l.path, e.Type, err)
 	}
 	line := l.buf.Bytes()
 	switch {
