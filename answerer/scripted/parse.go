@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -37,13 +38,10 @@ func parse(raw json.RawMessage) (*config, error) {
 	defaults := map[lux.InterruptKind]string{}
 	c.rules = decodeRules(&p, "rules", rc.Rules, defaults)
 	if rc.File != "" {
-		data, err := os.ReadFile(rc.File)
+		data, problem := readRulesFile(rc.File)
 		switch {
-		case err != nil:
-			p.AddFix("file", fmt.Sprintf("cannot read %q: %v", rc.File, unwrapPathError(err)),
-				"give a JSON file of rules; a relative path is relative to the working directory")
-		case len(data) > maxFileBytes:
-			p.Addf("file", "%q is %d bytes, over the limit of %d", rc.File, len(data), maxFileBytes)
+		case problem != "":
+			p.AddFix("file", problem, "give a JSON file of rules; a relative path is relative to the working directory")
 		default:
 			c.fileSHA256 = lux.HashBytes(data)
 			c.rules = append(c.rules, decodeFile(&p, rc.File, data, defaults)...)
@@ -56,6 +54,35 @@ func parse(raw json.RawMessage) (*config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// readRulesFile reads a rules file of at most maxFileBytes. It refuses
+// anything but a regular file (a named pipe could block forever, a device
+// never end) and stops reading past the limit. problem says what is wrong.
+func readRulesFile(name string) (data []byte, problem string) {
+	f, err := os.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Sprintf("%q is not a regular file", name)
+	}
+	if info.Size() > maxFileBytes {
+		return nil, fmt.Sprintf("%q is %d bytes, over the limit of %d", name, info.Size(), maxFileBytes)
+	}
+	data, err = io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Sprintf("%q grew past the limit of %d bytes while being read", name, maxFileBytes)
+	}
+	return data, ""
 }
 
 // decodeFile reads the rules of a file: a list, or {"rules": [...]}.

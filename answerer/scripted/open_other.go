@@ -1,0 +1,5 @@
+//go:build !unix
+
+package scripted
+
+const openFlags = 0
