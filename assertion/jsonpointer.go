@@ -152,13 +152,16 @@ func numbersEqual(a, b json.Number) bool {
 	return aok && bok && ar.Cmp(br) == 0
 }
 
-// jsonText is v as compact JSON, for comments and substring matches.
+// jsonText is v as compact JSON, for comments and substring matches. <, >
+// and & stay as written ("> out.txt", "a && b"), as in the reference system.
 func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 type jsonPointerEqualsConfig struct {
