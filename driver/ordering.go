@@ -76,10 +76,7 @@ func (s *Session) queueEvent(ev lux.Event, fromAgent bool) {
 		s.clock.Stop()
 		go s.stopAfterTerminal(fromAgent)
 	}
-	select {
-	case s.notify <- struct{}{}:
-	default:
-	}
+	s.wake()
 }
 
 // stopAfterTerminal stops the agent's process group once the run has

@@ -201,7 +201,8 @@ func (s *Session) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Next returns the next event; after the terminal event it returns io.EOF.
 // A cancelled ctx returns ctx.Err() and leaves the agent running until
-// Quiesce.
+// Quiesce. Callers in several goroutines each get different events, and
+// all get io.EOF once the terminal event has been returned.
 func (s *Session) Next(ctx context.Context) (lux.Event, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -214,6 +215,9 @@ func (s *Session) Next(ctx context.Context) (lux.Event, error) {
 			s.queue = s.queue[1:]
 			if ev.Terminal() {
 				s.delivered = true
+			}
+			if len(s.queue) > 0 || s.delivered {
+				s.wake() // another caller of Next may be waiting
 			}
 			s.mu.Unlock()
 			return ev, nil
@@ -228,6 +232,14 @@ func (s *Session) Next(ctx context.Context) (lux.Event, error) {
 		case <-ctx.Done():
 			return lux.Event{}, ctx.Err()
 		}
+	}
+}
+
+// wake lets one waiting caller of Next look at the queue again.
+func (s *Session) wake() {
+	select {
+	case s.notify <- struct{}{}:
+	default:
 	}
 }
 
