@@ -1,6 +1,8 @@
 package record
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -89,10 +91,16 @@ func splitStamp(name string) (string, int, bool) {
 	return stamp + "Z", n, true
 }
 
+// MaxSlugSegment is the longest path segment Slug returns, well under
+// the 255 bytes file systems allow in a name.
+const MaxSlugSegment = 100
+
 // Slug turns a case id into a relative directory path: every character
 // other than ASCII letters, digits, '-', '_' and '/' becomes '-', runs of
 // '/' and of '-' collapse to one, and leading or trailing '/' are dropped.
-// Slashes are kept, so "api/login" nests. An empty result is "_".
+// Slashes are kept, so "api/login" nests. A segment longer than
+// MaxSlugSegment is cut and ends with a hash of the whole segment, so that
+// long ids sharing a prefix stay apart. An empty result is "_".
 func Slug(id string) string {
 	var b strings.Builder
 	for _, r := range id {
@@ -114,7 +122,14 @@ func Slug(id string) string {
 	if s == "" {
 		return "_"
 	}
-	return s
+	segs := strings.Split(s, "/")
+	for i, seg := range segs {
+		if len(seg) > MaxSlugSegment {
+			sum := sha256.Sum256([]byte(seg))
+			segs[i] = seg[:MaxSlugSegment-13] + "-" + hex.EncodeToString(sum[:6])
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // NameSlug is Slug for a single path segment (a driver name): '/' becomes '-' too.
