@@ -196,10 +196,15 @@ func FindRuns(root string) ([]string, error) {
 			return filepath.SkipDir
 		}
 		if IsStampName(name) {
-			if _, err := os.Lstat(filepath.Join(path, MetadataFile)); err == nil {
+			if exists(filepath.Join(path, MetadataFile)) {
 				out = append(out, path)
+				return filepath.SkipDir
 			}
-			return filepath.SkipDir
+			if exists(filepath.Join(path, EventsFile)) || exists(filepath.Join(path, CaseFile)) {
+				return filepath.SkipDir // a run that never wrote run.json
+			}
+			// A case directory whose name looks like a timestamp (the
+			// case id "2025-01-02T03-04-05-678Z", say): its runs are below.
 		}
 		return nil
 	})
@@ -213,6 +218,11 @@ func FindRuns(root string) ([]string, error) {
 		return CompareStampNames(filepath.Base(a), filepath.Base(b))
 	})
 	return out, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // FindSuites returns every suite directory under <root>/.suites, oldest first.

@@ -34,3 +34,30 @@ func TestSlugOfLongIDs(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(dir, filepath.Join(root, a)))
 }
+
+// A case id that looks like a timestamp names a directory FindRuns must
+// look into, while the workspace of a run that never finished is not
+// searched.
+func TestFindRunsUnderATimestampLikeCaseID(t *testing.T) {
+	root := t.TempDir()
+	stamp := "2025-01-02T03-04-05-678Z"
+	var want []string
+	for _, id := range []string{stamp, "api/" + stamp + "/login", "plain"} {
+		dir, err := ReserveRunDir(root, id, "fake", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+		require.NoError(t, err)
+		require.NoError(t, WriteJSON(filepath.Join(dir, MetadataFile), map[string]any{"caseId": id}))
+		want = append(want, dir)
+	}
+	// A run that crashed before run.json, whose workspace holds what looks
+	// like a run: neither is a run.
+	crashed, err := ReserveRunDir(root, "plain", "fake", time.Date(2025, 1, 1, 0, 0, 1, 0, time.UTC))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(crashed, EventsFile), nil, 0o600))
+	inner := filepath.Join(crashed, ArtifactsDir, "x", "fake", stamp)
+	require.NoError(t, os.MkdirAll(inner, 0o700))
+	require.NoError(t, WriteJSON(filepath.Join(inner, MetadataFile), map[string]any{}))
+
+	got, err := FindRuns(root)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, want, got)
+}
