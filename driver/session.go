@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/luxeval/lux"
@@ -246,7 +248,10 @@ func (s *Session) wake() {
 // Respond writes the answer to an outstanding interrupt and, when no other
 // interrupt is outstanding, resumes the idle clock. An answer that matches
 // no outstanding interrupt is an error wrapping lux.ErrAnswerMismatch.
-// Once the run has ended an answer is dropped.
+// Once the run has ended an answer is dropped. An answer the agent can no
+// longer read (it closed its stdin, or exited) is not an error of Respond:
+// the run ends with an error event that says why, the agent's exit status
+// and stderr when it exited.
 func (s *Session) Respond(ctx context.Context, a lux.Answer) error {
 	s.mu.Lock()
 	if s.terminal {
@@ -282,9 +287,38 @@ func (s *Session) Respond(ctx context.Context, a lux.Answer) error {
 	}
 	s.mu.Unlock()
 	if err != nil {
+		if ctx.Err() == nil && undeliverable(err) {
+			s.answerLost(ctx, in)
+			return nil
+		}
 		return fmt.Errorf("driver: answer %s %q: %w", in.Kind, in.ID, err)
 	}
 	return nil
+}
+
+// undeliverable reports a write that failed because the agent's stdin is
+// gone: the agent closed it (or exited), or the session did.
+func undeliverable(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, ErrStdinClosed) || errors.Is(err, os.ErrClosed)
+}
+
+// answerLost ends the run when an answer could not be written because the
+// agent no longer reads its stdin. An agent that exited explains itself
+// (its exit status and stderr), so it gets ExitDrain to do so first.
+func (s *Session) answerLost(ctx context.Context, in lux.Interrupt) {
+	t := time.NewTimer(s.opts.ExitDrain)
+	defer t.Stop()
+	select {
+	case <-s.proc.Exited():
+		select {
+		case <-s.readerDone:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	s.fail(lux.ExitError, fmt.Sprintf("cannot deliver the answer to %s %q: the agent closed its stdin", in.Kind, in.ID))
 }
 
 // Quiesce stops the agent's whole process group (SIGTERM, then SIGKILL
