@@ -25,14 +25,20 @@ type fixtureEntry struct {
 // permission bits, SHA-256 of each file's content) in path order. Only
 // directories and regular files may appear; a symlink or any other kind
 // of file is an error naming it. The content is hashed as it is copied, so
-// the hash describes exactly what the agent was given.
+// the hash describes exactly what the agent was given. src itself may be a
+// symlink to a directory (as Validate accepts it): the user named it.
 func stageFixtures(src, dst string) (string, error) {
+	named := src
+	src, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return "", fmt.Errorf("fixtures: %w", err)
+	}
 	fi, err := os.Lstat(src)
 	if err != nil {
 		return "", fmt.Errorf("fixtures: %w", err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("fixtures: %s is not a directory (symlinks are not followed)", src)
+		return "", fmt.Errorf("fixtures: %s is not a directory", named)
 	}
 	entries := []fixtureEntry{}
 	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
