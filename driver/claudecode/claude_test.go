@@ -204,7 +204,7 @@ func TestWriteAndShell(t *testing.T) {
 
 	// The process group is gone once the session is quiesced.
 	require.NotZero(t, r.pid)
-	assert.Empty(t, liveGroupMembers(t, r.pid), "the CLI's process group outlived the run")
+	assertGroupGone(t, r.pid)
 	// The run's config directory is outside the workspace.
 	assert.DirExists(t, filepath.Join(r.runDir, "claude-code", "config"))
 }
