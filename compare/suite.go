@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -67,6 +68,21 @@ type Settings struct {
 	Strict            bool         `json:"strict"`
 	GateMetrics       []string     `json:"gateMetrics"`
 	Vary              []Field      `json:"vary"`
+}
+
+// MarshalJSON writes the settings with the bootstrap's seed even when it
+// is 0, so that the intervals can be reproduced; without the bootstrap,
+// resamples and seed are left out.
+func (s Settings) MarshalJSON() ([]byte, error) {
+	type plain Settings
+	out := struct {
+		plain
+		Seed *uint64 `json:"seed,omitempty"`
+	}{plain: plain(s)}
+	if s.Method == stats.PercentileBootstrap {
+		out.Seed = &s.Seed
+	}
+	return json.Marshal(out)
 }
 
 // CaseCounts counts the cases of a suite comparison.
