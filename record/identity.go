@@ -42,7 +42,7 @@ func IdentityHash(m *lux.RunMetadata) string {
 	}
 	ready := m.Driver.Ready
 	if len(ready.Detail) > 0 {
-		d := maps.Clone(ready.Detail)
+		d := asRead(ready.Detail)
 		for _, k := range volatileDetail {
 			delete(d, k)
 		}
@@ -75,6 +75,22 @@ func IdentityHash(m *lux.RunMetadata) string {
 		h, _ = lux.HashValue(map[string]any{"unhashable": err.Error(), "startedAt": m.StartedAt})
 	}
 	return h
+}
+
+// asRead returns detail as it reads back from run.json (numbers become
+// float64, structs maps), so that a run's identity is the same computed
+// from memory and from its record: an int64 beyond 2^53 read back is not
+// the integer written.
+func asRead(detail map[string]any) map[string]any {
+	b, err := json.Marshal(detail)
+	if err != nil {
+		return maps.Clone(detail)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return maps.Clone(detail)
+	}
+	return out
 }
 
 // volatileDetail are ready-detail keys that differ on every run.
