@@ -13,12 +13,14 @@
 //     JSON-RPC requests); Answer writes a [lux.Answer] to stdin in the
 //     agent's format. [LuxJSONL] is the Protocol of the lux-jsonl line
 //     protocol, which any program can speak.
-//  2. In the driver config's Start, build the child's environment with
+//  2. Decode the driver's config with [ParseConfig], which reports unknown
+//     fields, values of the wrong type and invalid values all at once.
+//  3. In the driver config's Start, build the child's environment with
 //     [BuildEnv] (the host environment only when the config asks to
 //     inherit it), and call [StartSession] with a [ProcessSpec] (command,
 //     arguments, working directory, environment, StartInfo.Stderr) and the
 //     run's limits. The returned [*Session] is the [lux.Session].
-//  3. For Runtime and experiment identity, use [CommandInfo] (the resolved
+//  4. For Runtime and experiment identity, use [CommandInfo] (the resolved
 //     executable and its --version) and [HashFile].
 //
 // A Session starts the agent in its own process group, reads stdout with

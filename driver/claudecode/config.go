@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // Defaults of Config.
@@ -116,10 +117,7 @@ var managedFlags = map[string]string{
 // then fills in the defaults.
 func ParseConfig(raw json.RawMessage) (*Config, error) {
 	c := &Config{}
-	if err := lux.DecodeConfig(raw, c); err != nil {
-		return nil, err
-	}
-	if err := c.Validate(); err != nil {
+	if err := driver.ParseConfig(raw, c, c.Validate); err != nil {
 		return nil, err
 	}
 	c.setDefaults()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // Mode is how the driver runs the CLI.
@@ -147,10 +148,7 @@ var (
 // the error wraps lux.ErrInvalidConfig.
 func ParseConfig(raw json.RawMessage) (*Config, error) {
 	c := &Config{}
-	if err := lux.DecodeConfig(raw, c); err != nil {
-		return nil, err
-	}
-	if err := c.normalize(); err != nil {
+	if err := driver.ParseConfig(raw, c, c.normalize); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // Defaults of the config fields.
@@ -81,11 +82,8 @@ func defaults() Config {
 // invalid value are reported together, each with its field path and a fix.
 func Parse(raw json.RawMessage) (*Config, error) {
 	cfg := defaults()
-	if err := lux.DecodeConfig(raw, &cfg); err != nil {
+	if err := driver.ParseConfig(raw, &cfg, cfg.Validate); err != nil {
 		return nil, prefixed(err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
 	}
 	return &cfg, nil
 }
