@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -19,7 +18,7 @@ import (
 func TestSessionConcurrentNext(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t,
 		"say ready", "say progress a", "say progress b", "say progress c", "sleep 50ms", "say done")})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safety) // a safety net only
 	defer cancel()
 	var total atomic.Int32
 	errs := make([]error, 2)
