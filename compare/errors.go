@@ -23,10 +23,11 @@ var (
 	// ErrEmpty reports a side with nothing to compare (an empty list of
 	// run directories).
 	ErrEmpty = errors.New("compare: nothing to compare")
-	// ErrCorrupt reports a run whose numbers cannot be compared: a score
-	// or metric that is NaN or infinite (JSON cannot hold one, so it comes
-	// from a record built in memory), or values so large that a case's sum
-	// overflows. The error names the side, the case and the metric.
+	// ErrCorrupt reports a run whose numbers cannot be compared: a score,
+	// cost or metric that is NaN or infinite (JSON cannot hold one, so it
+	// comes from a record built in memory), or values so large that a
+	// case's sum overflows. The error names the side, the run or case, and
+	// the value.
 	ErrCorrupt = errors.New("compare: corrupt record")
 )
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/luxeval/lux"
@@ -93,7 +94,8 @@ func Runs(ctx context.Context, a, b string, opts Options) (*RunComparison, error
 
 // RunRecords compares two runs already read (record.ReadRun, or the
 // orchestrator's results). Case and Artifacts may be nil; Metadata must
-// not be.
+// not be. A case score, assertion score or agent cost that is NaN or
+// infinite is an [ErrCorrupt] error.
 func RunRecords(a, b *record.Run, opts Options) (*RunComparison, error) {
 	s, err := opts.resolve()
 	if err != nil {
@@ -108,7 +110,38 @@ func RunRecords(a, b *record.Run, opts Options) (*RunComparison, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if err := errors.Join(checkRunFinite(a, "A"), checkRunFinite(b, "B")); err != nil {
+		return nil, err
+	}
 	return compareRuns(a, b, s), nil
+}
+
+// checkRunFinite reports, as ErrCorrupt, the scores and the cost of run r
+// that are NaN or infinite (JSON cannot hold one; a record built in memory
+// can).
+func checkRunFinite(r *record.Run, name string) error {
+	var bad []string
+	if g := r.Grading; g != nil {
+		if g.Score != nil && !finite(*g.Score) {
+			bad = append(bad, fmt.Sprintf("case score is %v", *g.Score))
+		}
+		for _, o := range g.Assertions {
+			if !finite(o.Score) {
+				k := o.ID
+				if k == "" {
+					k = o.Name
+				}
+				bad = append(bad, fmt.Sprintf("assertion %q score is %v", k, o.Score))
+			}
+		}
+	}
+	if c := r.Metadata.Usage.AgentCostUSD; c != nil && !finite(*c) {
+		bad = append(bad, fmt.Sprintf("agent cost is %v", *c))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: run %s %s: %s", ErrCorrupt, name, where(r.Dir), strings.Join(bad, "; "))
 }
 
 func readRun(ctx context.Context, dir string) (*record.Run, error) {
