@@ -187,7 +187,9 @@ func anySkippedOrCancelled(items []record.SuiteItem) bool {
 	return false
 }
 
-// completedItem is the manifest entry of a finished run.
+// completedItem is the manifest entry of a finished run. A run whose
+// record could not be written completely is no pass, whatever its grading
+// said: the evidence for it is not on disk.
 func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem {
 	it := record.SuiteItem{Status: record.ItemCompleted, ExitReason: lux.ExitError}
 	if res != nil {
@@ -206,6 +208,8 @@ func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem 
 	}
 	if err != nil && (res == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)) {
 		it.Error = err.Error()
+		no := false
+		it.Passed = &no
 	}
 	if it.Passed == nil && it.ExitReason != lux.ExitDone {
 		no := false
