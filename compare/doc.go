@@ -88,11 +88,7 @@
 // worse when one's interval lies entirely on its worse side of 0 (for the
 // pass rate, entirely below 0), which fails the gate; better when one's
 // lies entirely on its better side and none is worse; otherwise no
-// detectable difference. A zero-width interval (every case, or every
-// cluster, moved by exactly the same amount) says nothing about
-// uncertainty, so it counts only when an exact sign test over the units
-// agrees at the same level: all of at least 6 units moving the same way
-// at 95 %, 8 at 99 %. Other metrics are reported, marked better or
+// detectable difference. Other metrics are reported, marked better or
 // worse when significant, and never gate. With Options.Strict the gate
 // also fails on any regressed case and on any pass → fail flip,
 // significant or not.
@@ -100,8 +96,7 @@
 // Caveats are [Warning] values with stable codes, on the comparison (few
 // cases, many unmatched cases, ungraded runs, an incomplete suite,
 // McNemar with clusters) and on each effect (few clusters, zero spread,
-// few resamples, from package stats; the sign test of a zero-width
-// interval).
+// few resamples, from package stats).
 //
 // # Reading records
 //

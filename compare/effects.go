@@ -27,11 +27,8 @@ type Effect struct {
 	Dropped int `json:"dropped"`
 	// Interval is null when none could be computed (Unavailable says why).
 	Interval *Interval `json:"interval"`
-	// Significant is true when the interval excludes 0; a zero-width
-	// interval (every unit moved by the same amount) must also pass an
-	// exact sign test over the units at the interval's level (a
-	// "sign-test" warning gives its p-value). Outcome is then "better" or
-	// "worse" for a metric with a direction, else "".
+	// Significant is true when the interval excludes 0. Outcome is then
+	// "better" or "worse" for a metric with a direction, else "".
 	Significant bool      `json:"significant"`
 	Outcome     string    `json:"outcome"`
 	Unavailable string    `json:"unavailable,omitempty"`
@@ -153,24 +150,7 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 		Lower: iv.Lower, Upper: iv.Upper, Method: iv.Method, Level: iv.Level, StdErr: iv.StdErr,
 		Units: iv.Units, Clustered: iv.Units < iv.N, Resamples: iv.Resamples,
 	}
-	for _, w := range iv.Warnings {
-		e.Warnings = append(e.Warnings, warningOf(w))
-	}
 	e.Significant = iv.Lower > 0 || iv.Upper < 0
-	if e.Significant && iv.Lower == iv.Upper {
-		// A zero-width interval says nothing about uncertainty: every unit
-		// moved by the same amount. Ask an exact sign test over the units.
-		pos, neg := unitSigns(before, after, labels)
-		p := stats.McNemarExact(pos, neg)
-		e.Significant = p <= 1-iv.Level
-		verdict := "significant"
-		if !e.Significant {
-			verdict = "not significant"
-		}
-		e.Warnings = append(e.Warnings, Warning{Code: WarnSignTest, Message: fmt.Sprintf(
-			"sign test: the interval has zero width (each of the %d units moved by the same amount), so its significance is an exact sign test over the units: p = %.4g, %s at %g%%",
-			pos+neg, p, verdict, 100*iv.Level)})
-	}
 	if e.Significant && e.Better != "" {
 		up := iv.Lower > 0
 		if up == (e.Better == "higher") {
@@ -179,38 +159,10 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 			e.Outcome = "worse"
 		}
 	}
+	for _, w := range iv.Warnings {
+		e.Warnings = append(e.Warnings, warningOf(w))
+	}
 	return e
-}
-
-// unitSigns counts the independent units (clusters by label, a case
-// without one alone) whose total paired difference is positive and
-// negative.
-func unitSigns(before, after []float64, labels []string) (pos, neg int) {
-	count := func(d float64) {
-		switch {
-		case d > 0:
-			pos++
-		case d < 0:
-			neg++
-		}
-	}
-	sums := map[string]float64{}
-	var order []string
-	for i := range before {
-		d := after[i] - before[i]
-		if labels == nil || labels[i] == "" {
-			count(d)
-			continue
-		}
-		if _, ok := sums[labels[i]]; !ok {
-			order = append(order, labels[i])
-		}
-		sums[labels[i]] += d
-	}
-	for _, l := range order {
-		count(sums[l])
-	}
-	return pos, neg
 }
 
 func mean(x []float64) float64 {

@@ -200,7 +200,6 @@ const (
 	WarnFewClusters     = "few-clusters"     // stats.ErrFewClusters
 	WarnFewUnits        = "few-units"        // stats.ErrFewUnits
 	WarnDegenerate      = "degenerate"       // stats.ErrDegenerate: zero spread, zero-width interval
-	WarnSignTest        = "sign-test"        // a zero-width interval's significance came from a sign test
 	WarnFewResamples    = "few-resamples"    // stats.ErrFewResamples
 	WarnFewCases        = "few-cases"        // fewer paired cases than stats.FewUnits
 	WarnUnmatchedCases  = "unmatched-cases"  // many cases ran on one side only

@@ -43,8 +43,6 @@ func (c *SuiteComparison) decide(st settings) {
 			worse = append(worse, fmt.Sprintf("%s %s significantly: %s", metricLabel(e.Metric), moved(e), effectSummary(e)))
 		case e.Outcome == "better":
 			better = append(better, fmt.Sprintf("%s %s significantly: %s", metricLabel(e.Metric), moved(e), effectSummary(e)))
-		case e.Interval.Lower > 0 || e.Interval.Upper < 0:
-			unsure = append(unsure, fmt.Sprintf("%s: %s, a zero-width interval that a sign test over the units does not confirm", metricLabel(e.Metric), effectSummary(e)))
 		default:
 			unsure = append(unsure, fmt.Sprintf("%s: %s, the interval includes 0", metricLabel(e.Metric), effectSummary(e)))
 		}
