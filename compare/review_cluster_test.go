@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/luxeval/lux"
@@ -80,4 +81,33 @@ func TestReviewClusterInCaseHash(t *testing.T) {
 	y, err := lux.HashValue(&lux.Case{ID: "x", Prompt: "p", Cluster: "b"})
 	require.NoError(t, err)
 	assert.NotEqual(t, x, y)
+}
+
+// The clustered interval by hand: the CR1 standard error over the per-case
+// differences, S_c = Σ_{i∈c}(dᵢ − d̄), SE = √(C/(C−1)·Σ S_c²)/n, with t at
+// C−1 degrees of freedom; a case without a cluster is a unit of its own.
+func TestReviewClusteredByHand(t *testing.T) {
+	durA := []float64{100, 200, 300, 400, 500}
+	durB := []float64{110, 230, 320, 395, 540} // d = 10, 30, 20, −5, 40
+	labels := []string{"x", "x", "x", "y", ""}
+	var a, b []rv
+	for i := range durA {
+		id := fmt.Sprintf("h%d", i)
+		a = append(a, rvPass(id, durA[i]).in(labels[i]))
+		b = append(b, rvPass(id, durB[i]).in(labels[i]))
+	}
+	c := rvCompare(t, rvSuite(a...), rvSuite(b...), Options{})
+	// d̄ = 95/5 = 19; S_x = −9 + 11 + 1 = 3, S_y = −24, S_h4 = 21.
+	se := math.Sqrt(3.0/2*(3*3+24*24+21*21)) / 5
+	half := tq2(0.975) * se
+	e := effectOf(t, c, "durationMs")
+	require.NotNil(t, e.Interval)
+	assert.InDelta(t, 19.0, e.Delta, 1e-12)
+	assert.InDelta(t, se, e.Interval.StdErr, 1e-12)
+	assert.InDelta(t, 19-half, e.Interval.Lower, 1e-9)
+	assert.InDelta(t, 19+half, e.Interval.Upper, 1e-9)
+	assert.Equal(t, 3, e.Interval.Units)
+	assert.True(t, e.Interval.Clustered)
+	assert.Equal(t, 3, c.Counts.Clusters)
+	assert.Equal(t, stats.StudentT, e.Interval.Method)
 }

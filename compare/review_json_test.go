@@ -99,3 +99,45 @@ func TestReviewSuiteJSONKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"method":"t","level":0.95,"passRateTolerance":0,"strict":false,"gateMetrics":["passRate"],"vary":[]}`, string(js))
 }
+
+// The JSON form of a run comparison has the documented field names.
+func TestReviewRunJSONKeys(t *testing.T) {
+	rb := run("runs/hello/b", "hello")
+	rb.Metadata.Provenance.Runtime.Model = "other"
+	rb.Grading = report(ptr(false), ptr(0.5), outcome("readme", true, 1), outcome("tests", false, 0))
+	rb.Grading.Assertions[1].Error = "timed out"
+	c, err := RunRecords(run("runs/hello/a", "hello"), rb, Options{})
+	require.NoError(t, err)
+	js, err := json.Marshal(c)
+	require.NoError(t, err)
+	var top map[string]any
+	require.NoError(t, json.Unmarshal(js, &top))
+	keysOf := func(v any) []string {
+		var out []string
+		for k := range v.(map[string]any) {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	sorted := func(s ...string) []string { slices.Sort(s); return s }
+	assert.Equal(t, sorted("a", "b", "verdict", "reasons", "gate", "mismatches", "run", "grading", "artifacts"), keysOf(top))
+	assert.Equal(t, sorted("dir", "runId", "caseId", "driver", "startedAt"), keysOf(top["a"]), "suiteId and repetition only for runs of a suite")
+	assert.Equal(t, sorted("failed", "reasons"), keysOf(top["gate"]))
+	m := top["mismatches"].([]any)[0]
+	assert.Subset(t, []string{"field", "a", "b", "diff", "note", "varied", "within"}, keysOf(m))
+	assert.Equal(t, sorted("exitReason", "reason", "operationalFailure", "durationMs", "interrupts", "toolCalls", "artifacts",
+		"agentUsageAvailable", "agentTokens", "agentCostUsd", "harnessTokens", "answererTokens", "judgeTokens", "usage"), keysOf(top["run"]))
+	for _, v := range top["run"].(map[string]any) {
+		assert.Equal(t, []string{"a", "b"}, keysOf(v))
+	}
+	g := top["grading"].(map[string]any)
+	assert.Equal(t, sorted("available", "verdict", "score", "incomplete", "counts", "assertions"), keysOf(g))
+	assert.Equal(t, sorted("regressed", "improved", "scoreUp", "scoreDown", "ungraded", "added", "removed", "unchanged"), keysOf(g["counts"]))
+	as := g["assertions"].([]any)
+	require.Len(t, as, 2)
+	assert.Equal(t, sorted("key", "type", "name", "status", "a", "b"), keysOf(as[0]))
+	assert.Equal(t, sorted("passed", "score"), keysOf(as[1].(map[string]any)["a"]))
+	assert.Equal(t, sorted("passed", "score", "error"), keysOf(as[1].(map[string]any)["b"]))
+	assert.Equal(t, sorted("added", "removed", "changed", "unchanged"), keysOf(top["artifacts"]))
+}
