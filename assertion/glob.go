@@ -38,6 +38,9 @@ func compileGlob(pattern string) (glob, error) {
 	}
 	var g glob
 	for _, alt := range alts {
+		if strings.HasPrefix(alt, "/") {
+			return nil, fmt.Errorf("%q is absolute", pattern)
+		}
 		var segs []string
 		for _, seg := range strings.Split(alt, "/") {
 			switch {
