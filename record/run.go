@@ -25,6 +25,37 @@ type CaseRecord struct {
 	CasePath string `json:"casePath,omitempty"`
 }
 
+// UnmarshalJSON reads case.json. A case's plugin references decode
+// strictly when a case is loaded; in a record, as everywhere in one, the
+// fields this version does not know are ignored.
+func (c *CaseRecord) UnmarshalJSON(data []byte) error {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) == nil {
+		changed := false
+		for _, k := range []string{"driver", "answerer"} {
+			var ref map[string]json.RawMessage
+			if json.Unmarshal(top[k], &ref) != nil {
+				continue // absent, a bare name, or reported by the decoding below
+			}
+			known := map[string]json.RawMessage{}
+			for _, f := range []string{"name", "config"} {
+				if v, ok := ref[f]; ok {
+					known[f] = v
+				}
+			}
+			if len(known) != len(ref) {
+				top[k], _ = json.Marshal(known)
+				changed = true
+			}
+		}
+		if changed {
+			data, _ = json.Marshal(top)
+		}
+	}
+	type plain CaseRecord
+	return json.Unmarshal(data, (*plain)(c))
+}
+
 // Run is one run record read back from disk.
 type Run struct {
 	Dir       string
@@ -149,25 +180,35 @@ func ReadJSON(path string, v any) error {
 
 // readJSONOptional decodes path into v; a missing file reports false.
 func readJSONOptional(path string, v any) (bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("record: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxJSONFile+1))
-	if err != nil {
-		return false, fmt.Errorf("record: read %s: %w", path, err)
-	}
-	if len(data) > maxJSONFile {
-		return false, fmt.Errorf("record: %s: larger than %d bytes", path, maxJSONFile)
+	data, ok, err := readCapped(path)
+	if !ok || err != nil {
+		return ok, err
 	}
 	if err := decodeJSON(data, v); err != nil {
 		return false, fmt.Errorf("record: %s: %w", path, err)
 	}
 	return true, nil
+}
+
+// readCapped reads path whole, up to maxJSONFile bytes; a missing file
+// reports false.
+func readCapped(path string) ([]byte, bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("record: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxJSONFile+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("record: read %s: %w", path, err)
+	}
+	if len(data) > maxJSONFile {
+		return nil, false, fmt.Errorf("record: %s: larger than %d bytes", path, maxJSONFile)
+	}
+	return data, true, nil
 }
 
 func decodeJSON(data []byte, v any) error {
