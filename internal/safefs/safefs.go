@@ -1,9 +1,10 @@
 // Package safefs reads files under a root directory without ever leaving it:
 // a path is refused when it is absolute, contains a NUL byte, climbs out of
 // the root with "..", or goes through a symbolic link anywhere (a link is
-// never followed, not even one pointing inside the root). Files are opened
-// with O_NOFOLLOW, must be regular files, must be the very file that was
-// inspected, and are read up to a size limit.
+// never followed, not even one pointing inside the root). Files must be
+// regular files, are opened without blocking (a named pipe swapped in is
+// refused, not waited on), must be the very file that was inspected, and
+// are read up to a size limit.
 //
 // It is how assertions look at what an agent left in its workspace: the
 // agent controls that tree, so nothing in it is trusted. The checks are
@@ -11,8 +12,9 @@
 // changes between inspection and reading (a process that escaped the stop)
 // still cannot lead a read or a walk outside the root: files and
 // directories are opened from a descriptor of the root, component by
-// component (os.Root), and a file must be the one inspected. Such a change
-// is refused with ErrChanged, ErrSymlink or a missing file.
+// component (os.Root), so a link swapped in after inspection is at most
+// followed within the root, and a file read must be the one inspected.
+// Such a change is refused with ErrChanged, ErrSymlink or a missing file.
 //
 // What no path check can see: a hard link. A regular file in the root that
 // is a hard link to a file elsewhere on the same file system is read like
