@@ -51,12 +51,20 @@ type Interval struct {
 // score, cache hit rates), "lower" (duration, tokens, cost, failed tool
 // calls) or "" when neither is better in general (tool calls, interrupts,
 // artifacts).
+//
+// Names that record.RunMetrics does not produce (a misspelt "agent.totl",
+// say) have no direction, so they cannot be gated.
 func MetricBetter(name string) string {
+	tokens, isTokens := strings.CutPrefix(name, "agent.")
+	if !isTokens {
+		tokens, isTokens = strings.CutPrefix(name, "harness.")
+	}
 	switch {
-	case name == MetricPassRate, name == MetricScore, strings.HasSuffix(name, ".cacheHitRate"):
+	case name == MetricPassRate, name == MetricScore, isTokens && tokens == "cacheHitRate":
 		return "higher"
-	case name == "durationMs", strings.HasPrefix(name, "phase."), name == "cost.usd",
-		strings.HasPrefix(name, "agent."), strings.HasPrefix(name, "harness."),
+	case name == "durationMs", name == "phase.agentMs", name == "phase.collectMs", name == "phase.gradingMs",
+		name == "cost.usd",
+		isTokens && (tokens == "input" || tokens == "output" || tokens == "cacheRead" || tokens == "cacheCreation" || tokens == "total"),
 		name == "toolCalls.failed", name == "toolCalls.unresolved", name == "toolCalls.malformed",
 		name == "toolCalls.unmatchedResults", name == "toolCalls.failureRate":
 		return "lower"

@@ -118,7 +118,7 @@ func (o Options) resolve() (settings, error) {
 	for i, m := range s.gate {
 		if MetricBetter(m) == "" {
 			p.AddFix(fmt.Sprintf("GateMetrics[%d]", i), fmt.Sprintf("metric %q has no direction, so it cannot be gated", m),
-				"gate on a metric where higher or lower is better, such as passRate, score, cost.usd or durationMs")
+				"check the spelling, and gate on a metric where higher or lower is better, such as passRate, score, cost.usd, durationMs or agent.total")
 		}
 	}
 	s.metrics = o.Metrics
