@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -156,6 +158,14 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 		}
 	}
 
+	// Meta goes into case.json as it is.
+	for _, k := range slices.Sorted(maps.Keys(c.Meta)) {
+		if err := protect(func() error { _, err := json.Marshal(c.Meta[k]); return err }); err != nil {
+			probs.AddFix("meta."+k, "does not encode as JSON: "+strings.TrimPrefix(err.Error(), "json: "),
+				"keep to JSON values: strings, numbers, booleans, lists and objects")
+		}
+	}
+
 	if probs.Len() > 0 {
 		err := probs.Err(lux.ErrInvalidCase)
 		if capErr != nil {
@@ -164,18 +174,21 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
 	}
 
-	var err error
-	if p.hashes.caseHash, err = lux.HashValue(c); err == nil {
-		assertions := c.Assertions
-		if assertions == nil {
-			assertions = []lux.AssertionSpec{}
+	err := protect(func() (err error) {
+		if p.hashes.caseHash, err = lux.HashValue(c); err == nil {
+			assertions := c.Assertions
+			if assertions == nil {
+				assertions = []lux.AssertionSpec{}
+			}
+			if p.hashes.assertionsHash, err = lux.HashValue(assertions); err == nil {
+				p.hashes.evaluatorConfigHash, err = evaluatorHash(evaluators, p.driverName, p.answererName)
+			}
 		}
-		if p.hashes.assertionsHash, err = lux.HashValue(assertions); err == nil {
-			p.hashes.evaluatorConfigHash, err = evaluatorHash(evaluators, p.driverName, p.answererName)
-		}
-	}
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
+		probs.Add("", "does not encode as JSON: "+err.Error())
+		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), probs.Err(lux.ErrInvalidCase))
 	}
 	return p, nil
 }
