@@ -296,8 +296,8 @@ func checkRef(p *Problems, path string, r *PluginRef) {
 // It does not call Validate.
 func ParseCase(data []byte) (*Case, error) {
 	var p Problems
-	var generic any
-	if err := json.Unmarshal(data, &generic); err != nil {
+	generic, err := decodeGeneric(data)
+	if err != nil {
 		p.Add("", "not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
 		return nil, p.Err(ErrInvalidCase)
 	}

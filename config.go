@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -30,9 +32,9 @@ func DecodeConfig(raw json.RawMessage, dst any) error {
 		return fmt.Errorf("lux: DecodeConfig needs a non-nil pointer, got %T", dst)
 	}
 	var probs Problems
-	var generic any
-	if err := json.Unmarshal(raw, &generic); err != nil {
-		probs.Add("", "not valid JSON: "+err.Error())
+	generic, err := decodeGeneric(raw)
+	if err != nil {
+		probs.Add("", "not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
 		return probs.Err(ErrInvalidConfig)
 	}
 	checkUnknown(&probs, "", generic, rv.Type().Elem())
@@ -61,6 +63,25 @@ func DecodeConfig(raw json.RawMessage, dst any) error {
 		}
 	}
 	return probs.Err(ErrInvalidConfig)
+}
+
+// decodeGeneric decodes raw into maps, lists and json.Numbers (so that
+// numbers beyond float64's range are still valid JSON here), refusing
+// anything after the value.
+func decodeGeneric(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("unexpected end of JSON input")
+		}
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	return v, nil
 }
 
 // typeProblem turns a json decoding error into a readable problem.
@@ -99,7 +120,7 @@ func jsonKind(v any) string {
 		return "null"
 	case string:
 		return "a string"
-	case float64:
+	case float64, json.Number:
 		return "a number"
 	case bool:
 		return "a boolean"
@@ -239,6 +260,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	var ms float64
 	if err := json.Unmarshal(b, &ms); err != nil {
 		return fmt.Errorf("must be a duration such as \"90s\" or a number of milliseconds, got %s", b)
+	}
+	const limit = float64(math.MaxInt64 / int64(time.Millisecond))
+	if ms > limit || ms < -limit {
+		return fmt.Errorf("must be at most %v, got %s milliseconds", time.Duration(math.MaxInt64), b)
 	}
 	*d = Duration(ms * float64(time.Millisecond))
 	return nil

@@ -62,6 +62,17 @@ func TestDecodeConfig(t *testing.T) {
 		},
 		{name: "not an object", raw: `"x"`, want: []string{"must be a JSON object, got a string"}},
 		{name: "not JSON", raw: `{`, want: []string{"not valid JSON: unexpected end of JSON input"}},
+		{name: "trailing data", raw: `{} x`, want: []string{"not valid JSON: invalid character after top-level value"}},
+		{
+			name: "a number beyond float64 is valid JSON of the wrong size",
+			raw:  `{"command":"x","limits":{"maxLines":1e400}}`,
+			want: []string{"limits: must be a whole number, got number 1e400"},
+		},
+		{
+			name: "a duration beyond time.Duration",
+			raw:  `{"idleTimeout":1e300}`,
+			want: []string{"idleTimeout: must be at most 2562047h47m16.854775807s, got 1e300 milliseconds"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
