@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,26 +72,71 @@ func encode(buf *bytes.Buffer, v any, indent string) (err error) {
 
 // WriteFile replaces path with data.
 func (w Writer) WriteFile(path string, data []byte) error {
+	tmp, err := w.writeTemp(path, data)
+	if err == nil {
+		if err = os.Rename(tmp, path); err != nil {
+			_ = os.Remove(tmp)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("record: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file next to path (synced when
+// w.Sync) and returns its name; on error nothing is left.
+func (w Writer) writeTemp(path string, data []byte) (string, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FilePerm)
 	if err != nil {
-		return fmt.Errorf("record: write %s: %w", path, err)
+		return "", err
 	}
-	_, werr := f.Write(data)
-	if werr == nil && w.Sync {
-		werr = f.Sync()
+	_, err = f.Write(data)
+	if err == nil && w.Sync {
+		err = f.Sync()
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
+	if err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("record: write %s: %w", path, werr)
+		return "", err
 	}
-	return nil
+	return tmp, nil
+}
+
+// publish gives the complete file tmp the first free name that name(1),
+// name(2), ... returns, never replacing a file, and returns it. The name
+// appears with its whole content (a hard link), so a crash never leaves it
+// empty or half-written.
+func publish(tmp string, name func(n int) string) (string, error) {
+	defer os.Remove(tmp)
+	for n := 1; n < 10000; n++ {
+		path := name(n)
+		err := os.Link(tmp, path)
+		if err == nil {
+			return path, nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		// No hard links here: reserve the name, then rename over it.
+		f, rerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FilePerm)
+		if errors.Is(rerr, fs.ErrExist) {
+			continue
+		}
+		if rerr != nil {
+			return "", err
+		}
+		f.Close()
+		if err := os.Rename(tmp, path); err != nil {
+			_ = os.Remove(path)
+			return "", err
+		}
+		return path, nil
+	}
+	return "", errors.New("no free name")
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,33 +34,32 @@ type Regrading struct {
 }
 
 // WriteRegrading stores g under <runDir>/gradings with a fresh name and
-// returns its path. Existing gradings are never replaced.
+// returns its path. Existing gradings are never replaced, and the new one
+// appears whole or not at all.
 func (w Writer) WriteRegrading(runDir string, g *Regrading) (string, error) {
 	dir := filepath.Join(runDir, GradingsDir)
 	if err := os.MkdirAll(dir, DirPerm); err != nil {
 		return "", fmt.Errorf("record: %w", err)
 	}
 	stamp := Timestamp(g.GradedAt)
-	for n := 1; n < 10000; n++ {
-		name := stamp
-		if n > 1 {
-			name = fmt.Sprintf("%s-%d", stamp, n)
-		}
-		path := filepath.Join(dir, name+".json")
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FilePerm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("record: %w", err)
-		}
-		f.Close() // reserved; the content goes in atomically
-		if err := w.WriteJSON(path, g); err != nil {
-			return "", err
-		}
-		return path, nil
+	var buf bytes.Buffer
+	if err := encode(&buf, g, "  "); err != nil {
+		return "", fmt.Errorf("record: encode %s: %w", filepath.Join(dir, stamp+".json"), err)
 	}
-	return "", fmt.Errorf("record: %s: no free name for %s", dir, stamp)
+	tmp, err := w.writeTemp(filepath.Join(dir, stamp+".json"), buf.Bytes())
+	if err != nil {
+		return "", fmt.Errorf("record: write a grading under %s: %w", dir, err)
+	}
+	path, err := publish(tmp, func(n int) string {
+		if n == 1 {
+			return filepath.Join(dir, stamp+".json")
+		}
+		return filepath.Join(dir, fmt.Sprintf("%s-%d.json", stamp, n))
+	})
+	if err != nil {
+		return "", fmt.Errorf("record: write a grading under %s: %w", dir, err)
+	}
+	return path, nil
 }
 
 // ReadRegradings returns the later gradings of the run in runDir, oldest
