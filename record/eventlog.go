@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -83,11 +84,15 @@ func limitReason(n int64, unit string) string {
 
 // Append writes e as one line. When the line would break a cap, Append
 // writes the diagnostic error line instead and returns an error wrapping
-// ErrTraceLimit; every later Append is a no-op returning nil.
+// ErrTraceLimit; every later Append is a no-op returning nil. After Close,
+// Append writes nothing and returns an error wrapping fs.ErrClosed.
 func (l *EventLog) Append(e lux.Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.full != nil || l.f == nil {
+	if l.f == nil {
+		return fmt.Errorf("record: event log %s: %s event after close: %w", l.path, e.Type, fs.ErrClosed)
+	}
+	if l.full != nil {
 		return nil
 	}
 	l.buf.Reset()
