@@ -92,7 +92,9 @@ type Config struct {
 	// the built-in OpenAI provider with a ChatGPT login.
 	AuthFile string `json:"authFile,omitempty"`
 	// KeepHome keeps the run's whole CODEX_HOME (session database, logs)
-	// in the run directory; by default only its config.toml is kept.
+	// in the run directory, but for the copied auth.json and the shell
+	// snapshots (which hold the agent's environment, keys included); by
+	// default only its config.toml is kept.
 	KeepHome bool `json:"keepHome,omitempty"`
 	// IdleTimeout ends the run when the CLI prints nothing for this long
 	// while no answer is outstanding. Default 10m.

@@ -127,7 +127,8 @@ type session struct {
 
 // Close stops the CLI and releases the session. The run's CODEX_HOME
 // keeps only its config.toml (everything unless keepHome is set; never
-// the copied auth.json).
+// the copied auth.json, nor the shell snapshots, which hold the agent's
+// environment and so its keys).
 func (s *session) Close() error {
 	err := s.Session.Close()
 	s.cleanHome()
@@ -141,6 +142,9 @@ func (s *session) cleanHome() {
 			return
 		}
 		_ = os.Remove(filepath.Join(s.home, "auth.json"))
+		// A CLI stopped before it tidies up leaves its shell snapshots:
+		// the agent's environment, keys included.
+		_ = os.RemoveAll(filepath.Join(s.home, "shell_snapshots"))
 		if s.keepHome {
 			return
 		}
