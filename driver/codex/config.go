@@ -84,9 +84,10 @@ type Config struct {
 	// Env adds to (or replaces in) the agent's environment.
 	Env map[string]string `json:"env,omitempty"`
 	// InheritEnv passes the host's environment to the agent; default true.
-	// When false the agent gets none of it: PATH is driver.DefaultPath,
-	// HOME is the run's CODEX_HOME, and Env adds the rest (a provider's
-	// key, for one).
+	// When false the agent gets none of it but the variable named by
+	// provider.envKey, so that the key need not be written in a config:
+	// PATH is driver.DefaultPath, HOME is the run's CODEX_HOME, and Env
+	// adds the rest.
 	InheritEnv *bool `json:"inheritEnv,omitempty"`
 	// AuthFile is a Codex auth.json to copy into the run's CODEX_HOME, for
 	// the built-in OpenAI provider with a ChatGPT login.
@@ -114,7 +115,10 @@ type Provider struct {
 	// "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". Required.
 	BaseURL string `json:"baseURL"`
 	// EnvKey names the environment variable holding the API key, sent as
-	// a bearer token. Empty sends no Authorization header.
+	// a bearer token: set it in this process's environment (it reaches the
+	// CLI even when the host environment is not inherited) rather than in
+	// Env, which is recorded with the config. Empty sends no Authorization
+	// header.
 	EnvKey string `json:"envKey,omitempty"`
 	// RequestMaxRetries and StreamMaxRetries bound the CLI's retries of a
 	// failed request and of a dropped stream. Nil leaves the CLI's default.

@@ -83,13 +83,20 @@ func (c *Config) args(prompt string) []string {
 }
 
 // environ is the agent's environment: the host's (or, when not inherited,
-// only PATH=driver.DefaultPath and HOME=the run's CODEX_HOME), then the lux
-// variables, then the config's env, then the run's CODEX_HOME.
+// only PATH=driver.DefaultPath, HOME=the run's CODEX_HOME and the
+// provider's key variable, taken from this process's environment so that
+// no key need be written in a config), then the lux variables, then the
+// config's env, then the run's CODEX_HOME.
 func (c *Config) environ(runDir, workspace, codexHome string) []string {
 	base := map[string]string{"NO_COLOR": "1"}
 	if !c.inheritEnv() {
 		base["PATH"] = driver.DefaultPath
 		base["HOME"] = codexHome
+		if c.Provider != nil && c.Provider.EnvKey != "" {
+			if v, ok := os.LookupEnv(c.Provider.EnvKey); ok {
+				base[c.Provider.EnvKey] = v
+			}
+		}
 	}
 	luxVars := map[string]string{"LUX_RUN_DIR": runDir, "LUX_WORKSPACE": workspace}
 	return driver.BuildEnv(c.inheritEnv(), base, luxVars, c.Env, map[string]string{"CODEX_HOME": codexHome})
@@ -104,7 +111,7 @@ func (c *Config) checkEnv(env []string) error {
 	if v, ok := driver.LookupEnv(env, c.Provider.EnvKey); !ok || v == "" {
 		where := "the host environment"
 		if !c.inheritEnv() {
-			where = "env (the host environment is not inherited)"
+			where = "env (the host environment is not inherited) or, to keep the key out of the config, in this process's environment"
 		}
 		return fmt.Errorf("codex: provider.envKey %s is not set: set it in %s", c.Provider.EnvKey, where)
 	}
