@@ -401,14 +401,20 @@ func caseDelta(pc pairedCase, sa, sb *side, tolerance float64) CaseDelta {
 	if v, ok := sb.mean(b, MetricScore); ok {
 		d.Score.B = &v
 	}
-	switch {
-	case d.PassRate.B < d.PassRate.A-tolerance:
+	// Pass rates are fractions k/n: a fall of exactly the tolerance (8/10 →
+	// 7/10 at 0.1) must not count because 0.8 − 0.1 rounds below 0.7.
+	// Distinct fractions differ by at least 1/(n_A·n_B), far above rateSlack.
+	switch fall := d.PassRate.A - d.PassRate.B; {
+	case fall > tolerance+rateSlack:
 		d.Status = CaseRegressed
-	case d.PassRate.B > d.PassRate.A+tolerance:
+	case -fall > tolerance+rateSlack:
 		d.Status = CaseImproved
 	}
 	return d
 }
+
+// rateSlack absorbs the rounding of pass-rate differences.
+const rateSlack = 1e-12
 
 func sortedVary(v map[Field]bool) []Field {
 	out := []Field{}
