@@ -83,22 +83,31 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 	t.line("Flips: %d pass → fail, %d fail → pass (McNemar exact p = %s)", c.Flips.PassToFail, c.Flips.FailToPass, trimFloat(c.Flips.PValue, 4))
 	var changed []CaseDelta
 	for _, cd := range c.Cases {
-		if cd.Status != CaseUnchanged {
+		if cd.Status != CaseUnchanged || cd.Passed.A != cd.Passed.B {
 			changed = append(changed, cd)
 		}
 	}
-	slices.SortStableFunc(changed, func(x, y CaseDelta) int { return strings.Compare(y.Status, x.Status) }) // regressed first
+	// Regressed first, then flips within the tolerance, then improved.
+	rank := map[string]int{CaseRegressed: 0, CaseUnchanged: 1, CaseImproved: 2}
+	slices.SortStableFunc(changed, func(x, y CaseDelta) int { return rank[x.Status] - rank[y.Status] })
 	for i, cd := range changed {
 		if i == maxListed {
 			t.line("  … %d more cases", len(changed)-maxListed)
 			break
 		}
 		mark := "↑"
-		if cd.Status == CaseRegressed {
+		if cd.Status == CaseRegressed || cd.Status == CaseUnchanged && cd.Passed.A {
 			mark = "↓"
 		}
-		t.line("  %s %s: pass rate %s → %s (%d → %d runs)", mark, cd.CaseID,
-			formatValue("fraction", cd.PassRate.A), formatValue("fraction", cd.PassRate.B), cd.Runs.A, cd.Runs.B)
+		flip := ""
+		if cd.Status == CaseUnchanged {
+			flip = ", passed → failed within the tolerance"
+			if !cd.Passed.A {
+				flip = ", failed → passed within the tolerance"
+			}
+		}
+		t.line("  %s %s: pass rate %s → %s (%d → %d runs)%s", mark, cd.CaseID,
+			formatValue("fraction", cd.PassRate.A), formatValue("fraction", cd.PassRate.B), cd.Runs.A, cd.Runs.B, flip)
 	}
 
 	if ws := c.allWarnings(); len(ws) > 0 {
