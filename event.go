@@ -344,9 +344,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads the flat on-disk form. Unknown fields are ignored so
-// that old readers keep working on new records; a progress payload that
-// does not fit its kind's type is kept raw in Payload.
+// UnmarshalJSON reads the flat on-disk form. Unknown fields, and events of
+// unknown types (read as their type and time only), are tolerated so that
+// old readers keep working on new records; a progress payload that does
+// not fit its kind's type is kept raw in Payload.
 func (e *Event) UnmarshalJSON(b []byte) error {
 	var w wireEvent
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -377,8 +378,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		e.Error = &ErrorEvent{ExitReason: w.ExitReason, Reason: w.Reason}
 	case EventLifecycle:
 		e.Stage = w.Stage
+	case "":
+		return fmt.Errorf("lux: event has no type")
 	default:
-		return fmt.Errorf("lux: unknown event type %q", w.Type)
+		// A type a newer version writes: kept with its time, so that
+		// older readers still read newer records.
 	}
 	return nil
 }

@@ -208,7 +208,11 @@ func TestEventReadToleratesUnknownFieldsAndBadPayloads(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{"type":"progress","kind":"tool-call","id":"x","payload":"not an object","future":1}`), &e))
 	require.Nil(t, e.Progress.ToolCall)
 	require.JSONEq(t, `"not an object"`, string(e.Progress.Payload))
-	require.Error(t, json.Unmarshal([]byte(`{"type":"bogus"}`), &e))
+	require.NoError(t, json.Unmarshal([]byte(`{"type":"checkpoint","ts":"2026-01-02T03:04:05Z","state":{}}`), &e), "a newer version's event type")
+	require.Equal(t, lux.EventType("checkpoint"), e.Type)
+	require.False(t, e.Time.IsZero())
+	require.False(t, e.Terminal())
+	require.Error(t, json.Unmarshal([]byte(`{"ts":"2026-01-02T03:04:05Z"}`), &e), "no type")
 }
 
 func TestAnswerMatches(t *testing.T) {

@@ -45,12 +45,21 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	}
 	plans := make([]*plan, len(cases))
 	var bad []error
+	firstOf := map[string]int{}
 	for i, c := range cases {
 		p, err := o.plan(c)
 		if err != nil {
 			bad = append(bad, fmt.Errorf("cases[%d]: %w", i, err))
 			continue
 		}
+		// Runs of one canonical id are repetitions of one measurement;
+		// two different cases under one id would be pooled silently.
+		if j, dup := firstOf[p.caseID]; dup {
+			bad = append(bad, fmt.Errorf("cases[%d]: %w: id: %q is also the id of cases[%d] (give each case its own id; use Options.Repetitions to run a case again)",
+				i, lux.ErrInvalidCase, p.caseID, j))
+			continue
+		}
+		firstOf[p.caseID] = i
 		plans[i] = p
 	}
 	if len(bad) > 0 {

@@ -106,7 +106,7 @@ func TestReadEventsErrors(t *testing.T) {
 	}{
 		{"corrupt middle line", good + "{nope}\n" + good, ":2: corrupt event", 1},
 		{"truncated last line", good + `{"type":"progress","id":"x`, ":2: truncated last line", 1},
-		{"unknown type", `{"type":"teleport"}` + "\n", `:1: corrupt event: lux: unknown event type "teleport"`, 0},
+		{"no type", `{"ts":"2026-01-02T03:04:05Z"}` + "\n", `:1: corrupt event: lux: event has no type`, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
