@@ -3,6 +3,7 @@ package driver
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,8 +23,9 @@ const DefaultMaxArtifactFiles = 500
 // only, with slash-separated paths relative to root, sorted, each with its
 // size and SHA-256. Symbolic links are skipped, never followed (root itself
 // may be one); directories whose names start with a dot, and node_modules
-// directories, are skipped. More than max files (DefaultMaxArtifactFiles
-// when max <= 0) is an error.
+// directories, are skipped, and so are entries that disappear while the
+// walk goes on. More than max files (DefaultMaxArtifactFiles when max <= 0)
+// is an error.
 func WalkArtifacts(root string, max int) ([]lux.Artifact, error) {
 	if max <= 0 {
 		max = DefaultMaxArtifactFiles
@@ -42,6 +44,9 @@ func WalkArtifacts(root string, max int) ([]lux.Artifact, error) {
 	var out []lux.Artifact
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if path != root && gone(err) {
+				return nil // removed or replaced while the walk went on
+			}
 			return err
 		}
 		if path == root {
@@ -85,7 +90,7 @@ func WalkArtifacts(root string, max int) ([]lux.Artifact, error) {
 func hashRegular(path string) (size int64, sum string, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if os.IsNotExist(err) || isLoop(err) {
+		if gone(err) {
 			return -1, "", nil
 		}
 		return 0, "", err
@@ -106,9 +111,10 @@ func hashRegular(path string) (size int64, sum string, err error) {
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func isLoop(err error) bool {
-	pe, ok := err.(*fs.PathError)
-	return ok && pe.Err == syscall.ELOOP
+// gone reports an entry that disappeared, or stopped being a directory,
+// between being listed and being read.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
 }
 
 // HashFile is the SHA-256 (hex) of the file at path.
