@@ -17,8 +17,9 @@ import (
 // the same directory (mode 0600) renamed over the target, so that a reader,
 // or a crash of the writing process, sees either the old file or the new
 // one, never a mix. With Sync the temporary file is also synced before the
-// rename, so the new content survives an operating-system crash or power
-// loss too; that costs a disk flush per file (milliseconds on most disks).
+// rename and the directory after it, so the new content and its name
+// survive an operating-system crash or power loss too; that costs disk
+// flushes per file (milliseconds on most disks).
 type Writer struct {
 	Sync bool
 }
@@ -76,12 +77,28 @@ func (w Writer) WriteFile(path string, data []byte) error {
 	if err == nil {
 		if err = os.Rename(tmp, path); err != nil {
 			_ = os.Remove(tmp)
+		} else if w.Sync {
+			err = syncDir(filepath.Dir(path))
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("record: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// syncDir flushes a directory, so that a rename in it survives a crash of
+// the operating system as well as the file's content does.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeTemp writes data to a new temporary file next to path (synced when
