@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// unitClusters sets the cluster of each paired case: the independent unit
-// its paired difference belongs to.
+// unitClusters sets the unit of each paired case, the independent unit its
+// paired difference belongs to (a label of the unit, unique to it), and the
+// unit's name for people.
 //
 // A case's difference depends on its runs on both sides, so two cases are
 // dependent when they share a cluster label in A or in B (one label names
@@ -58,7 +59,8 @@ func unitClusters(paired []pairedCase) {
 			l = paired[i].b.cluster
 		}
 		if l != "" {
-			paired[i].cluster = names[find(l)]
+			r := find(l)
+			paired[i].unit, paired[i].cluster = r, names[r]
 		}
 	}
 }

@@ -114,9 +114,11 @@ func metricLabel(name string) string {
 
 // pairedCase is a case present on both sides with matching identity.
 type pairedCase struct {
-	id      string
-	cluster string
-	a, b    *caseAcc
+	id string
+	// unit labels the independent unit for package stats ("" for a case of
+	// its own); cluster names it for people (see unitClusters).
+	unit, cluster string
+	a, b          *caseAcc
 }
 
 // effect computes the paired effect of one metric over the paired cases.
@@ -137,7 +139,7 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 		}
 		before, after = append(before, va), append(after, vb)
 		if clustered {
-			labels = append(labels, pc.cluster)
+			labels = append(labels, pc.unit)
 		}
 	}
 	e.Cases = len(before)

@@ -111,3 +111,27 @@ func TestReviewClusteredByHand(t *testing.T) {
 	assert.Equal(t, 3, c.Counts.Clusters)
 	assert.Equal(t, stats.StudentT, e.Interval.Method)
 }
+
+// A label that reads like a merged unit ("x+y") stays a cluster of its
+// own, apart from the unit that merges x and y.
+func TestReviewClusterNameCollision(t *testing.T) {
+	la := []string{"x", "x", "y", "x+y", "x+y", "z", "z"}
+	lb := []string{"x", "y", "y", "x+y", "x+y", "z", "z"}
+	var a, b []rv
+	var before, after []float64
+	for i := range la {
+		id := fmt.Sprintf("n%d", i)
+		da, db := float64(10*i), float64(10*i+i*i%5)
+		a = append(a, rvPass(id, da).in(la[i]))
+		b = append(b, rvPass(id, db).in(lb[i]))
+		before, after = append(before, da), append(after, db)
+	}
+	want, err := stats.Paired(before, after, []string{"m", "m", "m", "l", "l", "z", "z"}, stats.Config{})
+	require.NoError(t, err)
+	c := rvCompare(t, rvSuite(a...), rvSuite(b...), Options{})
+	assert.Equal(t, 3, c.Counts.Clusters)
+	e := effectOf(t, c, "durationMs")
+	require.NotNil(t, e.Interval)
+	assert.Equal(t, 3, e.Interval.Units)
+	assert.InDelta(t, want.Upper-want.Lower, e.Interval.Upper-e.Interval.Lower, 1e-9)
+}

@@ -229,9 +229,9 @@ func compareSuites(ctx context.Context, sa, sb *side, st settings) (*SuiteCompar
 	clustered := false
 	units := map[string]bool{}
 	for _, pc := range paired {
-		if pc.cluster != "" {
+		if pc.unit != "" {
 			clustered = true
-			units[pc.cluster] = true
+			units[pc.unit] = true
 		} else {
 			units["\x00"+pc.id] = true
 		}
