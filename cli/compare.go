@@ -16,7 +16,7 @@ func compareCmd(ctx context.Context, e *env, args []string) int {
 	fs.SetOutput(e.stderr)
 	var (
 		asJSON    = fs.Bool("json", false, "print the comparison as JSON")
-		strict    = fs.Bool("strict", false, "fail the gate on any case that regressed, significant or not")
+		strict    = fs.Bool("strict", false, "fail the gate on any pass → fail flip or regressed case, significant or not")
 		method    = fs.String("method", "", `interval method of suite effects: "t" (default), "percentile-bootstrap", "normal" or "hoeffding"`)
 		level     = fs.Float64("level", 0, "confidence level (default 0.95)")
 		seed      = fs.Uint64("seed", 0, "bootstrap seed")

@@ -95,9 +95,6 @@ func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Sou
 		return &lux.Source{CasePath: filepath.ToSlash(abs)}
 	}
 	src := &lux.Source{CasePath: filepath.ToSlash(abs)}
-	if rel, err := filepath.Rel(root, abs); err == nil {
-		src.CasePath = filepath.ToSlash(rel)
-	}
 	pc.mu.Lock()
 	e := pc.repos[root]
 	if e == nil {
@@ -106,17 +103,23 @@ func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Sou
 	}
 	pc.mu.Unlock()
 	e.once.Do(func() { e.v = gitState(ctx, root) })
-	if e.v != nil {
-		g := *e.v
-		src.Git = &g
+	if e.v == nil {
+		// Not a repository git can read: the path stays absolute rather
+		// than relative to a directory that merely holds a .git entry.
+		return src
 	}
+	if rel, err := filepath.Rel(root, abs); err == nil {
+		src.CasePath = filepath.ToSlash(rel)
+	}
+	g := *e.v
+	src.Git = &g
 	return src
 }
 
 // gitRoot returns the nearest ancestor of dir holding .git, or "".
 func gitRoot(dir string) string {
 	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if isGitEntry(filepath.Join(dir, ".git")) {
 			return dir
 		}
 		parent := filepath.Dir(dir)
@@ -125,6 +128,30 @@ func gitRoot(dir string) string {
 		}
 		dir = parent
 	}
+}
+
+// isGitEntry reports whether p looks like a repository's .git: a directory
+// holding HEAD, or a file pointing elsewhere ("gitdir: ...", as in
+// worktrees and submodules).
+func isGitEntry(p string) bool {
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return false
+	case fi.IsDir():
+		_, err := os.Stat(filepath.Join(p, "HEAD"))
+		return err == nil
+	case fi.Mode().IsRegular():
+		b := make([]byte, 8)
+		f, err := os.Open(p)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		n, _ := f.Read(b)
+		return string(b[:n]) == "gitdir: "
+	}
+	return false
 }
 
 func git(ctx context.Context, root string, args ...string) ([]byte, bool) {
