@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/luxeval/lux"
@@ -24,7 +25,8 @@ const DefaultMaxArtifactFiles = 500
 // size and SHA-256. Symbolic links are skipped, never followed (root itself
 // may be one); directories whose names start with a dot, and node_modules
 // directories, are skipped, and so are entries that disappear while the
-// walk goes on. More than max files (DefaultMaxArtifactFiles when max <= 0)
+// walk goes on; a directory swapped for a symlink during the walk never
+// leads to a file outside root. More than max files (DefaultMaxArtifactFiles when max <= 0)
 // is an error.
 func WalkArtifacts(root string, max int) ([]lux.Artifact, error) {
 	if max <= 0 {
@@ -68,7 +70,7 @@ func WalkArtifacts(root string, max int) ([]lux.Artifact, error) {
 		if err != nil {
 			return err
 		}
-		size, sum, err := hashRegular(path)
+		size, sum, err := hashRegular(root, path)
 		if err != nil {
 			return err
 		}
@@ -86,8 +88,9 @@ func WalkArtifacts(root string, max int) ([]lux.Artifact, error) {
 }
 
 // hashRegular opens path without following a symlink and hashes it if it
-// is a regular file; size is -1 when it is not.
-func hashRegular(path string) (size int64, sum string, err error) {
+// is a regular file inside root; size is -1 when it is not (a directory on
+// the way was swapped for a symlink during the walk, say).
+func hashRegular(root, path string) (size int64, sum string, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if gone(err) {
@@ -100,7 +103,7 @@ func hashRegular(path string) (size int64, sum string, err error) {
 	if err != nil {
 		return 0, "", err
 	}
-	if !info.Mode().IsRegular() {
+	if !info.Mode().IsRegular() || !inside(root, openedPath(f)) {
 		return -1, "", nil
 	}
 	h := sha256.New()
@@ -109,6 +112,25 @@ func hashRegular(path string) (size int64, sum string, err error) {
 		return 0, "", err
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// openedPath is where the open file f really is: the system's record of
+// the descriptor where it keeps one (Linux), else f's name with every
+// symlink resolved.
+func openedPath(f *os.File) string {
+	var p string
+	if c, err := f.SyscallConn(); err == nil {
+		_ = c.Control(func(fd uintptr) { p, _ = os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd)) })
+	}
+	if p == "" {
+		p, _ = filepath.EvalSymlinks(f.Name())
+	}
+	return p
+}
+
+// inside reports whether path is root or under it.
+func inside(root, path string) bool {
+	return path != "" && (path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)))
 }
 
 // gone reports an entry that disappeared, or stopped being a directory,
