@@ -24,7 +24,7 @@ func openFDs(t *testing.T) int {
 // settled waits until f() is at most want (goroutines take a moment to
 // exit) and returns its last value.
 func settled(f func() int, want int) int {
-	deadline := time.Now().Add(10 * time.Second) // safety net only
+	deadline := time.Now().Add(time.Minute) // safety net only
 	n := f()
 	for n > want && time.Now().Before(deadline) {
 		runtime.GC()

@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 // safety bounds every wait of a test; tests assert on behaviour, never on durations.
-const safety = 30 * time.Second
+const safety = 2 * time.Minute
 
 // syncBuffer is a bytes.Buffer safe for the stderr copier and the test.
 type syncBuffer struct {

@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 }
 
 // safety bounds a test that would otherwise hang; no test relies on it.
-const safety = 20 * time.Second
+const safety = 2 * time.Minute
 
 type run struct {
 	session   lux.Session
