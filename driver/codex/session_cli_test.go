@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,13 +196,9 @@ func TestUnreachableProvider(t *testing.T) {
 	t.Parallel()
 	periods := []string{"12.5s", "27.5s"}
 	for i, idle := range periods {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		addr := ln.Addr().String()
-		require.NoError(t, ln.Close()) // nothing listens there now
 		srv := modeltest.Start(t, nil)
 		cfg := driverConfig(t, srv, map[string]any{"idleTimeout": idle})
-		cfg["provider"] = map[string]any{"baseURL": "http://" + addr + "/v1", "requestMaxRetries": 0, "streamMaxRetries": 0}
+		cfg["provider"] = map[string]any{"baseURL": "http://" + refusingAddr(t) + "/v1", "requestMaxRetries": 0, "streamMaxRetries": 0}
 		run := drive(t, parse(t, cfg), "hello?", nil)
 
 		end := run.terminal()
@@ -215,6 +212,22 @@ func TestUnreachableProvider(t *testing.T) {
 		assert.GreaterOrEqual(t, len(run.ofKind(codex.KindCodexError)), 2)
 		return
 	}
+}
+
+// refusingAddr returns a loopback address that refuses connections for
+// the rest of the test: a socket bound to it that never listens holds the
+// port, which a listener that is closed again would leave free for
+// another test's server to take.
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	syscall.CloseOnExec(fd)
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
 }
 
 // TestCancelStopsTheTree: a cancelled context returns from Next, and
