@@ -405,12 +405,15 @@ func (s *Session) read() {
 		}
 		// The reader reuses its buffer; the protocol may keep what it is given.
 		evs, err := s.opts.Protocol.Parse(ctx, bytes.Clone(line), s.proc.Stdin())
-		if err != nil {
+		if err != nil && !undeliverable(err) {
 			s.fail(lux.ExitError, "cannot parse agent output: "+err.Error())
 			continue
 		}
 		for _, ev := range evs {
 			s.emit(ev)
+		}
+		if err != nil {
+			s.replyLost(err)
 		}
 	}
 	// Stdout is closed: report an agent that ended without a terminal event.
@@ -446,6 +449,22 @@ func (s *Session) read() {
 		reason += "\nstderr:\n" + t
 	}
 	s.fail(lux.ExitError, reason)
+}
+
+// replyLost ends the run when the protocol could not write to the agent
+// because the agent no longer reads its stdin. An agent that exited
+// explains itself once its output ends (its exit status and stderr), so
+// it gets ExitDrain to exit first.
+func (s *Session) replyLost(err error) {
+	t := time.NewTimer(s.opts.ExitDrain)
+	defer t.Stop()
+	select {
+	case <-s.proc.Exited():
+		return
+	case <-t.C:
+	case <-s.stop:
+	}
+	s.fail(lux.ExitError, "cannot write to the agent: it closed its stdin ("+err.Error()+")")
 }
 
 // watch ends the run on idle expiry, and once the agent's leader exits
