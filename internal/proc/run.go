@@ -133,6 +133,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	waitBounded(&wg, DrainTimeout)
 	closeAll(outR, errR) // unblocks readers held by an escaped descendant
 	wg.Wait()
+	_ = stdinW.Close() // unblocks a writer of input an escaped descendant never reads
 
 	res.Status = g.Status()
 	res.Duration = time.Since(start)
