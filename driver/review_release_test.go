@@ -44,7 +44,9 @@ func TestSessionClosedStdoutStillIdles(t *testing.T) {
 // the end of it.
 func TestSessionHeavyStderr(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c",
-		`echo ready; i=0; while [ $i -lt 2000 ]; do echo "........................................................................................................................................................................................................ $i" >&2; i=$((i+1)); done; echo last >&2; echo done`}}})
+		`echo ready; i=0; while [ $i -lt 2000 ]; do echo "........................................................................................................................................................................................................ $i" >&2; i=$((i+1)); done; echo last >&2; echo done`}},
+		ExitDrain: safety, // time enough for the stderr copy to catch up before Quiesce closes it
+	})
 	assert.Equal(t, []string{"ready fake", "done"}, drive(t, s))
 	require.NoError(t, s.Quiesce(context.Background()))
 	assert.True(t, strings.HasSuffix(s.StderrTail(), "last\n"), "tail: %q", lastN(s.StderrTail(), 80))

@@ -48,7 +48,8 @@ func TestSessionRespondToAgentThatClosedStdin(t *testing.T) {
 // exit: the run's error names the exit status and the end of stderr.
 func TestSessionRespondToExitedAgent(t *testing.T) {
 	s := start(t, driver.SessionOptions{
-		Process: driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; echo ask q1 which; echo boom >&2; exit 3"}},
+		Process:   driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; echo ask q1 which; echo boom >&2; exit 3"}},
+		ExitDrain: safety, // time enough for the stderr copy to catch up with the exit
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
 	defer cancel()

@@ -138,7 +138,9 @@ func TestSessionEvents(t *testing.T) {
 			want:   []string{"ready fake", "error error: stdout line exceeded 100 bytes"},
 		},
 		{
-			name:   "exit without a terminal event",
+			name: "exit without a terminal event",
+			// Time enough for the stderr copy to catch up with the exit.
+			opts:   driver.SessionOptions{ExitDrain: safety},
 			script: []string{"say ready", "err first", "err boom", "exit 3"},
 			want:   []string{"ready fake", "error error: agent exited before done (code=3, signal=none)\nstderr:\nfirst\nboom"},
 		},
@@ -396,7 +398,8 @@ func TestSessionStderr(t *testing.T) {
 	var buf syncBuffer
 	spec := fakeSpec(t, "err warming up", "say ready", "err more", "say done")
 	spec.Stderr = &buf
-	s := start(t, driver.SessionOptions{Process: spec})
+	// Time enough for the stderr copy to catch up before Quiesce closes it.
+	s := start(t, driver.SessionOptions{Process: spec, ExitDrain: safety})
 	assert.Equal(t, []string{"ready fake", "done"}, drive(t, s))
 	require.NoError(t, s.Quiesce(context.Background()))
 	assert.Equal(t, "warming up\nmore\n", buf.String())
