@@ -228,13 +228,16 @@ func (s *Stdin) Write(ctx context.Context, b []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = s.f.SetWriteDeadline(time.Unix(1, 0)) })
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = s.f.SetWriteDeadline(time.Unix(1, 0))
+		close(interrupted)
+	})
 	_, err := s.f.Write(b)
 	if !stop() {
-		// ctx ended during the write: the deadline is set, or about to be.
-		if err == nil {
-			err = ctx.Err()
-		}
+		// ctx ended during the write: wait until the deadline is set, so
+		// that clearing it below is the last word.
+		<-interrupted
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			err = ctx.Err()
 		}
