@@ -30,6 +30,10 @@ func TestSessionReplyToExitedAgent(t *testing.T) {
 	s := start(t, driver.SessionOptions{
 		Protocol: replyProtocol{},
 		Process:  driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; exec <&-; echo crashed >&2; echo req; exit 5"}},
+		// The session gives an agent whose stdin is gone ExitDrain to exit
+		// and explain itself, and its stderr copy as long to catch up: this
+		// one exits at once, so the bound is never waited for in full.
+		ExitDrain: safety,
 	})
 	got := drive(t, s)
 	require.Len(t, got, 3, "%q", got)
