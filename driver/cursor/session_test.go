@@ -289,7 +289,14 @@ func TestSessionFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := start(t, tt.cfg, tt.fake)
+			// The stderr in the reason is what its copy has read within the
+			// result grace after the exit: a long grace, never waited for in
+			// full (nothing holds the pipes), so that it is all there.
+			cfg := map[string]any{"resultGrace": "2m"}
+			for k, v := range tt.cfg {
+				cfg[k] = v
+			}
+			r := start(t, cfg, tt.fake)
 			evs := r.events(t)
 			end := last(evs)
 			require.Equal(t, lux.EventError, end.Type)
