@@ -174,7 +174,10 @@ func readPid(t *testing.T, path string) int {
 }
 
 func TestSessionHappyPath(t *testing.T) {
-	r := start(t, nil, map[string]string{
+	// The fake writes its stderr after the result line, then exits: a long
+	// result grace (never waited for in full) lets it do both before it is
+	// stopped, and its stderr be copied before the pipes are closed.
+	r := start(t, map[string]any{"resultGrace": "2m"}, map[string]string{
 		"FAKE_CURSOR_SCRIPT":  "happy.jsonl",
 		"FAKE_CURSOR_WRITE":   "hello.txt=hi\n;sub/notes.md=# notes",
 		"FAKE_CURSOR_SYMLINK": "link.txt=/etc/hostname",
