@@ -22,14 +22,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/examples/internal/exrun"
 	"github.com/luxeval/lux/internal/clis"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
@@ -256,59 +255,11 @@ func run(ctx context.Context, w io.Writer, o options) error {
 		}
 		cases = append(cases, c)
 	}
-	if diags := orch.Preflight(ctx, cases); !orchestrator.Healthy(diags) {
-		for _, d := range diags {
-			if d.Status != orchestrator.StatusPass {
-				fmt.Fprintln(w, d)
-			}
-		}
-		return errors.New("preflight failed")
-	}
-
 	where := "scripted model servers on 127.0.0.1"
 	if o.api {
 		where = "the OpenAI API"
 	}
-	fmt.Fprintf(w, "Running %d cases with %s against %s...\n", len(cases), cli, where)
-	res, err := orch.RunSuite(ctx, cases)
-	if err != nil && res == nil {
-		return err
-	}
-	printTable(w, res)
-	abs, _ := filepath.Abs(res.Dir)
-	fmt.Fprintf(w, "\nRecords: %s\n", abs)
-	if err != nil {
-		return err
-	}
-	var failed []string
-	for _, it := range res.Manifest.Items {
-		if it.Passed == nil || !*it.Passed {
-			failed = append(failed, it.CaseID)
-		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("cases not passed: %s", strings.Join(failed, ", "))
-	}
-	return nil
-}
-
-func printTable(w io.Writer, res *orchestrator.SuiteResult) {
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tVERDICT\tEXIT\tASKED\tAPPROVALS\tTOKENS")
-	for _, s := range res.Summary.Samples {
-		verdict := "ungraded"
-		if s.Passed != nil {
-			verdict = map[bool]string{true: "PASS", false: "FAIL"}[*s.Passed]
-		}
-		tokens := "unavailable"
-		if v, ok := s.Metrics["agent.total"]; ok {
-			tokens = fmt.Sprintf("%.0f", v)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\t%s\n", s.CaseID, verdict, s.ExitReason,
-			s.Metrics["interrupts.ask"], s.Metrics["interrupts.approve"], tokens)
-	}
-	tw.Flush()
+	return exrun.Suite(ctx, w, orch, cases, fmt.Sprintf("Running %d cases with %s against %s...", len(cases), cli, where))
 }
 
 // findCodex returns the CLI to run: flagValue, else the one in the CLI
