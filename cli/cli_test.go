@@ -156,12 +156,6 @@ func TestCompare(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	cases := filepath.Join(dir, "cases")
-	// A case's recorded source is its path relative to the nearest
-	// directory above it holding .git, and an empty /tmp/.git comes and
-	// goes while a Codex CLI runs a sandboxed command (another package's
-	// tests run it): a .git of the cases' own keeps both suites' sources
-	// the same whatever lies above the test's directory.
-	require.NoError(t, os.MkdirAll(filepath.Join(cases, ".git"), 0o755))
 	writeCase(t, cases, "hello.case.json", `{
 	  "prompt": "write hello.txt containing \"hi\"",
 	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
