@@ -12,7 +12,7 @@ func ExampleRun() {
 	res, err := proc.Run(context.Background(), proc.Spec{
 		Path:      "/bin/sh",
 		Args:      []string{"-c", "echo hello; echo oops >&2; exit 2"},
-		Timeout:   10 * time.Second,
+		Timeout:   time.Minute,
 		MaxOutput: 1 << 20,
 	})
 	if err != nil {
