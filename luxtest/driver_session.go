@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/luxeval/lux"
 )
@@ -163,12 +164,20 @@ func (w *walk) events(ctx context.Context) {
 // was reported).
 var errAbandoned = errors.New("luxtest: Next abandoned")
 
+// hungMargin is how long after its context ends a Next may take to
+// return before it counts as hung: a tenth of the timeout, and at least
+// five seconds, so that a loaded machine does not make a correct driver
+// look hung.
+func hungMargin(timeout time.Duration) time.Duration {
+	return max(timeout/10, 5*time.Second)
+}
+
 // next calls Next with the scenario's timeout.
 func (w *walk) next(ctx context.Context) (lux.Event, error) {
 	c := w.c
 	nctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	ev, fl, err := guard(c.timeout+c.timeout/10, func() (lux.Event, error) { return w.s.Next(nctx) })
+	ev, fl, err := guard(c.timeout+hungMargin(c.timeout), func() (lux.Event, error) { return w.s.Next(nctx) })
 	check := "next"
 	if w.answered > 0 {
 		check = "continue"
