@@ -25,6 +25,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/builtin"
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/examples/internal/exrun"
 	"github.com/luxeval/lux/internal/clis"
@@ -177,24 +178,12 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if o.api && os.Getenv("ANTHROPIC_API_KEY") == "" {
 		return errors.New("-api needs ANTHROPIC_API_KEY in the environment")
 	}
-	reg := lux.NewRegistry()
-	if err := errors.Join(
-		reg.RegisterDriver(claudecode.Plugin()),
-		reg.RegisterAnswerer(scripted.Plugin()),
-		assertion.Register(reg),
-	); err != nil {
-		return err
-	}
-	orch := orchestrator.New(reg, orchestrator.Options{
+	orch := orchestrator.New(builtin.Registry(), orchestrator.Options{
 		RunsRoot:        o.runs,
 		DefaultDriver:   &lux.PluginRef{Name: claudecode.Name, Config: driverConfig(o, claude)},
 		DefaultAnswerer: answerer(),
 		Environment:     map[string]any{"example": "claudecode", "api": o.api},
-		Progress: func(u orchestrator.Update) {
-			if u.Kind == orchestrator.RunStarted {
-				fmt.Fprintf(w, "  running %s...\n", u.CaseID)
-			}
-		},
+		Progress:        exrun.Progress(w),
 	})
 
 	var cases []*lux.Case

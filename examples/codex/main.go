@@ -27,6 +27,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/builtin"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/examples/internal/exrun"
 	"github.com/luxeval/lux/internal/clis"
@@ -210,24 +211,12 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if o.api && os.Getenv("OPENAI_API_KEY") == "" {
 		return errors.New("-api needs OPENAI_API_KEY in the environment")
 	}
-	reg := lux.NewRegistry()
-	if err := errors.Join(
-		reg.RegisterDriver(codex.Plugin()),
-		reg.RegisterAnswerer(scripted.Plugin()),
-		assertion.Register(reg),
-	); err != nil {
-		return err
-	}
-	orch := orchestrator.New(reg, orchestrator.Options{
+	orch := orchestrator.New(builtin.Registry(), orchestrator.Options{
 		RunsRoot:        o.runs,
 		DefaultDriver:   &lux.PluginRef{Name: codex.Name, Config: driverConfig(o, cli)},
 		DefaultAnswerer: answerer(),
 		Environment:     map[string]any{"example": "codex", "api": o.api},
-		Progress: func(u orchestrator.Update) {
-			if u.Kind == orchestrator.RunStarted {
-				fmt.Fprintf(w, "  running %s...\n", u.CaseID)
-			}
-		},
+		Progress:        exrun.Progress(w),
 	})
 
 	var cases []*lux.Case

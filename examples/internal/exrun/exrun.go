@@ -50,6 +50,16 @@ func Suite(ctx context.Context, w io.Writer, o *orchestrator.Orchestrator, cases
 	return nil
 }
 
+// Progress returns an orchestrator progress callback that prints a line
+// as each run starts.
+func Progress(w io.Writer) func(orchestrator.Update) {
+	return func(u orchestrator.Update) {
+		if u.Kind == orchestrator.RunStarted {
+			fmt.Fprintf(w, "  running %s...\n", u.CaseID)
+		}
+	}
+}
+
 // Table prints one row per run: verdict, exit, questions and approvals
 // asked, and the agent's tokens and cost ("unavailable" when the agent
 // reported none).
