@@ -83,7 +83,7 @@ func listRecords(e *env, root string, limit int) int {
 			if s.Summary != nil {
 				o = s.Summary.Totals
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", dir, s.Manifest.Status, len(s.Manifest.Items), o.Passed, o.Failed, o.Ungraded)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", dir, s.Manifest.LiveStatus(), len(s.Manifest.Items), o.Passed, o.Failed, o.Ungraded)
 		}
 		tw.Flush()
 		fmt.Fprintln(e.stdout)

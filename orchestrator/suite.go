@@ -74,7 +74,7 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	reps := o.opts.Repetitions
 	m := &record.SuiteManifest{
 		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
-		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env,
+		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env, Owner: record.CurrentOwner(),
 		Items: make([]record.SuiteItem, 0, len(plans)*reps),
 	}
 	type job struct {

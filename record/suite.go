@@ -18,6 +18,7 @@ const (
 	SuitePassed    SuiteStatus = "passed"    // every completed run ended done and none failed its assertions
 	SuiteFailed    SuiteStatus = "failed"    // some run did not end done, or failed its assertions
 	SuiteCancelled SuiteStatus = "cancelled" // stopped before every item ran
+	// SuiteInterrupted (owner.go) is derived when reading, never written.
 )
 
 // ItemStatus is the state of one suite item (one run).
@@ -44,7 +45,10 @@ type SuiteManifest struct {
 	// Environment is the user's declaration, as in every run's provenance.
 	Environment json.RawMessage `json:"environment,omitempty"`
 	Error       string          `json:"error,omitempty"`
-	Items       []SuiteItem     `json:"items"`
+	// Owner is the process running the suite, so that a reader can tell a
+	// suite still running from one whose harness died (see LiveStatus).
+	Owner *Owner      `json:"owner,omitempty"`
+	Items []SuiteItem `json:"items"`
 }
 
 // SuiteItem is one run of a suite: a case at one repetition.
