@@ -31,6 +31,14 @@ type Options struct {
 	// every run's provenance and in the suite manifest. Runs with different
 	// environments are never repetitions of one measurement.
 	Environment any
+	// SubjectRoot is the directory that SubjectRootToken stands for in the
+	// cases (see SubjectRootToken). A case that uses the token without a
+	// SubjectRoot is invalid.
+	SubjectRoot string
+	// Experiment, when its ID is set, is recorded in every run's
+	// provenance: the experiment the run is a unit of, the candidate it
+	// measured and the candidate's content hash.
+	Experiment ExperimentInfo
 	// Progress, when set, is told as runs and suites start and end. Calls
 	// are serialized, never concurrent; keep it quick.
 	Progress func(Update)
@@ -75,6 +83,13 @@ func (o Options) withDefaults() Options {
 		o.CleanupTimeout = 30 * time.Second
 	}
 	return o
+}
+
+// ExperimentInfo names the experiment candidate a run measures.
+type ExperimentInfo struct {
+	ID          string
+	CandidateID string
+	SubjectHash string
 }
 
 // UpdateKind says what an Update reports.

@@ -60,9 +60,14 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	probs.Merge("", c.Validate())
 	p := &plan{c: c, caseID: c.CanonicalID()}
 	var capErr error
+	// The plugins see the case with the subject root bound; the hashes
+	// below are of the authored case.
+	authored := c
+	b := newBinder(o.opts.SubjectRoot)
+	c = b.bindCase(&probs, authored)
 
 	// Driver.
-	dref, derr := mergeRefs(o.opts.DefaultDriver, c.Driver)
+	dref, derr := mergeRefs(b.ref(&probs, "driver", o.opts.DefaultDriver), c.Driver)
 	switch {
 	case derr != nil:
 		probs.Add("driver.config", derr.Error())
@@ -101,7 +106,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 			probs.AddFix("requires", strings.TrimPrefix(strings.TrimPrefix(err.Error(), lux.ErrMissingCapability.Error()), ": "),
 				"use a driver that declares them, or drop them from requires")
 		}
-		if h, err := hashConfig(cfg); err != nil {
+		if h, err := b.hashConfig(cfg); err != nil {
 			probs.Add("driver.config", "the parsed config does not encode as JSON: "+err.Error())
 		} else {
 			p.hashes.driverConfigHash = h
@@ -109,7 +114,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	}
 
 	// Answerer.
-	aref, aerr := mergeRefs(o.opts.DefaultAnswerer, c.Answerer)
+	aref, aerr := mergeRefs(b.ref(&probs, "answerer", o.opts.DefaultAnswerer), c.Answerer)
 	switch {
 	case aerr != nil:
 		probs.Add("answerer.config", aerr.Error())
@@ -136,7 +141,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 			break
 		}
 		p.answerer = cfg
-		if h, err := hashConfig(cfg); err != nil {
+		if h, err := b.hashConfig(cfg); err != nil {
 			probs.Add("answerer.config", "the parsed config does not encode as JSON: "+err.Error())
 		} else {
 			p.hashes.answererConfigHash = h
@@ -174,6 +179,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
 	}
 
+	c = authored
 	err := protect(func() (err error) {
 		if p.hashes.caseHash, err = lux.HashValue(c); err == nil {
 			assertions := c.Assertions
@@ -194,9 +200,16 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 }
 
 // hashConfig is lux.HashValue of a plugin's parsed config, whose
-// MarshalJSON is the plugin's code.
-func hashConfig(cfg any) (h string, err error) {
-	err = protect(func() (err error) { h, err = lux.HashValue(cfg); return err })
+// MarshalJSON is the plugin's code, with the subject root unbound.
+func (b binder) hashConfig(cfg any) (h string, err error) {
+	err = protect(func() error {
+		raw, err := lux.CanonicalJSON(cfg)
+		if err != nil {
+			return fmt.Errorf("lux: hash: %w", err)
+		}
+		h = lux.HashBytes(b.unbind(raw))
+		return nil
+	})
 	return h, err
 }
 

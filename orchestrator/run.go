@@ -115,6 +115,8 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 				CaseHash: p.hashes.caseHash, AssertionsHash: p.hashes.assertionsHash,
 				DriverConfigHash: p.hashes.driverConfigHash, AnswererConfigHash: p.hashes.answererConfigHash,
 				EvaluatorConfigHash: p.hashes.evaluatorConfigHash,
+				ExperimentID:        o.opts.Experiment.ID, CandidateID: o.opts.Experiment.CandidateID,
+				SubjectHash: o.opts.Experiment.SubjectHash,
 			},
 		},
 	}
