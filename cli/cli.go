@@ -10,8 +10,10 @@
 // Commands: run (run cases as a suite), validate (check cases without
 // running them), doctor (check that the agents' commands are installed),
 // view (list runs and suites, or show one), compare (compare two runs or
-// two suites; exit status 1 on a regression). `lux help` lists them and
-// `lux <command> -h` shows a command's flags.
+// two suites; exit status 1 on a regression). `lux help` lists them;
+// `lux help <command>` and `lux <command> -h` print a command's description
+// and its own flags on stdout. `lux --version` prints the version. Commands
+// that print results take -json (see the README for the schemas).
 //
 // Exit status: 0 on success, 1 when a case did not pass or a comparison
 // found a regression, 2 on a usage or input error, 130 when interrupted.
@@ -39,12 +41,6 @@ const (
 	ExitInterrupted = 130
 )
 
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env *env, args []string) int
-}
-
 // env is what a command runs with.
 type env struct {
 	reg    *lux.Registry
@@ -56,14 +52,25 @@ func (e *env) errorf(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "lux: "+format+"\n", args...)
 }
 
+// commands lists the subcommands in the order `lux help` shows them. Each
+// is declared in its own file.
 func commands() []command {
 	return []command{
-		{"run", "run cases (files or directories of *.case.json) as a suite and record every run", runCmd},
-		{"validate", "check cases against the registry without running anything", validateCmd},
-		{"doctor", "check that the commands the cases' drivers launch are installed", doctorCmd},
-		{"view", "list recorded runs and suites, or show one run or suite", viewCmd},
-		{"compare", "compare two runs or two suites; exit status 1 on a regression", compareCmd},
+		runCommand(),
+		validateCommand(),
+		doctorCommand(),
+		viewCommand(),
+		compareCommand(),
 	}
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // Main runs the command line with args (without the program name) and
@@ -73,24 +80,40 @@ func Main(ctx context.Context, reg *lux.Registry, args []string, stdout, stderr 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{reg: reg, stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
 		usage(e.stdout)
-		if len(args) == 0 {
+		return ExitOK
+	case "-version", "--version", "version":
+		fmt.Fprintf(e.stdout, "lux %s\n", lux.Version)
+		return ExitOK
+	case "help":
+		if len(args) == 1 {
+			usage(e.stdout)
+			return ExitOK
+		}
+		c, ok := lookup(args[1])
+		if !ok || len(args) > 2 {
+			e.errorf("help: unknown command %q (commands: %s)", strings.Join(args[1:], " "), strings.Join(commandNames(), ", "))
 			return ExitUsage
 		}
+		c.writeHelp(e.stdout)
 		return ExitOK
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			code := c.run(ctx, e, args[1:])
-			if code != ExitOK && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-				return ExitInterrupted
-			}
-			return code
-		}
+	c, ok := lookup(args[0])
+	if !ok {
+		e.errorf("unknown command %q (commands: %s; run 'lux help')", args[0], strings.Join(commandNames(), ", "))
+		return ExitUsage
 	}
-	e.errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
-	return ExitUsage
+	code := c.exec(ctx, e, args[1:])
+	if code != ExitOK && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		return ExitInterrupted
+	}
+	return code
 }
 
 func commandNames() []string {
@@ -109,8 +132,9 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'lux <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'lux help <command>' or 'lux <command> -h' for a command's description and flags,")
+	fmt.Fprintln(w, "'lux --version' for the version.")
 }

@@ -2,20 +2,29 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/stats"
 )
 
-func compareCmd(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("lux compare", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+func compareCommand() command {
+	return command{
+		name:    "compare",
+		args:    "[flags] A B   (two run directories or two suite directories; B is the change)",
+		summary: "compare two runs or two suites; exit status 1 on a regression",
+		doc: `Compare run B with run A, or suite B with suite A: identity differences
+(what makes them not comparable, unless named with -vary), run and grading
+deltas, and for suites the paired effect per metric with its confidence
+interval and the regression gate. Exit status 1 when the gate fails.`,
+		setup: compareFlags,
+	}
+}
+
+func compareFlags(fs *flag.FlagSet) action {
 	var (
-		asJSON    = fs.Bool("json", false, "print the comparison as JSON")
+		asJSON    = jsonFlag(fs, "the comparison")
 		strict    = fs.Bool("strict", false, "fail the gate on any pass → fail flip or regressed case, significant or not")
 		method    = fs.String("method", "", `interval method of suite effects: "t" (default), "percentile-bootstrap", "normal" or "hoeffding"`)
 		level     = fs.Float64("level", 0, "confidence level (default 0.95)")
@@ -26,25 +35,21 @@ func compareCmd(ctx context.Context, e *env, args []string) int {
 	)
 	fs.Var(&vary, "vary", "identity field B changes on purpose (repeatable): caseHash, fixturesHash, runtime, driverConfigHash, source, ...")
 	fs.Var(&gate, "gate", "metric whose significant worsening fails the gate (repeatable; default passRate)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "Usage: lux compare [flags] A B   (two run directories or two suite directories; B is the change)")
-		fs.PrintDefaults()
+	return func(ctx context.Context, e *env, args []string) int {
+		if len(args) != 2 {
+			return e.usageError("compare", "give two run directories or two suite directories, got %d arguments", len(args))
+		}
+		return compareDirs(ctx, e, args[0], args[1], *asJSON, compare.Options{
+			Method: stats.Method(*method), Level: *level, Seed: *seed,
+			PassRateTolerance: *tolerance, Strict: *strict, GateMetrics: gate,
+		}, vary)
 	}
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return ExitUsage
-	}
-	opts := compare.Options{
-		Method: stats.Method(*method), Level: *level, Seed: *seed,
-		PassRateTolerance: *tolerance, Strict: *strict, GateMetrics: gate,
-	}
+}
+
+func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts compare.Options, vary []string) int {
 	for _, f := range vary {
 		opts.Vary = append(opts.Vary, compare.Field(f))
 	}
-	a, b := fs.Arg(0), fs.Arg(1)
 	kind, err := compare.DirKind(a)
 	if err != nil {
 		e.errorf("%v", err)
@@ -69,12 +74,9 @@ func compareCmd(ctx context.Context, e *env, args []string) int {
 		}
 		result, failed = c, c.Gate.Failed
 	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(result); err != nil {
-			e.errorf("%v", err)
-			return ExitUsage
+	if asJSON {
+		if code := e.writeJSON(result); code != ExitOK {
+			return code
 		}
 	} else if err := result.WriteText(e.stdout); err != nil {
 		e.errorf("%v", err)

@@ -2,31 +2,54 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+	"flag"
 	"fmt"
 
 	"github.com/luxeval/lux/orchestrator"
 )
 
-func doctorCmd(ctx context.Context, e *env, args []string) int {
-	cmd := newCasesCommand(e, "doctor")
-	asJSON := cmd.fs.Bool("json", false, "print the diagnostics as JSON")
-	o, cases, code := cmd.load(e, args, false)
-	if code != ExitOK {
-		return code
+func doctorCommand() command {
+	return command{
+		name:    "doctor",
+		args:    casesArgs,
+		summary: "check that the commands the cases' drivers launch are installed",
+		doc: `Check, without running any agent, that the cases can run here: the runs root
+is writable, every case is valid, and every command the cases' drivers launch
+is installed (with an install hint when one is missing). Exit status 1 when a
+check fails.`,
+		setup: func(fs *flag.FlagSet) action {
+			var f caseFlags
+			var root string
+			f.register(fs)
+			runsRootFlag(fs, &root)
+			asJSON := jsonFlag(fs, "the checks (schema lux.doctor/v1)")
+			return func(ctx context.Context, e *env, args []string) int {
+				opts := orchestrator.Options{RunsRoot: root}
+				cases, code := f.load(e, args, &opts)
+				if code != ExitOK {
+					return code
+				}
+				diags := orchestrator.New(e.reg, opts).Preflight(ctx, cases)
+				healthy := orchestrator.Healthy(diags)
+				if *asJSON {
+					e.writeJSON(DoctorReport{Schema: "lux.doctor/v1", Healthy: healthy, Checks: diags})
+				} else {
+					for _, d := range diags {
+						fmt.Fprintln(e.stdout, d)
+					}
+				}
+				if !healthy {
+					return ExitFailed
+				}
+				return ExitOK
+			}
+		},
 	}
-	diags := o.Preflight(ctx, cases)
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(diags)
-	} else {
-		for _, d := range diags {
-			fmt.Fprintln(e.stdout, d)
-		}
-	}
-	if !orchestrator.Healthy(diags) {
-		return ExitFailed
-	}
-	return ExitOK
+}
+
+// DoctorReport is what `lux doctor -json` prints.
+type DoctorReport struct {
+	Schema  string                    `json:"schema"` // "lux.doctor/v1"
+	Healthy bool                      `json:"healthy"`
+	Checks  []orchestrator.Diagnostic `json:"checks"`
 }

@@ -20,11 +20,12 @@ func ExampleMain() {
 	// Usage: lux <command> [flags] [arguments]
 	//
 	// Commands:
-	//   run       run cases (files or directories of *.case.json) as a suite and record every run
-	//   validate  check cases against the registry without running anything
-	//   doctor    check that the commands the cases' drivers launch are installed
-	//   view      list recorded runs and suites, or show one run or suite
-	//   compare   compare two runs or two suites; exit status 1 on a regression
+	//   run         run cases (files or directories of *.case.json) as a suite and record every run
+	//   validate    check cases against the registry without running anything
+	//   doctor      check that the commands the cases' drivers launch are installed
+	//   view        list recorded runs and suites, or show one run or suite
+	//   compare     compare two runs or two suites; exit status 1 on a regression
 	//
-	// Run 'lux <command> -h' for a command's flags.
+	// Run 'lux help <command>' or 'lux <command> -h' for a command's description and flags,
+	// 'lux --version' for the version.
 }

@@ -17,60 +17,104 @@ import (
 	"github.com/luxeval/lux/record"
 )
 
-// runFlags are the flags shared by commands that build an orchestrator.
+// caseFlags select the cases and give them their defaults: the flags of
+// every command over case files (run, validate, doctor).
+type caseFlags struct {
+	driver   string
+	answerer string
+	tags     listFlag
+}
+
+func (f *caseFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.driver, "driver", "", "default driver for cases that name none: a name, or a JSON {\"name\":...,\"config\":{...}}")
+	fs.StringVar(&f.answerer, "answerer", "", "default answerer for cases that name none: a name, or a JSON {\"name\":...,\"config\":{...}}")
+	fs.Var(&f.tags, "tag", "only cases with this tag (repeatable, or comma-separated)")
+}
+
+// load reads the cases named by paths (default "cases") and fills the
+// default driver and answerer of opts; on failure it has reported the
+// problem and returns a non-zero status.
+func (f *caseFlags) load(e *env, paths []string, opts *orchestrator.Options) ([]*lux.Case, int) {
+	var err error
+	if opts.DefaultDriver, err = parseRef("-driver", f.driver); err != nil {
+		e.errorf("%v", err)
+		return nil, ExitUsage
+	}
+	if opts.DefaultAnswerer, err = parseRef("-answerer", f.answerer); err != nil {
+		e.errorf("%v", err)
+		return nil, ExitUsage
+	}
+	if len(paths) == 0 {
+		paths = []string{"cases"}
+	}
+	cases, err := LoadCases(paths, f.tags)
+	if err != nil {
+		e.errorf("%v", err)
+		return nil, ExitUsage
+	}
+	if len(cases) == 0 {
+		e.errorf("no case matches the tags %s", f.tags.String())
+		return nil, ExitUsage
+	}
+	return cases, ExitOK
+}
+
+// casesArgs is the argument synopsis of the commands over case files.
+const casesArgs = "[flags] [case files or directories...]  (default: cases)"
+
+// runFlags are the flags of a suite run.
 type runFlags struct {
+	cases       caseFlags
 	runsRoot    string
 	concurrency int
 	repeat      int
-	driver      string
-	answerer    string
 	environment string
-	tags        listFlag
 	quiet       bool
+	json        *bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.runsRoot, "runs-root", record.DefaultRoot, "directory the run and suite records go to")
+	f.cases.register(fs)
+	runsRootFlag(fs, &f.runsRoot)
 	fs.IntVar(&f.concurrency, "j", 1, "how many runs proceed at once")
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
-	fs.StringVar(&f.driver, "driver", "", "default driver for cases that name none: a name, or a JSON {\"name\":...,\"config\":{...}}")
-	fs.StringVar(&f.answerer, "answerer", "", "default answerer for cases that name none: a name, or a JSON {\"name\":...,\"config\":{...}}")
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
-	fs.Var(&f.tags, "tag", "only cases with this tag (repeatable, or comma-separated)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")
+	f.json = jsonFlag(fs, "the suite (schema lux.run/v1)")
 }
 
-func (f *runFlags) options(stderr io.Writer) (orchestrator.Options, error) {
-	opts := orchestrator.Options{RunsRoot: f.runsRoot, Concurrency: f.concurrency, Repetitions: f.repeat}
+// runsRootFlag registers -runs-root, the one place records are read from
+// and written to.
+func runsRootFlag(fs *flag.FlagSet, root *string) {
+	fs.StringVar(root, "runs-root", record.DefaultRoot, "directory the run and suite records are under")
+}
+
+// options fills opts from the flags.
+func (f *runFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
+	opts.RunsRoot, opts.Concurrency, opts.Repetitions = f.runsRoot, f.concurrency, f.repeat
 	var err error
-	if opts.DefaultDriver, err = parseRef("-driver", f.driver); err != nil {
-		return opts, err
-	}
-	if opts.DefaultAnswerer, err = parseRef("-answerer", f.answerer); err != nil {
-		return opts, err
-	}
 	if f.environment != "" {
 		raw := []byte(f.environment)
 		if name, ok := strings.CutPrefix(f.environment, "@"); ok {
 			if raw, err = os.ReadFile(name); err != nil {
-				return opts, fmt.Errorf("-environment: %w", err)
+				return fmt.Errorf("-environment: %w", err)
 			}
 		}
 		if !json.Valid(raw) {
-			return opts, fmt.Errorf("-environment: not valid JSON (give a JSON value, or @file holding one)")
+			return fmt.Errorf("-environment: not valid JSON (give a JSON value, or @file holding one)")
 		}
 		opts.Environment = json.RawMessage(raw)
 	}
 	if f.concurrency < 1 {
-		return opts, fmt.Errorf("-j: must be at least 1, got %d", f.concurrency)
+		return fmt.Errorf("-j: must be at least 1, got %d", f.concurrency)
 	}
 	if f.repeat < 1 {
-		return opts, fmt.Errorf("-repeat: must be at least 1, got %d", f.repeat)
+		return fmt.Errorf("-repeat: must be at least 1, got %d", f.repeat)
 	}
 	if !f.quiet {
 		opts.Progress = progressPrinter(stderr)
 	}
-	return opts, nil
+	return nil
 }
 
 func parseRef(flagName, v string) (*lux.PluginRef, error) {
@@ -108,57 +152,34 @@ func progressPrinter(w io.Writer) func(orchestrator.Update) {
 	}
 }
 
-// casesCommand is a command over cases: the shared flags, then case files
-// or directories (default "cases").
-type casesCommand struct {
-	fs    *flag.FlagSet
-	flags runFlags
+func runCommand() command {
+	return command{
+		name:    "run",
+		args:    casesArgs,
+		summary: "run cases (files or directories of *.case.json) as a suite and record every run",
+		doc: `Run the cases as one suite: every case (each -repeat times) runs in a fresh
+workspace, is graded by its assertions, and is recorded under -runs-root.
+Progress lines go to stderr; the results table (or -json) to stdout.
+Exit status 1 when a run did not pass.`,
+		setup: func(fs *flag.FlagSet) action {
+			var f runFlags
+			f.register(fs)
+			return func(ctx context.Context, e *env, args []string) int { return runSuite(ctx, e, &f, args) }
+		},
+	}
 }
 
-func newCasesCommand(e *env, name string) *casesCommand {
-	c := &casesCommand{fs: flag.NewFlagSet("lux "+name, flag.ContinueOnError)}
-	c.fs.SetOutput(e.stderr)
-	c.flags.register(c.fs)
-	c.fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: lux %s [flags] [case files or directories...]  (default: cases)\n", name)
-		c.fs.PrintDefaults()
-	}
-	return c
-}
-
-// load parses args, loads the selected cases and builds the orchestrator;
-// on failure it has reported the problem and returns a non-zero status.
-func (c *casesCommand) load(e *env, args []string, progress bool) (*orchestrator.Orchestrator, []*lux.Case, int) {
-	if err := c.fs.Parse(args); err != nil {
-		return nil, nil, ExitUsage
-	}
-	paths := c.fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"cases"}
-	}
-	cases, err := LoadCases(paths, c.flags.tags)
-	if err != nil {
-		e.errorf("%v", err)
-		return nil, nil, ExitUsage
-	}
-	if len(cases) == 0 {
-		e.errorf("no case matches the tags %s", c.flags.tags.String())
-		return nil, nil, ExitUsage
-	}
-	c.flags.quiet = c.flags.quiet || !progress
-	opts, err := c.flags.options(e.stderr)
-	if err != nil {
-		e.errorf("%v", err)
-		return nil, nil, ExitUsage
-	}
-	return orchestrator.New(e.reg, opts), cases, ExitOK
-}
-
-func runCmd(ctx context.Context, e *env, args []string) int {
-	o, cases, code := newCasesCommand(e, "run").load(e, args, true)
+func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
+	var opts orchestrator.Options
+	cases, code := f.cases.load(e, args, &opts)
 	if code != ExitOK {
 		return code
 	}
+	if err := f.options(&opts, e.stderr); err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
+	o := orchestrator.New(e.reg, opts)
 	res, err := o.RunSuite(ctx, cases)
 	if res == nil {
 		e.errorf("%v", err)
@@ -167,7 +188,11 @@ func runCmd(ctx context.Context, e *env, args []string) int {
 		}
 		return ExitFailed
 	}
-	writeSuiteTable(e.stdout, res.Dir, res.Manifest, res.Summary)
+	if *f.json {
+		e.writeJSON(newSuiteReport(res.Dir, res.Manifest, res.Summary))
+	} else {
+		writeSuiteTable(e.stdout, res.Dir, res.Manifest, res.Summary)
+	}
 	if err != nil {
 		e.errorf("%v", err)
 		return ExitFailed
@@ -207,28 +232,4 @@ func writeSuiteTable(w io.Writer, dir string, m *record.SuiteManifest, s *record
 			t.Attempts, t.Passed, t.Failed, t.Ungraded, 100*t.PassRate)
 	}
 	fmt.Fprintf(w, "records: %s\n", dir)
-}
-
-func validateCmd(_ context.Context, e *env, args []string) int {
-	o, cases, code := newCasesCommand(e, "validate").load(e, args, false)
-	if code != ExitOK {
-		return code
-	}
-	bad := 0
-	for _, c := range cases {
-		if err := o.Validate(c); err != nil {
-			bad++
-			fmt.Fprintf(e.stdout, "%s (%s):\n", c.CanonicalID(), c.Path)
-			for _, p := range lux.Unwrap(err) {
-				fmt.Fprintf(e.stdout, "  - %v\n", p)
-			}
-			continue
-		}
-		fmt.Fprintf(e.stdout, "%s: ok\n", c.CanonicalID())
-	}
-	if bad > 0 {
-		fmt.Fprintf(e.stdout, "%d of %d cases are invalid\n", bad, len(cases))
-		return ExitUsage
-	}
-	return ExitOK
 }

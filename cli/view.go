@@ -10,34 +10,56 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 )
 
-func viewCmd(_ context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("lux view", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	root := fs.String("runs-root", record.DefaultRoot, "directory the records are under")
+func viewCommand() command {
+	return command{
+		name:    "view",
+		args:    "[flags] [run or suite directory]",
+		summary: "list recorded runs and suites, or show one run or suite",
+		doc: `Without an argument, list the latest suites and runs under -runs-root. With a
+suite directory, print its results table; with a run directory, print the
+run: exit, provenance, usage, grading and its last events.`,
+		setup: viewFlags,
+	}
+}
+
+func viewFlags(fs *flag.FlagSet) action {
+	var root string
+	runsRootFlag(fs, &root)
 	limit := fs.Int("n", 20, "how many of the latest runs and suites to list")
 	events := fs.Int("events", 10, "how many of the last events to show for a run")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "Usage: lux view [flags] [run or suite directory]")
-		fs.PrintDefaults()
+	asJSON := jsonFlag(fs, "the listing (lux.records/v1), suite (lux.suite/v1) or run (lux.run-record/v1)")
+	return func(_ context.Context, e *env, args []string) int {
+		return view(e, viewOptions{root: root, limit: *limit, events: *events, json: *asJSON}, args)
 	}
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	switch fs.NArg() {
+}
+
+type viewOptions struct {
+	root   string
+	limit  int
+	events int
+	json   bool
+}
+
+func view(e *env, o viewOptions, args []string) int {
+	switch len(args) {
 	case 0:
-		return listRecords(e, *root, *limit)
+		return listRecords(e, o)
 	case 1:
-		dir := fs.Arg(0)
+		dir := args[0]
 		if _, err := os.Stat(filepath.Join(dir, record.SuiteFile)); err == nil {
 			s, err := record.ReadSuite(dir)
 			if err != nil {
 				e.errorf("%v", err)
 				return ExitUsage
+			}
+			if o.json {
+				return e.writeJSON(newSuiteReport(s.Dir, s.Manifest, s.Summary))
 			}
 			writeSuiteTable(e.stdout, s.Dir, s.Manifest, s.Summary)
 			return ExitOK
@@ -47,56 +69,54 @@ func viewCmd(_ context.Context, e *env, args []string) int {
 			e.errorf("%v", err)
 			return ExitUsage
 		}
-		writeRunDetail(e.stdout, r, *events)
+		if o.json {
+			return e.writeJSON(newRunReport(r, o.events))
+		}
+		writeRunDetail(e.stdout, r, o.events)
 		return ExitOK
 	default:
-		e.errorf("view takes at most one directory")
-		return ExitUsage
+		return e.usageError("view", "give at most one run or suite directory, got %d arguments", len(args))
 	}
 }
 
-func listRecords(e *env, root string, limit int) int {
-	suites, err := record.FindSuites(root)
+func listRecords(e *env, o viewOptions) int {
+	rep, err := newRecordsReport(o.root, o.limit)
 	if err != nil {
 		e.errorf("%v", err)
 		return ExitUsage
 	}
-	runs, err := record.FindRuns(root)
-	if err != nil {
-		e.errorf("%v", err)
-		return ExitUsage
+	if o.json {
+		return e.writeJSON(rep)
 	}
-	if len(suites) == 0 && len(runs) == 0 {
-		fmt.Fprintf(e.stdout, "no records under %s\n", root)
+	if len(rep.Suites) == 0 && len(rep.Runs) == 0 {
+		fmt.Fprintf(e.stdout, "no records under %s\n", o.root)
 		return ExitOK
 	}
-	if len(suites) > 0 {
+	if len(rep.Suites) > 0 {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SUITE\tSTATUS\tRUNS\tPASSED\tFAILED\tUNGRADED")
-		for _, dir := range latest(suites, limit) {
-			s, err := record.ReadSuite(dir)
-			if err != nil {
-				fmt.Fprintf(tw, "%s\tunreadable: %v\t\t\t\t\n", dir, err)
+		for _, s := range rep.Suites {
+			if s.Unreadable != "" {
+				fmt.Fprintf(tw, "%s\tunreadable: %s\t\t\t\t\n", s.Dir, s.Unreadable)
 				continue
 			}
-			var o record.Outcome
-			if s.Summary != nil {
-				o = s.Summary.Totals
+			var t record.Outcome
+			if s.Totals != nil {
+				t = *s.Totals
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", dir, s.Manifest.LiveStatus(), len(s.Manifest.Items), o.Passed, o.Failed, o.Ungraded)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", s.Dir, s.Status, s.Runs, t.Passed, t.Failed, t.Ungraded)
 		}
 		tw.Flush()
 		fmt.Fprintln(e.stdout)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tCASE\tVERDICT\tSCORE\tEXIT\tDURATION")
-	for _, dir := range latest(runs, limit) {
-		m, g, err := record.ReadMetadata(dir)
-		if err != nil {
-			fmt.Fprintf(tw, "%s\tunreadable: %v\t\t\t\t\n", dir, err)
+	for _, r := range rep.Runs {
+		if r.Unreadable != "" {
+			fmt.Fprintf(tw, "%s\tunreadable: %s\t\t\t\t\n", r.Dir, r.Unreadable)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", dir, m.CaseID, g.Verdict(), scoreText(g), m.ExitReason, m.Duration().Round(1e7))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Dir, r.CaseID, r.Verdict, r.scoreText, r.ExitReason, time.Duration(r.DurationMS)*time.Millisecond)
 	}
 	tw.Flush()
 	return ExitOK

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/orchestrator"
+)
+
+func validateCommand() command {
+	return command{
+		name:    "validate",
+		args:    casesArgs,
+		summary: "check cases against the registry without running anything",
+		doc: `Check every case file: its JSON, its fields, and each plugin config against
+the registered drivers, answerers and assertions. Every problem of every file
+is reported at once, with its field path. Nothing runs. Exit status 2 when a
+case is invalid.`,
+		setup: func(fs *flag.FlagSet) action {
+			var f caseFlags
+			f.register(fs)
+			asJSON := jsonFlag(fs, "the result (schema lux.validate/v1)")
+			return func(_ context.Context, e *env, args []string) int {
+				var opts orchestrator.Options
+				cases, code := f.load(e, args, &opts)
+				if code != ExitOK {
+					return code
+				}
+				return validateCases(e, orchestrator.New(e.reg, opts), cases, *asJSON)
+			}
+		},
+	}
+}
+
+// ValidateReport is what `lux validate -json` prints.
+type ValidateReport struct {
+	Schema  string          `json:"schema"` // "lux.validate/v1"
+	Cases   []CaseValidated `json:"cases"`
+	Invalid int             `json:"invalid"` // how many cases have problems
+}
+
+// CaseValidated is one case file's validation.
+type CaseValidated struct {
+	ID       string    `json:"id,omitempty"` // empty when the file could not be read as a case
+	Path     string    `json:"path"`
+	Valid    bool      `json:"valid"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is one problem of a case file: the field it is at (empty for the
+// file as a whole), what is wrong, and how to fix it when known.
+type Problem struct {
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+func problemsOf(err error) []Problem {
+	var out []Problem
+	for _, e := range lux.Unwrap(err) {
+		var fe *lux.FieldError
+		if errors.As(e, &fe) {
+			out = append(out, Problem{Field: fe.Path, Message: fe.Problem, Fix: fe.Fix})
+			continue
+		}
+		out = append(out, Problem{Message: e.Error()})
+	}
+	return out
+}
+
+func (p Problem) String() string {
+	return (&lux.FieldError{Path: p.Field, Problem: p.Message, Fix: p.Fix}).Error()
+}
+
+func validateCases(e *env, o *orchestrator.Orchestrator, cases []*lux.Case, asJSON bool) int {
+	rep := ValidateReport{Schema: "lux.validate/v1", Cases: []CaseValidated{}}
+	for _, c := range cases {
+		v := CaseValidated{ID: c.CanonicalID(), Path: c.Path, Valid: true}
+		if err := o.Validate(c); err != nil {
+			v.Valid = false
+			v.Problems = problemsOf(err)
+			rep.Invalid++
+		}
+		rep.Cases = append(rep.Cases, v)
+	}
+	if asJSON {
+		e.writeJSON(rep)
+	} else {
+		for _, v := range rep.Cases {
+			if v.Valid {
+				fmt.Fprintf(e.stdout, "%s: ok\n", v.ID)
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%s (%s):\n", v.ID, v.Path)
+			for _, p := range v.Problems {
+				fmt.Fprintf(e.stdout, "  - %s\n", p)
+			}
+		}
+		if rep.Invalid > 0 {
+			fmt.Fprintf(e.stdout, "%d of %d cases are invalid\n", rep.Invalid, len(rep.Cases))
+		}
+	}
+	if rep.Invalid > 0 {
+		return ExitUsage
+	}
+	return ExitOK
+}
