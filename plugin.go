@@ -115,6 +115,11 @@ type StartInfo struct {
 	Prompt    string
 	RunDir    string // the run's record directory
 	Workspace string // the agent's working directory, fixtures already staged
+	// CaseDir is the directory a command path in the driver's config is
+	// relative to (see driver.CommandPath): the directory of the case file
+	// when the case names its driver; "" (the harness's working directory)
+	// for an inline case or a driver the harness supplies.
+	CaseDir string
 	// Stderr receives the agent's standard error; the harness keeps it in
 	// the record. Never nil when the orchestrator starts a driver.
 	Stderr io.Writer

@@ -19,6 +19,22 @@ import (
 // VersionTimeout bounds `<command> --version` in CommandInfo.
 const VersionTimeout = 5 * time.Second
 
+// CommandPath returns the command a driver config names, with a relative
+// path resolved against dir, the directory of the case file that names it
+// (as the case's fixtures are): "./agent.sh" or "../bin/agent" in
+// cases/hello.case.json is cases/agent.sh or bin/agent. A bare name (looked
+// up on PATH), an absolute path, or any name when dir is "" (an inline
+// case, or a driver given by the harness rather than the case) is returned
+// unchanged. Every driver resolves its commands through it, and so do the
+// orchestrator's preflight and provenance, so a command is found the same
+// way by each.
+func CommandPath(dir, name string) string {
+	if dir == "" || name == "" || filepath.IsAbs(name) || !strings.ContainsAny(name, `/`+string(filepath.Separator)) {
+		return name
+	}
+	return filepath.Join(dir, name)
+}
+
 // ResolveCommand returns the absolute path of the executable name names: a
 // name with a slash is taken as a path (relative to this process's working
 // directory) and must exist; a bare name is looked up on this process's PATH.

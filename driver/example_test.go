@@ -62,3 +62,16 @@ func Example() {
 	// progress: working on the tests
 	// done
 }
+
+// A relative command path in a case's driver config is relative to the
+// case file's directory, like its fixtures; a bare name is looked up on
+// PATH.
+func ExampleCommandPath() {
+	fmt.Println(driver.CommandPath("/home/me/evals/cases", "../agent/agent.sh"))
+	fmt.Println(driver.CommandPath("/home/me/evals/cases", "claude"))
+	fmt.Println(driver.CommandPath("", "./agent.sh"))
+	// Output:
+	// /home/me/evals/agent/agent.sh
+	// claude
+	// ./agent.sh
+}

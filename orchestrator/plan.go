@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,6 +25,7 @@ type plan struct {
 	answerer     lux.AnswererConfig // nil: interrupts fail the run
 	checks       []check
 	fixturesDir  string
+	caseDir      string // what the driver's relative command paths resolve against
 	hashes       planHashes
 }
 
@@ -77,6 +79,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 		// reported by c.Validate
 	default:
 		p.driverName = dref.Name
+		p.caseDir = commandDir(c)
 		plugin, err := o.reg.Driver(dref.Name)
 		if err != nil {
 			probs.Add("driver.name", strings.TrimPrefix(err.Error(), "lux: "))
@@ -340,4 +343,19 @@ func deepMerge(base, over any) any {
 		out[k] = deepMerge(bm[k], v)
 	}
 	return out
+}
+
+// commandDir is the directory a relative command path in the case's driver
+// config resolves against (see driver.CommandPath): the case file's
+// directory when the case names its driver itself, else "" (the working
+// directory), for a driver given by Options.DefaultDriver alone.
+func commandDir(c *lux.Case) string {
+	if c.Driver == nil || c.Path == "" {
+		return ""
+	}
+	dir, err := filepath.Abs(filepath.Dir(c.Path))
+	if err != nil {
+		return ""
+	}
+	return dir
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
@@ -62,7 +63,7 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 	}
 	seen := map[string]int{}
 	type cmdRef struct {
-		name, hint, driver string
+		name, path, hint, driver string // path: name resolved against the case's directory
 	}
 	var commands []cmdRef
 	cmdSeen := map[string]bool{}
@@ -87,16 +88,23 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 		out = append(out, Diagnostic{ID: id, Status: StatusPass,
 			Message: fmt.Sprintf("valid: driver %s, %d assertion(s)", p.driverName, len(p.checks))})
 		for _, cmd := range p.runtime.Commands {
-			if !cmdSeen[cmd] {
-				cmdSeen[cmd] = true
-				commands = append(commands, cmdRef{cmd, p.runtime.InstallHint, p.driverName})
+			path := driver.CommandPath(p.caseDir, cmd)
+			if !cmdSeen[path] {
+				cmdSeen[path] = true
+				commands = append(commands, cmdRef{cmd, path, p.runtime.InstallHint, p.driverName})
 			}
 		}
 	}
 	for _, c := range commands {
-		info := driver.CommandInfo(ctx, c.name)
+		info := driver.CommandInfo(ctx, c.path)
 		d := Diagnostic{ID: "command:" + c.name}
 		switch {
+		case info.Path == "" && c.path != c.name:
+			d.Status = StatusFail
+			d.Message = fmt.Sprintf("%s (launched by driver %s; relative to the case file's directory: %s) is not an executable file", c.name, c.driver, c.path)
+		case info.Path == "" && strings.ContainsRune(c.name, '/'):
+			d.Status = StatusFail
+			d.Message = fmt.Sprintf("%s (launched by driver %s) is not an executable file", c.name, c.driver)
 		case info.Path == "":
 			d.Status = StatusFail
 			d.Message = fmt.Sprintf("%s (launched by driver %s) is not found on PATH", c.name, c.driver)

@@ -45,18 +45,23 @@ func hostInfo() lux.Host {
 	return lux.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 }
 
-// command resolves name on PATH (or as a path) and asks it for its
-// version (see driver.CommandInfo), once per Orchestrator.
-func (pc *provenanceCache) command(ctx context.Context, name string) lux.CommandInfo {
+// command resolves name, a command as configured, against dir (see
+// driver.CommandPath), on PATH or as a path, and asks it for its version
+// (see driver.CommandInfo), once per Orchestrator. The result keeps the
+// configured name.
+func (pc *provenanceCache) command(ctx context.Context, dir, name string) lux.CommandInfo {
+	key := driver.CommandPath(dir, name)
 	pc.mu.Lock()
-	e := pc.commands[name]
+	e := pc.commands[key]
 	if e == nil {
 		e = &onceValue[lux.CommandInfo]{}
-		pc.commands[name] = e
+		pc.commands[key] = e
 	}
 	pc.mu.Unlock()
-	e.once.Do(func() { e.v = driver.CommandInfo(context.WithoutCancel(ctx), name) })
-	return e.v
+	e.once.Do(func() { e.v = driver.CommandInfo(context.WithoutCancel(ctx), key) })
+	info := e.v
+	info.Name = name
+	return info
 }
 
 type limitedBuffer struct {
@@ -74,7 +79,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo {
 	ri := lux.RuntimeInfo{Driver: p.driverName, Capabilities: p.runtime.Capabilities, Model: p.runtime.Model}
 	for _, c := range p.runtime.Commands {
-		ri.Commands = append(ri.Commands, o.prov.command(ctx, c))
+		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c))
 	}
 	return ri
 }

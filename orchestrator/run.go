@@ -197,6 +197,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(ctx, lux.StartInfo{
 			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.dir, Workspace: r.workspace, Stderr: r.stderr,
+			CaseDir: r.p.caseDir,
 		})
 		return err
 	})

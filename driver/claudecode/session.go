@@ -48,7 +48,7 @@ func (pr *protocol) Answer(ctx context.Context, in lux.Interrupt, a lux.Answer, 
 // directories are made under info.RunDir (a temporary directory when it
 // is empty).
 func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
-	path, err := driver.ResolveCommand(c.command())
+	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, c.command()))
 	if err != nil {
 		return nil, fmt.Errorf("claudecode: %s is not installed or not executable (%v); install it with: %s", c.command(), err, InstallHint)
 	}

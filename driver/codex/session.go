@@ -22,7 +22,7 @@ const HomeDir = "codex-home"
 // starts the CLI in the workspace in its own process group, and returns
 // the session reading its events.
 func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
-	path, err := driver.ResolveCommand(c.Command)
+	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, c.Command))
 	if err != nil {
 		return nil, fmt.Errorf("codex: %q is not installed or not executable (install it with %q, or set command to its path): %w",
 			c.Command, InstallHint, err)

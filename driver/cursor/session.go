@@ -40,7 +40,7 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 	if err != nil {
 		return nil, fmt.Errorf("cursor: workspace: %w", err)
 	}
-	path, err := driver.ResolveCommand(d.Command)
+	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, d.Command))
 	if err != nil {
 		return nil, fmt.Errorf("cursor: %s not found (install it: %s): %w", d.Command, InstallHint, err)
 	}

@@ -37,7 +37,9 @@ const (
 type Config struct {
 	// Command is the agent's executable (required): a name looked up on
 	// PATH (Env's PATH first when it sets one, then the harness's), or a
-	// path, relative to the harness's working directory.
+	// path. A relative path is relative to the directory of the case file
+	// that names the driver, as the case's fixtures are (see
+	// driver.CommandPath), else to the harness's working directory.
 	Command string `json:"command"`
 	// Args are the agent's arguments.
 	Args []string `json:"args,omitempty"`

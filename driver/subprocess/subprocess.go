@@ -85,7 +85,7 @@ func identity(ctx context.Context, dc lux.DriverConfig, _ string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("subprocess: identity: config is %T, not *subprocess.Config", dc)
 	}
-	path, err := c.resolve()
+	path, err := c.resolve("")
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: identity: %w", err)
 	}
@@ -96,11 +96,11 @@ func identity(ctx context.Context, dc lux.DriverConfig, _ string) (any, error) {
 	return Identity{Command: c.Command, Path: path, Version: driver.CommandInfo(ctx, path).Version, SHA256: sum}, nil
 }
 
-// resolve finds the executable: a path relative to the harness's working
-// directory, or a name on Env's PATH, then the harness's PATH.
-func (c *Config) resolve() (string, error) {
+// resolve finds the executable: a path relative to caseDir (see
+// driver.CommandPath), or a name on Env's PATH, then the harness's PATH.
+func (c *Config) resolve(caseDir string) (string, error) {
 	if strings.Contains(c.Command, "/") {
-		abs, err := filepath.Abs(c.Command)
+		abs, err := filepath.Abs(driver.CommandPath(caseDir, c.Command))
 		if err != nil {
 			return "", err
 		}
@@ -138,7 +138,7 @@ func executable(path string) error {
 
 // Start launches the agent for one run.
 func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
-	path, err := c.resolve()
+	path, err := c.resolve(info.CaseDir)
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: failed to start %s: %w", c.Command, err)
 	}

@@ -1,0 +1,90 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// project is a new user's first project: a small lux-jsonl agent script
+// and cases as files, in a fresh directory that is not the working
+// directory of the command line.
+type project struct {
+	dir   string // the project root
+	cases string // its cases/ directory
+	runs  string // where its records go
+}
+
+// helloAgent writes hello.txt, reports one tool call and its usage, and
+// finishes; its prompt is ignored.
+const helloAgent = `#!/bin/sh
+echo '{"type":"ready","agentId":"hello-agent"}'
+echo "not a protocol line"
+echo hi > "$LUX_ARTIFACTS_DIR/hello.txt"
+echo '{"type":"progress","id":"p1","kind":"tool-call","payload":{"name":"write_file","input":{"path":"hello.txt"},"toolUseId":"t1"}}'
+echo '{"type":"progress","id":"p2","kind":"tool-result","payload":{"name":"write_file","toolUseId":"t1","output":"ok"}}'
+echo '{"type":"done","summary":{"usage":{"input":120,"output":30}}}'
+`
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	dir := t.TempDir()
+	p := &project{dir: dir, cases: filepath.Join(dir, "cases"), runs: filepath.Join(dir, ".lux-runs")}
+	p.writeAgent(t, "agent/agent.sh", helloAgent)
+	return p
+}
+
+func (p *project) writeAgent(t *testing.T, name, script string) string {
+	t.Helper()
+	path := filepath.Join(p.dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
+	return path
+}
+
+// writeCase writes cases/name.
+func (p *project) writeCase(t *testing.T, name, body string) string {
+	t.Helper()
+	return writeCase(t, p.cases, name, body)
+}
+
+// helloCase names the agent by a path relative to the case file.
+const helloCase = `{
+  "prompt": "write hello.txt containing hi",
+  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
+  "assertions": [{"type": "file-contains", "id": "says-hi", "path": "hello.txt", "text": "hi"}]
+}`
+
+// A relative driver command resolves against the case file's directory,
+// as its fixtures do, whatever the working directory.
+func TestRelativeDriverCommandResolvesAgainstTheCaseFile(t *testing.T) {
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", helloCase)
+	p.writeCase(t, "nested/deeper.case.json", `{
+	  "prompt": "write hello.txt containing hi",
+	  "driver": {"name": "subprocess", "config": {"command": "../../agent/agent.sh"}},
+	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
+	}`)
+	reg := registry(t)
+
+	code, out, errOut := run(t, reg, "doctor", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	require.NotContains(t, out, "not found")
+
+	code, out, errOut = run(t, reg, "run", "-q", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	require.Contains(t, out, "2 runs: 2 passed")
+
+	p.writeCase(t, "broken.case.json", `{
+	  "prompt": "p",
+	  "driver": {"name": "subprocess", "config": {"command": "../agent/missing.sh"}},
+	  "assertions": [{"type": "file-exists", "path": "x"}]
+	}`)
+	code, out, _ = run(t, reg, "doctor", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "../agent/missing.sh")
+	require.Contains(t, out, filepath.Join(p.dir, "agent", "missing.sh"))
+	require.NotContains(t, out, "not found on PATH")
+}
