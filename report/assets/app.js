@@ -1,0 +1,46 @@
+// Sorting and filtering of the case table. Every value comes from data-*
+// attributes of the rows; nothing is ever inserted as HTML.
+(function () {
+  "use strict";
+  var table = document.getElementById("cases");
+  if (!table) { return; }
+  var body = table.tBodies[0];
+  var rows = Array.prototype.slice.call(body.rows);
+  var shown = document.getElementById("shown");
+  function value(id) { var el = document.getElementById(id); return el ? el.value : ""; }
+  function filter() {
+    var tag = value("f-tag"), cluster = value("f-cluster"), verdict = value("f-verdict");
+    var text = value("f-text").toLowerCase();
+    var n = 0;
+    rows.forEach(function (r) {
+      var ok = (!tag || r.dataset.tags.split("\u001f").indexOf(tag) >= 0) &&
+        (!cluster || r.dataset.cluster === cluster) &&
+        (!verdict || r.dataset.verdict === verdict) &&
+        (!text || r.dataset.id.toLowerCase().indexOf(text) >= 0);
+      r.hidden = !ok;
+      if (ok) { n++; }
+    });
+    if (shown) { shown.textContent = n + " of " + rows.length + " cases shown"; }
+  }
+  ["f-tag", "f-cluster", "f-verdict", "f-text"].forEach(function (id) {
+    var el = document.getElementById(id);
+    if (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); }
+  });
+  Array.prototype.forEach.call(table.tHead.querySelectorAll("th[data-sort]"), function (th) {
+    th.addEventListener("click", function () {
+      var key = th.dataset.sort, numeric = th.dataset.type === "number";
+      var asc = th.getAttribute("aria-sort") !== "ascending";
+      Array.prototype.forEach.call(table.tHead.querySelectorAll("th"), function (o) { o.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+      rows.sort(function (a, b) {
+        var x = a.dataset[key], y = b.dataset[key];
+        var c = numeric ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+        return asc ? c : -c;
+      });
+      var frag = document.createDocumentFragment();
+      rows.forEach(function (r) { frag.appendChild(r); });
+      body.appendChild(frag);
+    });
+  });
+  filter();
+})();

@@ -1,0 +1,55 @@
+// Package report renders run records as pages people look at: one
+// self-contained HTML file for a suite, a run or a comparison of two
+// suites, and the same pages served for browsing (Handler).
+//
+// It reads records through package record and takes comparisons from
+// package compare as they are, effects and intervals included: nothing is
+// computed again here but the pass rate's interval on a suite page, which
+// comes from stats.Mean over the per-case pass rates (clusters as units
+// when declared). It never imports the orchestrator.
+//
+// # Pages
+//
+//   - Suite ([Suite]): the totals (pass rate with its interval, graded,
+//     errored and cancelled runs, agent tokens, cost, duration) and one row
+//     per case: its repetitions as a pass/fail strip, mean score, the
+//     assertions that failed with the first reason, tokens and duration.
+//     The rows sort by column and filter by tag, cluster, verdict and id.
+//   - Run ([Run]): the trajectory as a timeline (agent messages, tool calls
+//     with their input and result collapsed, questions and the answers
+//     given, usage per model call, offsets and timestamps), the assertions
+//     with their evidence, the artifacts with a preview of their text, the
+//     standard error's tail and the provenance.
+//   - Comparison ([Comparison]): the verdict and the gate in one sentence;
+//     a forest plot of the paired effects, one row per metric with the
+//     estimate as a point, its confidence interval as a bar, a zero line,
+//     and the method and number of units in the row's label; on demand, the
+//     change of every changed case's pass rate; the cases whose verdict
+//     flipped; the identity mismatches with the field and both values.
+//
+// Plots are SVG written by this package: each has a title and a
+// description, every mark has its value written beside it, and the pages
+// print legibly (no colour is the only carrier of meaning).
+//
+// # Safety
+//
+// Every string from a record — what the agent wrote, a case's prompt and
+// id, an artifact's name and content, a server's reply — reaches the page
+// through html/template, which escapes it for where it appears (text,
+// attribute, URL). Data is never placed inside the script. The page also
+// carries a Content-Security-Policy that allows only its own style and its
+// one script (by hash) and no request at all, so markup that escaped the
+// escaping still could not run or fetch. Artifacts are read through
+// internal/safefs: a path that leaves the workspace or goes through a
+// symbolic link is not previewed.
+//
+// # Size
+//
+// A static suite page holds a row per case and a cell per run, and embeds
+// the details of at most Options.MaxEmbeddedRuns runs (50; those that did
+// not pass first), each with at most Options.MaxEvents events (400), every
+// text cut at Options.MaxText bytes (4 KiB) and every artifact preview at
+// Options.MaxPreview (2 KiB); what is left out is said on the page. The
+// served suite page embeds nothing: each run's page is read from disk
+// when its link is followed, with its whole trajectory.
+package report

@@ -1,0 +1,50 @@
+package report
+
+// Options bounds what a page holds. The zero value means the defaults,
+// which keep a static suite file within the bound documented in the
+// package documentation.
+type Options struct {
+	// MaxEmbeddedRuns is how many runs' details (trajectory, assertions,
+	// artifacts) a static suite page embeds; default 50. Runs that did not
+	// pass come first. In a served page (Handler) every run has its own
+	// page, loaded when its link is followed, and nothing is embedded.
+	MaxEmbeddedRuns int
+	// MaxEvents is how many events of one trajectory a static page shows;
+	// default 400. A served run page shows every event.
+	MaxEvents int
+	// MaxText is how many bytes of one text (a message, a tool input or
+	// result, an assertion's evidence) a page shows; default 4096.
+	MaxText int
+	// MaxPreview is how many bytes of an artifact a page previews; default 2048.
+	MaxPreview int
+	// MaxArtifacts is how many artifacts of one run a page lists; default 100.
+	MaxArtifacts int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxEmbeddedRuns <= 0 {
+		o.MaxEmbeddedRuns = 50
+	}
+	if o.MaxEvents <= 0 {
+		o.MaxEvents = 400
+	}
+	if o.MaxText <= 0 {
+		o.MaxText = 4096
+	}
+	if o.MaxPreview <= 0 {
+		o.MaxPreview = 2048
+	}
+	if o.MaxArtifacts <= 0 {
+		o.MaxArtifacts = 100
+	}
+	return o
+}
+
+// links makes the hrefs of a page: in a static file, anchors to embedded
+// sections; in a served page, URLs of other pages.
+type links interface {
+	// run returns the href of the run in runDir ("" when it has none).
+	run(runDir string) string
+	// suite returns the href of the suite in dir.
+	suite(dir string) string
+}

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+//go:embed assets/style.css
+var styleCSS string
+
+//go:embed assets/app.js
+var appJS string
+
+// contentSecurityPolicy allows the page's own style and its one script
+// (by hash) and nothing else: no request leaves the page, and a script
+// that escaped the escaping would still not run.
+var contentSecurityPolicy = func() string {
+	sum := sha256.Sum256([]byte(appJS))
+	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; " +
+		"script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"join": func(tags []string) string { return strings.Join(tags, "\x1f") },
+	"mark": func(verdict string) string {
+		switch verdict {
+		case "pass":
+			return "✓"
+		case "fail":
+			return "✗"
+		case "error":
+			return "!"
+		case "pending":
+			return "·"
+		}
+		return "?"
+	},
+	"pct":   pct,
+	"sides": func(a, b SideInfo) []SideInfo { return []SideInfo{a, b} },
+}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// page is what the layout renders.
+type page struct {
+	Kind   string // suite, run, comparison, index
+	Title  string
+	Served bool
+	Body   any
+	CSP    string
+	CSS    template.CSS
+	JS     template.JS
+}
+
+// WriteHTML writes p (a *SuitePage, *RunPage or *ComparisonPage) as one
+// self-contained HTML document: styles and script embedded, nothing
+// loaded from anywhere, every string escaped for where it appears.
+func WriteHTML(w io.Writer, p any) error {
+	return writePage(w, p, false)
+}
+
+func writePage(w io.Writer, p any, served bool) error {
+	pg := page{Body: p, Served: served, CSP: contentSecurityPolicy, CSS: template.CSS(styleCSS), JS: template.JS(appJS)}
+	switch x := p.(type) {
+	case *SuitePage:
+		pg.Kind, pg.Title = "suite", "lux suite "+x.SuiteID
+	case *RunPage:
+		pg.Kind, pg.Title = "run", "lux run "+x.CaseID+" "+x.RunID
+	case *ComparisonPage:
+		pg.Kind, pg.Title = "comparison", "lux comparison: "+x.Verdict
+	case *indexPage:
+		pg.Kind, pg.Title = "index", "lux records under "+x.Root
+	default:
+		return fmt.Errorf("report: cannot render a %T (want *SuitePage, *RunPage or *ComparisonPage)", p)
+	}
+	if err := pageTemplate.ExecuteTemplate(w, "layout", pg); err != nil {
+		return fmt.Errorf("report: render %s page: %w", pg.Kind, err)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"html/template"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/luxeval/lux/compare"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// pages renders the three page kinds of one fixture: a suite, one of its
+// runs, and its comparison with a baseline.
+type pages struct {
+	root, a, b           string
+	suite, run, compared []byte
+}
+
+func renderFixture(t testing.TB) pages {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "runs")
+	a, b := pairSuites(t, root, 12, 2, map[int]bool{1: true, 4: true, 7: true, 9: true})
+	var p pages
+	p.root, p.a, p.b = root, a, b
+	sp, err := Suite(context.Background(), b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.suite = render(t, sp)
+	rp, err := Run(sp.Runs[0].Dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.run = render(t, rp)
+	c, err := compare.Suites(context.Background(), a, b, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.compared = render(t, Comparison(c))
+	return p
+}
+
+func render(t testing.TB, page any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, page); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// normalize replaces the fixture's temporary root so the golden files
+// hold the same bytes on every machine, and the embedded style sheet and
+// script (checked in the browser, not byte by byte) by placeholders.
+func normalize(b []byte, root string) []byte {
+	b = bytes.ReplaceAll(b, []byte(root), []byte("$ROOT"))
+	b = bytes.Replace(b, []byte(styleCSS), []byte("/* style.css */"), 1)
+	b = bytes.Replace(b, []byte(appJS), []byte("/* app.js */"), 1)
+	return bytes.Replace(b, []byte(template.HTMLEscapeString(contentSecurityPolicy)), []byte("$CSP"), 1)
+}
+
+func TestGoldenPages(t *testing.T) {
+	p := renderFixture(t)
+	for name, got := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared} {
+		t.Run(name, func(t *testing.T) {
+			got := normalize(got, p.root)
+			path := filepath.Join("testdata", name)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./report -run TestGoldenPages -update to create it)", err)
+			}
+			if d := cmp.Diff(string(want), string(got)); d != "" {
+				t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", path, d)
+			}
+		})
+	}
+}
+
+// Every page loads nothing: one script (its own), no element that fetches,
+// no URL but the SVG namespace; and the hostile markup of the fixture
+// appears only escaped.
+func TestPagesAreSelfContained(t *testing.T) {
+	p := renderFixture(t)
+	fetching := regexp.MustCompile(`(?i)<(img|link|iframe|object|embed|audio|video|source|base)\b|<script\b[^>]*\bsrc`)
+	url := regexp.MustCompile(`(?i)\b(https?:)?//[a-z0-9]`)
+	for name, b := range map[string][]byte{"suite": p.suite, "run": p.run, "comparison": p.compared} {
+		s := string(b)
+		if n := strings.Count(s, "<script"); n != 1 {
+			t.Errorf("%s page has %d <script> elements, want its own one", name, n)
+		}
+		if m := fetching.FindString(s); m != "" {
+			t.Errorf("%s page has an element that fetches: %q", name, m)
+		}
+		if m := url.FindString(strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, "")); m != "" {
+			t.Errorf("%s page names a URL: %q", name, m)
+		}
+		if strings.Contains(s, hostile) || strings.Contains(s, "<script>window") {
+			t.Errorf("%s page holds the hostile markup unescaped", name)
+		}
+		if !strings.Contains(s, "&lt;script&gt;window.__pwned=1") {
+			t.Errorf("%s page does not show the hostile markup as text", name)
+		}
+	}
+}

@@ -1,0 +1,468 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/stats"
+)
+
+// SuitePage is one suite: its totals and one row per case.
+type SuitePage struct {
+	Dir       string
+	SuiteID   string
+	Status    string
+	StartedAt string
+	Totals    []Fact
+	// PassRate is the share of runs that passed; PassRateInterval its
+	// confidence interval over the cases (clusters when declared).
+	PassRate         string
+	PassRateInterval string
+	Cases            []CaseRow
+	// Tags, Clusters and Verdicts are the values the rows can be filtered by.
+	Tags     []string
+	Clusters []string
+	Verdicts []string
+	// Runs are the runs whose details the page embeds (a static page);
+	// RunsNote says which were left out.
+	Runs     []*RunPage
+	RunsNote string
+}
+
+// CaseRow is one case of a suite over its repetitions.
+type CaseRow struct {
+	CaseID  string
+	Cluster string
+	Tags    []string
+	// Verdict is pass (every run passed), fail (none did), flaky (some
+	// did) or ungraded (no run has a verdict).
+	Verdict  string
+	Runs     []RunCell
+	Score    string
+	ScoreKey float64 // for sorting; -1 without a score
+	Failed   []FailedAssertion
+	Tokens   string
+	TokenKey float64
+	Duration string
+	DurKey   float64
+}
+
+// RunCell is one repetition in a case's pass/fail strip.
+type RunCell struct {
+	Repetition int
+	Verdict    string // pass, fail, ungraded, error (did not end done), pending
+	Title      string
+	Href       string
+}
+
+// FailedAssertion is an assertion that failed in some runs of a case.
+type FailedAssertion struct {
+	ID     string
+	Runs   int
+	Reason string // the first run's comment or error
+}
+
+// Suite reads the suite directory dir into its page, embedding the
+// details of at most opts.MaxEmbeddedRuns runs.
+func Suite(ctx context.Context, dir string, opts Options) (*SuitePage, error) {
+	return suitePage(ctx, dir, opts.withDefaults(), nil)
+}
+
+type caseBuild struct {
+	row           *CaseRow
+	passed, runs  int
+	graded        int
+	scores        []float64
+	tokens, durs  []float64
+	tokensMissing bool
+	failed        map[string]*FailedAssertion
+	failedOrder   []string
+	firstRunDir   string
+}
+
+// suitePage builds the page; with links nil it embeds run details (a
+// static file), else it links each run to its own page.
+func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage, error) {
+	s, err := record.ReadSuite(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	m := s.Manifest
+	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.Status), StartedAt: stamp(m.StartedAt)}
+	samples := map[int]*record.Sample{}
+	if s.Summary != nil {
+		for i := range s.Summary.Samples {
+			samples[s.Summary.Samples[i].Index] = &s.Summary.Samples[i]
+		}
+	}
+	var (
+		order                               []string
+		byCase                              = map[string]*caseBuild{}
+		tot                                 record.Outcome
+		errored, cancelled, graded, noUsage int
+		tokens, cost, dur                   float64
+		costRuns                            int
+		embedCandidates                     []int
+	)
+	for i, it := range m.Items {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+		}
+		cb := byCase[it.CaseID]
+		if cb == nil {
+			cb = &caseBuild{row: &CaseRow{CaseID: it.CaseID, Cluster: it.Cluster}, failed: map[string]*FailedAssertion{}}
+			byCase[it.CaseID] = cb
+			order = append(order, it.CaseID)
+		}
+		runDir := s.RunDir(i)
+		if cb.firstRunDir == "" {
+			cb.firstRunDir = runDir
+		}
+		cell := RunCell{Repetition: it.Repetition, Verdict: "pending", Title: fmt.Sprintf("repetition %d: %s", it.Repetition, it.Status)}
+		tot.Attempts++
+		if it.Status != record.ItemCompleted {
+			tot.Pending++
+			cb.row.Runs = append(cb.row.Runs, cell)
+			continue
+		}
+		tot.Completed++
+		cb.runs++
+		passed, score, metrics, exit := it.Passed, it.Score, map[string]float64(nil), it.ExitReason
+		if sm := samples[i]; sm != nil {
+			passed, score, metrics, exit = sm.Passed, sm.Score, sm.Metrics, sm.ExitReason
+		}
+		var meta *lux.RunMetadata
+		var grading *lux.GradingReport
+		needRecord := metrics == nil || exit != lux.ExitDone || passed == nil || !*passed
+		if needRecord && runDir != "" {
+			meta, grading, _ = record.ReadMetadata(runDir) // an unreadable run shows what the manifest says
+			if meta != nil && metrics == nil {
+				metrics = record.RunMetrics(meta)
+			}
+			if grading != nil {
+				passed, score = grading.Passed, grading.Score
+			}
+		}
+		switch {
+		case exit == lux.ExitCancelled:
+			cancelled++
+		case exit != lux.ExitDone:
+			errored++
+		}
+		if passed != nil {
+			graded++
+			cb.graded++
+		}
+		cell.Verdict, cell.Title = cellVerdict(it, exit, passed, meta, grading)
+		switch {
+		case passed != nil && *passed && exit == lux.ExitDone:
+			tot.Passed++
+			cb.passed++
+		case it.Failed() || (passed != nil && !*passed) || exit != lux.ExitDone:
+			tot.Failed++
+			embedCandidates = append(embedCandidates, i)
+		default:
+			tot.Ungraded++
+			embedCandidates = append(embedCandidates, i)
+		}
+		if score != nil {
+			cb.scores = append(cb.scores, *score)
+		}
+		if v, ok := metrics["agent.total"]; ok {
+			tokens += v
+			cb.tokens = append(cb.tokens, v)
+		} else {
+			noUsage++
+			cb.tokensMissing = true
+		}
+		if v, ok := metrics["cost.usd"]; ok {
+			cost += v
+			costRuns++
+		}
+		if v, ok := metrics["durationMs"]; ok {
+			dur += v
+			cb.durs = append(cb.durs, v)
+		}
+		if grading != nil {
+			for _, a := range grading.Assertions {
+				if a.Passed && a.Error == "" {
+					continue
+				}
+				key := a.ID
+				if key == "" {
+					key = a.Name
+				}
+				fa := cb.failed[key]
+				if fa == nil {
+					reason := a.Comment
+					if a.Error != "" {
+						reason = "could not grade: " + a.Error
+					}
+					fa = &FailedAssertion{ID: key, Reason: clip(reason, 300)}
+					cb.failed[key] = fa
+					cb.failedOrder = append(cb.failedOrder, key)
+				}
+				fa.Runs++
+			}
+		}
+		if ln != nil {
+			cell.Href = ln.run(runDir)
+		}
+		cb.row.Runs = append(cb.row.Runs, cell)
+	}
+	if tot.Completed > 0 {
+		tot.PassRate = float64(tot.Passed) / float64(tot.Completed)
+	}
+	p.PassRate = fmt.Sprintf("%s (%d of %d runs)", pct(tot.PassRate), tot.Passed, tot.Completed)
+	p.PassRateInterval = passRateInterval(order, byCase)
+	p.Totals = []Fact{
+		{"runs", fmt.Sprintf("%d of %d planned (%d pending)", tot.Completed, tot.Attempts, tot.Pending)},
+		{"cases", fmt.Sprint(len(order))},
+		{"graded", fmt.Sprintf("%d (passed %d, failed or errored %d, without a verdict %d)", graded, tot.Passed, tot.Failed, tot.Ungraded)},
+		{"errored", fmt.Sprintf("%d (did not end done)", errored)},
+		{"cancelled", fmt.Sprint(cancelled)},
+		{"agent tokens", tokensTotal(tokens, tot.Completed, noUsage)},
+		{"agent cost", costTotal(cost, costRuns, tot.Completed)},
+		{"duration", fmt.Sprintf("%s in all, %s per run on average", msText(dur), msText(dur/float64(max(1, tot.Completed))))},
+	}
+	tags, clusters := map[string]bool{}, map[string]bool{}
+	verdicts := map[string]bool{}
+	for _, id := range order {
+		cb := byCase[id]
+		finishCase(cb)
+		if cb.firstRunDir != "" {
+			if c, err := readCase(cb.firstRunDir); err == nil && c != nil {
+				cb.row.Tags = c.Tags
+			}
+		}
+		for _, t := range cb.row.Tags {
+			tags[t] = true
+		}
+		if cb.row.Cluster != "" {
+			clusters[cb.row.Cluster] = true
+		}
+		verdicts[cb.row.Verdict] = true
+		p.Cases = append(p.Cases, *cb.row)
+	}
+	p.Tags, p.Clusters, p.Verdicts = sortedKeys(tags), sortedKeys(clusters), sortedKeys(verdicts)
+	if ln == nil {
+		embedRuns(p, s, o, embedCandidates)
+	}
+	return p, nil
+}
+
+func cellVerdict(it record.SuiteItem, exit lux.ExitReason, passed *bool, meta *lux.RunMetadata, g *lux.GradingReport) (string, string) {
+	v := "ungraded"
+	switch {
+	case exit != lux.ExitDone:
+		v = "error"
+	case passed != nil && *passed:
+		v = "pass"
+	case passed != nil:
+		v = "fail"
+	}
+	title := fmt.Sprintf("repetition %d: %s", it.Repetition, v)
+	if exit != lux.ExitDone {
+		title += " (" + string(exit)
+		if meta != nil && meta.Reason != "" {
+			title += ": " + clip(meta.Reason, 200)
+		} else if it.Error != "" {
+			title += ": " + clip(it.Error, 200)
+		}
+		title += ")"
+	}
+	if g != nil && g.Score != nil {
+		title += ", score " + score(*g.Score)
+	}
+	return v, title
+}
+
+func finishCase(cb *caseBuild) {
+	r := cb.row
+	switch {
+	case cb.graded == 0:
+		r.Verdict = "ungraded"
+	case cb.passed == cb.runs:
+		r.Verdict = "pass"
+	case cb.passed == 0:
+		r.Verdict = "fail"
+	default:
+		r.Verdict = "flaky"
+	}
+	r.Score, r.ScoreKey = "–", -1
+	if len(cb.scores) > 0 {
+		v := meanOf(cb.scores)
+		r.Score, r.ScoreKey = score(v), v
+	}
+	r.Tokens, r.TokenKey = "unavailable", -1
+	if len(cb.tokens) > 0 {
+		v := meanOf(cb.tokens)
+		r.Tokens, r.TokenKey = compare.FormatValue("tokens", v), v
+		if cb.tokensMissing {
+			r.Tokens += " (some runs unavailable)"
+		}
+	}
+	r.Duration, r.DurKey = "–", -1
+	if len(cb.durs) > 0 {
+		v := meanOf(cb.durs)
+		r.Duration, r.DurKey = msText(v), v
+	}
+	for _, k := range cb.failedOrder {
+		r.Failed = append(r.Failed, *cb.failed[k])
+	}
+}
+
+// passRateInterval is the interval of the mean per-case pass rate, the
+// case (or its cluster) being the unit, from stats.Mean.
+func passRateInterval(order []string, byCase map[string]*caseBuild) string {
+	var values []float64
+	var clusters []string
+	anyCluster := false
+	for _, id := range order {
+		cb := byCase[id]
+		if cb.runs == 0 {
+			continue
+		}
+		values = append(values, float64(cb.passed)/float64(cb.runs))
+		clusters = append(clusters, cb.row.Cluster)
+		anyCluster = anyCluster || cb.row.Cluster != ""
+	}
+	if !anyCluster {
+		clusters = nil
+	}
+	if len(values) == 0 {
+		return "no completed run"
+	}
+	iv, err := stats.Mean(values, clusters, stats.Config{})
+	if err != nil {
+		return "no interval: " + strings.TrimPrefix(err.Error(), "stats: ")
+	}
+	units := fmt.Sprintf("%d %s", iv.N, plural(iv.N, "case", "cases"))
+	if iv.Units < iv.N {
+		units += fmt.Sprintf(" in %d clusters", iv.Units)
+	}
+	s := fmt.Sprintf("mean per-case pass rate %s [%s, %s] (%s, %g%%, %s)", pct(iv.Estimate), pct(iv.Lower), pct(iv.Upper), iv.Method, 100*iv.Level, units)
+	for _, w := range iv.Warnings {
+		s += "; " + strings.TrimPrefix(w.Error(), "stats: ")
+	}
+	return s
+}
+
+// embedRuns adds the details of the runs that did not pass, then of the
+// others, up to the cap.
+func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) {
+	items := s.Manifest.Items
+	picked := slices.Clone(notPassed)
+	if len(picked) < o.MaxEmbeddedRuns {
+		skip := make(map[int]bool, len(notPassed))
+		for _, i := range notPassed {
+			skip[i] = true
+		}
+		for i, it := range items {
+			if it.Status == record.ItemCompleted && !skip[i] {
+				picked = append(picked, i)
+				if len(picked) >= o.MaxEmbeddedRuns {
+					break
+				}
+			}
+		}
+	}
+	if len(picked) > o.MaxEmbeddedRuns {
+		picked = picked[:o.MaxEmbeddedRuns]
+	}
+	slices.Sort(picked)
+	anchors := map[int]string{}
+	for _, i := range picked {
+		dir := s.RunDir(i)
+		if dir == "" {
+			continue
+		}
+		r, err := record.ReadRun(dir, record.ReadOptions{Events: true})
+		if err != nil {
+			continue
+		}
+		rp := runPage(r, o, o.MaxEvents)
+		rp.Anchor = fmt.Sprintf("run-%d", i)
+		anchors[i] = rp.Anchor
+		p.Runs = append(p.Runs, rp)
+	}
+	completed := 0
+	for _, it := range items {
+		if it.Status == record.ItemCompleted {
+			completed++
+		}
+	}
+	if left := completed - len(p.Runs); left > 0 {
+		p.RunsNote = fmt.Sprintf("This file embeds the details of %d of %d runs (those that did not pass first) to stay small; "+
+			"`lux view -serve` shows every run, or `lux report -html OUT.html RUN_DIR` writes one run's page.", len(p.Runs), completed)
+	}
+	// Link the strip cells to the embedded sections.
+	pos := map[string]int{}
+	for ci, c := range p.Cases {
+		pos[c.CaseID] = ci
+	}
+	next := map[string]int{}
+	for i, it := range items {
+		ci := pos[it.CaseID]
+		ri := next[it.CaseID]
+		next[it.CaseID]++
+		if a, ok := anchors[i]; ok && ri < len(p.Cases[ci].Runs) {
+			p.Cases[ci].Runs[ri].Href = "#" + a
+		}
+	}
+}
+
+func readCase(runDir string) (*record.CaseRecord, error) {
+	var c record.CaseRecord
+	if err := record.ReadJSON(filepath.Join(runDir, record.CaseFile), &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func tokensTotal(sum float64, runs, missing int) string {
+	if runs > 0 && missing == runs {
+		return "unavailable (the agent reported no usage)"
+	}
+	s := compare.FormatValue("tokens", sum)
+	if missing > 0 {
+		s += fmt.Sprintf(" (unavailable for %d runs)", missing)
+	}
+	return s
+}
+
+func costTotal(sum float64, n, runs int) string {
+	if n == 0 {
+		return "unavailable"
+	}
+	s := fmt.Sprintf("$%.4f", sum)
+	if n < runs {
+		s += fmt.Sprintf(" (reported by %d of %d runs)", n, runs)
+	}
+	return s
+}
+
+func meanOf(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
