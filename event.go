@@ -3,6 +3,7 @@ package lux
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,10 +42,52 @@ func (e Event) Terminal() bool { return e.Type == EventDone || e.Type == EventEr
 
 // Ready says the agent started and what it is.
 type Ready struct {
-	AgentID      string         `json:"agentId"`
-	AgentVersion string         `json:"agentVersion,omitempty"`
-	Model        string         `json:"model,omitempty"`
-	Detail       map[string]any `json:"detail,omitempty"` // driver specific: session id, CLI version, ...
+	AgentID string `json:"agentId"`
+	// AgentVersion is the agent's release number, normalized (see
+	// NormalizeVersion): "2.1.328", "0.169.0". It is part of a run's
+	// identity.
+	AgentVersion string `json:"agentVersion,omitempty"`
+	// AgentVersionRaw is the version as the agent or its CLI reported it,
+	// when that differs from AgentVersion: "2.1.328 (Claude Code)".
+	AgentVersionRaw string         `json:"agentVersionRaw,omitempty"`
+	Model           string         `json:"model,omitempty"`
+	Detail          map[string]any `json:"detail,omitempty"` // driver specific: session id, permission mode, tools, ...
+}
+
+// sessionDetailKeys are the keys of Ready.Detail that describe one session
+// rather than the agent: ids the CLI makes up per session, its process id
+// and its working directory (the run's own workspace). They are recorded
+// but never part of a run's identity, so two runs of one case stay
+// repetitions of one measurement.
+var sessionDetailKeys = []string{"sessionId", "threadId", "pid", "cwd"}
+
+// IsSessionDetail reports whether key is a per-session key of Ready.Detail
+// (session id, thread id, pid, cwd), which a run's identity leaves out.
+func IsSessionDetail(key string) bool { return slices.Contains(sessionDetailKeys, key) }
+
+// NewReady returns a ready event payload for agent id with version
+// normalized (see NormalizeVersion) and the raw string kept when it
+// differs.
+func NewReady(agentID, version, model string, detail map[string]any) *Ready {
+	r := &Ready{AgentID: agentID, Model: model, Detail: detail}
+	r.SetVersion(version)
+	return r
+}
+
+// SetVersion sets AgentVersion to the normalized form of raw and keeps raw
+// in AgentVersionRaw when it differs. A raw string holding no release
+// number is kept as AgentVersion, so nothing the agent said is lost.
+func (r *Ready) SetVersion(raw string) {
+	raw = strings.TrimSpace(raw)
+	v := NormalizeVersion(raw)
+	switch {
+	case v == "":
+		r.AgentVersion, r.AgentVersionRaw = raw, ""
+	case v == raw:
+		r.AgentVersion, r.AgentVersionRaw = v, ""
+	default:
+		r.AgentVersion, r.AgentVersionRaw = v, raw
+	}
 }
 
 // InterruptKind is what an interrupt asks of the user.
@@ -257,10 +300,11 @@ type wireEvent struct {
 	Type EventType  `json:"type"`
 	TS   *time.Time `json:"ts,omitempty"`
 	// ready
-	AgentID      string         `json:"agentId,omitempty"`
-	AgentVersion string         `json:"agentVersion,omitempty"`
-	Model        string         `json:"model,omitempty"`
-	Detail       map[string]any `json:"detail,omitempty"`
+	AgentID         string         `json:"agentId,omitempty"`
+	AgentVersion    string         `json:"agentVersion,omitempty"`
+	AgentVersionRaw string         `json:"agentVersionRaw,omitempty"`
+	Model           string         `json:"model,omitempty"`
+	Detail          map[string]any `json:"detail,omitempty"`
 	// progress, interrupt, responded
 	ID   string `json:"id,omitempty"`
 	Kind string `json:"kind,omitempty"`
@@ -306,7 +350,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	switch e.Type {
 	case EventReady:
 		if e.Ready != nil {
-			w.AgentID, w.AgentVersion, w.Model, w.Detail = e.Ready.AgentID, e.Ready.AgentVersion, e.Ready.Model, e.Ready.Detail
+			r := e.Ready
+			w.AgentID, w.AgentVersion, w.AgentVersionRaw, w.Model, w.Detail = r.AgentID, r.AgentVersion, r.AgentVersionRaw, r.Model, r.Detail
 		}
 	case EventProgress:
 		if e.Progress != nil {
@@ -359,7 +404,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	switch w.Type {
 	case EventReady:
-		e.Ready = &Ready{AgentID: w.AgentID, AgentVersion: w.AgentVersion, Model: w.Model, Detail: w.Detail}
+		e.Ready = &Ready{AgentID: w.AgentID, AgentVersion: w.AgentVersion, AgentVersionRaw: w.AgentVersionRaw, Model: w.Model, Detail: w.Detail}
 	case EventProgress:
 		p := Progress{ID: w.ID, Kind: w.Kind}
 		decodeProgressPayload(&p, w.Payload)

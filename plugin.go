@@ -32,6 +32,12 @@ type Runtime struct {
 	// InstallHint tells a user how to install the commands when they are
 	// missing, e.g. "npm install -g @anthropic-ai/claude-code".
 	InstallHint string
+	// Versioned lists the Commands that are agent CLIs known to print
+	// their version for --version (claude, codex, cursor-agent). Only they
+	// are asked, and only in a sandbox (see driver.ProbeVersion); every
+	// other command (a lux-jsonl agent, a script) is never run to learn
+	// its version: it is identified by its content hash.
+	Versioned []string
 }
 
 // Has reports whether the runtime declares capability c.

@@ -2,6 +2,8 @@ package lux
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -152,7 +154,11 @@ type Provenance struct {
 
 // Source is where the case came from.
 type Source struct {
-	CasePath string   `json:"casePath,omitempty"` // relative to the repository root when inside one
+	// CasePath is the case file relative to the root of the git repository
+	// holding it, or, outside a repository, relative to the directory
+	// holding it (its file name): where a directory of cases sits on disk
+	// is not part of what a run measures. case.json keeps the path as given.
+	CasePath string   `json:"casePath,omitempty"`
 	Git      *GitInfo `json:"git,omitempty"`
 }
 
@@ -178,11 +184,60 @@ type RuntimeInfo struct {
 	Model        string        `json:"model,omitempty"`
 }
 
-// CommandInfo is an executable a driver launches, resolved on this machine.
+// CommandInfo is an executable a driver launches, resolved on this
+// machine. A run's identity holds what the command is (its name as
+// configured, its content hash, its version), not where it was found:
+// Path and RawVersion are recorded but left out of the identity.
 type CommandInfo struct {
-	Name    string `json:"name"`
-	Path    string `json:"path,omitempty"`    // empty when not found
-	Version string `json:"version,omitempty"` // first line of --version, when discoverable
+	Name string `json:"name"`
+	Path string `json:"path,omitempty"` // absolute, symlinks resolved; empty when not found
+	// SHA256 is the hash of the executable file's content, for every
+	// command but a known agent CLI whose version identifies it: editing
+	// an agent script changes it. Empty when the file could not be read or
+	// is larger than the hashing limit (see driver.MaxHashBytes).
+	SHA256 string `json:"sha256,omitempty"`
+	// Version is the release number a known agent CLI printed for
+	// --version, normalized ("2.1.328"); empty for any other command,
+	// which is never run to ask.
+	Version string `json:"version,omitempty"`
+	// RawVersion is the line the CLI printed ("2.1.328 (Claude Code)"),
+	// kept only when it reads as a version line and nothing else (see
+	// VersionLine).
+	RawVersion string `json:"rawVersion,omitempty"`
+}
+
+// VersionText is the version as the command printed it: RawVersion when
+// kept, else Version.
+func (c CommandInfo) VersionText() string {
+	if c.RawVersion != "" {
+		return c.RawVersion
+	}
+	return c.Version
+}
+
+// Identity returns c as a run's identity sees it: without the path it was
+// found at and the raw version line, and a command named by a path
+// ("./agent.sh", "/opt/agent/run") by its file name only, since its
+// content hash says what it is wherever it sits.
+func (c CommandInfo) Identity() CommandInfo {
+	c.Path, c.RawVersion = "", ""
+	if strings.ContainsRune(c.Name, '/') || filepath.IsAbs(c.Name) {
+		c.Name = filepath.Base(c.Name)
+	}
+	return c
+}
+
+// Identity returns r as a run's identity sees it: each command by its
+// Identity.
+func (r RuntimeInfo) Identity() RuntimeInfo {
+	if r.Commands != nil {
+		cmds := make([]CommandInfo, len(r.Commands))
+		for i, c := range r.Commands {
+			cmds[i] = c.Identity()
+		}
+		r.Commands = cmds
+	}
+	return r
 }
 
 // GradingReport is grading.json: each assertion's outcome and the case

@@ -3,7 +3,6 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -101,7 +100,7 @@ func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mi
 	hash(FieldDriverConfigHash, pa.DriverConfigHash, pb.DriverConfigHash, "")
 	hash(FieldAnswererConfigHash, pa.AnswererConfigHash, pb.AnswererConfigHash, "")
 	hash(FieldEvaluatorConfigHash, pa.EvaluatorConfigHash, pb.EvaluatorConfigHash, "")
-	value(FieldRuntime, pa.Runtime, pb.Runtime)
+	value(FieldRuntime, pa.Runtime.Identity(), pb.Runtime.Identity())
 	value(FieldEnvironment, rawValue(pa.Environment), rawValue(pb.Environment))
 	if unproven(pa.Source) || unproven(pb.Source) {
 		out = append(out, Mismatch{
@@ -112,7 +111,7 @@ func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mi
 		value(FieldSource, pa.Source, pb.Source)
 	}
 	value(FieldHost, pa.Host, pb.Host)
-	value(FieldDriver, stableDriver(ma.Driver), stableDriver(mb.Driver))
+	value(FieldDriver, record.IdentityDriver(ma.Driver), record.IdentityDriver(mb.Driver))
 	if ma.Answerer.Name != mb.Answerer.Name {
 		out = append(out, Mismatch{Field: FieldAnswerer, A: ma.Answerer.Name, B: mb.Answerer.Name})
 	}
@@ -127,24 +126,6 @@ func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mi
 // unproven reports a dirty source without a working-tree hash.
 func unproven(s *lux.Source) bool {
 	return s != nil && s.Git != nil && s.Git.Dirty && s.Git.WorkingTreeHash == ""
-}
-
-// volatileDetail are ready-detail keys that differ on every run; record.IdentityHash leaves them out too.
-var volatileDetail = []string{"sessionId", "threadId", "pid"}
-
-// stableDriver is the driver as identity sees it.
-func stableDriver(d lux.DriverInfo) lux.DriverInfo {
-	if len(d.Detail) > 0 {
-		det := maps.Clone(d.Detail)
-		for _, k := range volatileDetail {
-			delete(det, k)
-		}
-		if len(det) == 0 {
-			det = nil
-		}
-		d.Detail = det
-	}
-	return d
 }
 
 // rawValue decodes a raw JSON declaration for display and diffing; an

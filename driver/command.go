@@ -4,20 +4,31 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/proc"
 )
 
-// VersionTimeout bounds `<command> --version` in CommandInfo.
-const VersionTimeout = 5 * time.Second
+const (
+	// VersionTimeout bounds a CLI's --version in ProbeVersion.
+	VersionTimeout = 5 * time.Second
+	// MaxVersionOutput is how much of a CLI's --version output is read.
+	MaxVersionOutput = 4 << 10
+	// MaxHashBytes is the largest executable IdentifyCommand hashes;
+	// a larger one is recorded without a hash.
+	MaxHashBytes = 512 << 20
+)
 
 // CommandPath returns the command a driver config names, with a relative
 // path resolved against dir, the directory of the case file that names it
@@ -29,20 +40,29 @@ const VersionTimeout = 5 * time.Second
 // orchestrator's preflight and provenance, so a command is found the same
 // way by each.
 func CommandPath(dir, name string) string {
-	if dir == "" || name == "" || filepath.IsAbs(name) || !strings.ContainsAny(name, `/`+string(filepath.Separator)) {
+	if dir == "" || name == "" || !PathLike(name) || filepath.IsAbs(name) {
 		return name
 	}
 	return filepath.Join(dir, name)
 }
 
-// ResolveCommand returns the absolute path of the executable name names: a
-// name with a slash is taken as a path (relative to this process's working
-// directory) and must exist; a bare name is looked up on this process's PATH.
+// PathLike reports whether a configured command names a file (an absolute
+// path, or one holding a slash: "./agent.sh", "../agent/agent.py") rather
+// than a program to look up on PATH ("claude").
+func PathLike(name string) bool {
+	return filepath.IsAbs(name) || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator)
+}
+
+// ResolveCommand returns the absolute path of the executable name names:
+// a path-like name (see PathLike) is a file, relative to this process's
+// working directory (resolve a case's relative command with CommandPath
+// first), and must be an executable regular file; a bare name is looked up
+// on this process's PATH.
 func ResolveCommand(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("driver: empty command")
 	}
-	if strings.ContainsRune(name, filepath.Separator) || strings.Contains(name, "/") {
+	if PathLike(name) {
 		abs, err := filepath.Abs(name)
 		if err != nil {
 			return "", fmt.Errorf("driver: resolve %s: %w", name, err)
@@ -67,59 +87,188 @@ func ResolveCommand(name string) (string, error) {
 	return abs, nil
 }
 
-var versions struct {
-	mu sync.Mutex
-	m  map[string]string // resolved path -> version
+// fileKey names one version of a file: a file edited in place (new size,
+// modification time or inode) is a new key.
+type fileKey struct {
+	path        string
+	size        int64
+	mtime       int64
+	dev, inode  uint64
+	mode        os.FileMode
+	versionSeen bool
 }
 
-// CommandInfo resolves name (see ResolveCommand) and discovers its version:
-// the first line of `<path> --version` run with this process's environment
-// and a VersionTimeout limit, remembered per resolved path for the life of
-// the process. Path is empty when the command is not found; Version is
-// empty when it cannot be discovered.
-func CommandInfo(ctx context.Context, name string) lux.CommandInfo {
+func keyOf(path string, fi os.FileInfo) fileKey {
+	k := fileKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		k.dev, k.inode = uint64(st.Dev), uint64(st.Ino)
+	}
+	return k
+}
+
+var identities struct {
+	mu sync.Mutex
+	m  map[fileKey]lux.CommandInfo
+}
+
+// IdentifyCommand resolves name (see ResolveCommand) and identifies it by
+// content, never running it: Path is the executable with symlinks
+// resolved, SHA256 the hash of its content (up to MaxHashBytes). A
+// lux-jsonl agent or any script is identified this way, so editing it
+// changes every run's identity. Path is empty when the command is not
+// found. Results are remembered per version of the file.
+func IdentifyCommand(name string) lux.CommandInfo {
+	return identify(context.Background(), name, false)
+}
+
+// IdentifyCLI identifies name as a known agent CLI (claude, codex,
+// cursor-agent): by its version, asked with ProbeVersion in a sandbox, and
+// by its content hash only when it gives no version. Use it only for a
+// command listed in lux.Runtime.Versioned.
+func IdentifyCLI(ctx context.Context, name string) lux.CommandInfo {
+	return identify(ctx, name, true)
+}
+
+// Identify identifies each of rt's commands: those in rt.Versioned with
+// IdentifyCLI, the others with IdentifyCommand.
+func Identify(ctx context.Context, rt lux.Runtime) []lux.CommandInfo {
+	var out []lux.CommandInfo
+	for _, c := range rt.Commands {
+		out = append(out, identify(ctx, c, isVersioned(rt, c)))
+	}
+	return out
+}
+
+func isVersioned(rt lux.Runtime, name string) bool {
+	for _, v := range rt.Versioned {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
+
+func identify(ctx context.Context, name string, cli bool) lux.CommandInfo {
 	info := lux.CommandInfo{Name: name}
-	path, err := ResolveCommand(name)
+	found, err := ResolveCommand(name)
 	if err != nil {
 		return info
 	}
+	path := found
+	if real, err := filepath.EvalSymlinks(found); err == nil {
+		path = real
+	}
 	info.Path = path
-	versions.mu.Lock()
-	v, ok := versions.m[path]
-	versions.mu.Unlock()
-	if ok {
-		info.Version = v
+	fi, err := os.Stat(path)
+	if err != nil {
 		return info
 	}
-	info.Version = discoverVersion(ctx, path)
+	key := keyOf(path, fi)
+	key.versionSeen = cli
+	identities.mu.Lock()
+	cached, ok := identities.m[key]
+	identities.mu.Unlock()
+	if ok {
+		cached.Name = name
+		return cached
+	}
+	if cli {
+		info.Version, info.RawVersion = ProbeVersion(ctx, found)
+	}
+	if info.Version == "" {
+		info.SHA256, _ = hashExecutable(path, fi)
+	}
 	if ctx.Err() == nil {
-		versions.mu.Lock()
-		if versions.m == nil {
-			versions.m = map[string]string{}
+		identities.mu.Lock()
+		if identities.m == nil {
+			identities.m = map[fileKey]lux.CommandInfo{}
 		}
-		versions.m[path] = info.Version
-		versions.mu.Unlock()
+		identities.m[key] = info
+		identities.mu.Unlock()
 	}
 	return info
 }
 
-func discoverVersion(ctx context.Context, path string) string {
+// hashExecutable hashes the file at path if it is still the file fi
+// describes and no larger than MaxHashBytes.
+func hashExecutable(path string, fi os.FileInfo) (string, error) {
+	if !fi.Mode().IsRegular() || fi.Size() > MaxHashBytes {
+		return "", fmt.Errorf("driver: %s is not a regular file of at most %d bytes", path, MaxHashBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, MaxHashBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if n != fi.Size() {
+		return "", fmt.Errorf("driver: %s changed while it was hashed", path)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ProbeVersion runs `<path> --version` for a known agent CLI and returns
+// the release number it printed, normalized (see lux.NormalizeVersion),
+// and the line it came from when that line reads as a version line and
+// nothing else (lux.VersionLine). The CLI runs sandboxed: in a fresh
+// temporary directory that is also its HOME and TMPDIR, with an
+// environment of only PATH (the CLI's own directory, then DefaultPath),
+// HOME, TMPDIR and LANG=C — none of this process's variables, so no API
+// key — in its own process group, stopped after VersionTimeout, with
+// MaxVersionOutput bytes of output read. Output that holds no version is
+// discarded: ("", "").
+func ProbeVersion(ctx context.Context, path string) (version, raw string) {
+	tmp, err := os.MkdirTemp("", "lux-version-")
+	if err != nil {
+		return "", ""
+	}
+	defer os.RemoveAll(tmp)
 	res, err := proc.Run(ctx, proc.Spec{
 		Path:      path,
 		Args:      []string{"--version"},
-		Env:       os.Environ(),
+		Dir:       tmp,
+		Env:       probeEnv(path, tmp),
 		Timeout:   VersionTimeout,
-		MaxOutput: 64 << 10,
+		MaxOutput: MaxVersionOutput,
 		Grace:     time.Second,
 	})
 	if err != nil || res.TimedOut || res.Code != 0 {
-		return ""
+		return "", ""
 	}
 	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))
 	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			return line
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
 		}
+		v := lux.NormalizeVersion(line)
+		if v == "" {
+			return "", ""
+		}
+		if lux.VersionLine(line) && line != v {
+			raw = line
+		}
+		return v, raw
 	}
-	return ""
+	return "", ""
+}
+
+// probeEnv is the environment of a version probe: the CLI's own
+// directory first on PATH (an npm-installed CLI's interpreter often sits
+// beside its link), and a HOME and TMPDIR of its own.
+func probeEnv(path, tmp string) []string {
+	dirs := []string{filepath.Dir(path)}
+	if real, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(real) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	return []string{
+		"PATH=" + strings.Join(append(dirs, DefaultPath), string(os.PathListSeparator)),
+		"HOME=" + tmp,
+		"TMPDIR=" + tmp,
+		"LANG=C",
+	}
 }

@@ -93,9 +93,7 @@ func DecodeLuxJSONL(line []byte) (lux.Event, bool) {
 		if l.AgentID == nil {
 			return lux.Event{}, false
 		}
-		return lux.Event{Type: lux.EventReady, Ready: &lux.Ready{
-			AgentID: *l.AgentID, AgentVersion: l.AgentVersion, Model: l.Model, Detail: l.Detail,
-		}}, true
+		return lux.Event{Type: lux.EventReady, Ready: lux.NewReady(*l.AgentID, l.AgentVersion, l.Model, l.Detail)}, true
 	case "progress":
 		return decodeProgress(l)
 	case "interrupt":

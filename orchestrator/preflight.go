@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -64,6 +65,7 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 	seen := map[string]int{}
 	type cmdRef struct {
 		name, path, hint, driver string // path: name resolved against the case's directory
+		cli                      bool
 	}
 	var commands []cmdRef
 	cmdSeen := map[string]bool{}
@@ -91,12 +93,12 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 			path := driver.CommandPath(p.caseDir, cmd)
 			if !cmdSeen[path] {
 				cmdSeen[path] = true
-				commands = append(commands, cmdRef{cmd, path, p.runtime.InstallHint, p.driverName})
+				commands = append(commands, cmdRef{cmd, path, p.runtime.InstallHint, p.driverName, slices.Contains(p.runtime.Versioned, cmd)})
 			}
 		}
 	}
 	for _, c := range commands {
-		info := driver.CommandInfo(ctx, c.path)
+		info := o.prov.command(ctx, "", c.path, c.cli)
 		d := Diagnostic{ID: "command:" + c.name}
 		switch {
 		case info.Path == "" && c.path != c.name:
@@ -112,10 +114,17 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 			if d.Detail == "" {
 				d.Detail = "install it, or give the driver its full path"
 			}
+		case !c.cli:
+			// Never run to ask: a lux-jsonl agent is identified by its content.
+			d.Status = StatusPass
+			d.Message = fmt.Sprintf("%s found at %s", c.name, info.Path)
+			if info.SHA256 != "" {
+				d.Message += " (sha256 " + info.SHA256[:12] + ")"
+			}
 		case info.Version == "":
 			d.Status = StatusWarn
 			d.Message = fmt.Sprintf("%s found at %s, but its version is unknown", c.name, info.Path)
-			d.Detail = fmt.Sprintf("`%s --version` printed nothing or failed; runs cannot record which version ran", c.name)
+			d.Detail = fmt.Sprintf("`%s --version` printed no version; runs identify it by its content hash instead", c.name)
 		default:
 			d.Status = StatusPass
 			d.Message = fmt.Sprintf("%s found at %s: %s", c.name, info.Path, info.Version)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,11 +47,17 @@ func hostInfo() lux.Host {
 }
 
 // command resolves name, a command as configured, against dir (see
-// driver.CommandPath), on PATH or as a path, and asks it for its version
-// (see driver.CommandInfo), once per Orchestrator. The result keeps the
+// driver.CommandPath), on PATH or as a path, and identifies it, once per
+// Orchestrator: a known agent CLI (cli) by its sandboxed --version, any
+// other command by its content hash, never running it (see
+// driver.IdentifyCLI and driver.IdentifyCommand). The result keeps the
 // configured name.
-func (pc *provenanceCache) command(ctx context.Context, dir, name string) lux.CommandInfo {
-	key := driver.CommandPath(dir, name)
+func (pc *provenanceCache) command(ctx context.Context, dir, name string, cli bool) lux.CommandInfo {
+	path := driver.CommandPath(dir, name)
+	key := path
+	if cli {
+		key = "cli\x00" + path
+	}
 	pc.mu.Lock()
 	e := pc.commands[key]
 	if e == nil {
@@ -58,7 +65,13 @@ func (pc *provenanceCache) command(ctx context.Context, dir, name string) lux.Co
 		pc.commands[key] = e
 	}
 	pc.mu.Unlock()
-	e.once.Do(func() { e.v = driver.CommandInfo(context.WithoutCancel(ctx), key) })
+	e.once.Do(func() {
+		if cli {
+			e.v = driver.IdentifyCLI(context.WithoutCancel(ctx), path)
+		} else {
+			e.v = driver.IdentifyCommand(path)
+		}
+	})
 	info := e.v
 	info.Name = name
 	return info
@@ -79,7 +92,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo {
 	ri := lux.RuntimeInfo{Driver: p.driverName, Capabilities: p.runtime.Capabilities, Model: p.runtime.Model}
 	for _, c := range p.runtime.Commands {
-		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c))
+		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c, slices.Contains(p.runtime.Versioned, c)))
 	}
 	return ri
 }

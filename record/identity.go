@@ -14,10 +14,11 @@ import (
 // ran the same case (caseHash), graded by the same assertions
 // (assertionsHash, evaluatorConfigHash) from the same fixtures
 // (fixturesHash), with the same driver config, answerer config, runtime
-// (driver, commands and their versions, capabilities, model), host, source
-// (case path and git commit) and declared environment, against the same
-// agent as it reported itself when ready (agent id, version, model; detail
-// without per-session ids), within the same experiment.
+// (driver, commands by name, content hash and version — not where they
+// were found; see lux.RuntimeInfo.Identity), host, source (case path and
+// git commit) and declared environment, against the same agent as it
+// reported itself when ready (see IdentityDriver), within the same
+// experiment.
 //
 // Left out, because they differ between repetitions by design: the run id,
 // suite id, repetition, every time, usage and outcome, and the experiment
@@ -40,17 +41,7 @@ func IdentityHash(m *lux.RunMetadata) string {
 			source = src
 		}
 	}
-	ready := m.Driver.Ready
-	if len(ready.Detail) > 0 {
-		d := asRead(ready.Detail)
-		for _, k := range volatileDetail {
-			delete(d, k)
-		}
-		if len(d) == 0 {
-			d = nil
-		}
-		ready.Detail = d
-	}
+	driver := IdentityDriver(m.Driver)
 	var env any
 	if len(p.Environment) > 0 {
 		env = json.RawMessage(p.Environment)
@@ -58,7 +49,7 @@ func IdentityHash(m *lux.RunMetadata) string {
 	h, err := lux.HashValue(map[string]any{
 		"source":              source,
 		"host":                p.Host,
-		"runtime":             p.Runtime,
+		"runtime":             p.Runtime.Identity(),
 		"environment":         env,
 		"caseHash":            p.CaseHash,
 		"assertionsHash":      p.AssertionsHash,
@@ -67,7 +58,7 @@ func IdentityHash(m *lux.RunMetadata) string {
 		"answererConfigHash":  p.AnswererConfigHash,
 		"evaluatorConfigHash": p.EvaluatorConfigHash,
 		"experimentId":        p.ExperimentID,
-		"driver":              map[string]any{"name": m.Driver.Name, "ready": ready},
+		"driver":              map[string]any{"name": driver.Name, "ready": driver.Ready},
 		"answerer":            m.Answerer.Name,
 	})
 	if err != nil {
@@ -93,5 +84,23 @@ func asRead(detail map[string]any) map[string]any {
 	return out
 }
 
-// volatileDetail are ready-detail keys that differ on every run.
-var volatileDetail = []string{"sessionId", "threadId", "pid"}
+// IdentityDriver is the driver of a run as its identity sees it: the
+// agent as it reported itself when ready, without the raw version string
+// and the per-session detail (lux.IsSessionDetail: session and thread
+// ids, pid, working directory). Detail reads as it would from run.json.
+func IdentityDriver(d lux.DriverInfo) lux.DriverInfo {
+	d.AgentVersionRaw = ""
+	if len(d.Detail) > 0 {
+		det := asRead(d.Detail)
+		for k := range det {
+			if lux.IsSessionDetail(k) {
+				delete(det, k)
+			}
+		}
+		if len(det) == 0 {
+			det = nil
+		}
+		d.Detail = det
+	}
+	return d
+}

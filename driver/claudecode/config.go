@@ -274,6 +274,7 @@ func (c *Config) idleTimeout() time.Duration {
 func (c *Config) Runtime() lux.Runtime {
 	return lux.Runtime{
 		Commands:     []string{c.command()},
+		Versioned:    []string{c.command()},
 		Capabilities: []lux.Capability{lux.CanAsk, lux.CanApprove, lux.ReportsTools, lux.ReportsUsage, lux.ReportsCost},
 		Model:        c.Model,
 		InstallHint:  InstallHint,

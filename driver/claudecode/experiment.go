@@ -61,7 +61,7 @@ func IdentityOf(ctx context.Context, cfg lux.DriverConfig, root string) (any, er
 	if !ok {
 		return nil, fmt.Errorf("claudecode: identity: config is %T, not *claudecode.Config", cfg)
 	}
-	info := driver.CommandInfo(ctx, c.command())
+	info := driver.IdentifyCLI(ctx, c.command())
 	if info.Path == "" {
 		return nil, fmt.Errorf("claudecode: identity: %s not found (install it with: %s)", c.command(), InstallHint)
 	}

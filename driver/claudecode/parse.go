@@ -157,9 +157,7 @@ func (p *parser) system(out *output, subtype string, b []byte) {
 		if len(plugins) > 0 {
 			detail["plugins"] = plugins
 		}
-		out.add(lux.Event{Type: lux.EventReady, Ready: &lux.Ready{
-			AgentID: AgentID, AgentVersion: l.Version, Model: l.Model, Detail: detail,
-		}})
+		out.add(lux.Event{Type: lux.EventReady, Ready: lux.NewReady(AgentID, l.Version, l.Model, detail)})
 	case "permission_denied":
 		var l permissionDeniedLine
 		_ = json.Unmarshal(b, &l)

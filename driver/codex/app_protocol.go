@@ -197,9 +197,7 @@ func (p *appProtocol) response(m rpcMessage) ([]lux.Event, [][]byte) {
 			if model == "" {
 				model = p.opts.Model
 			}
-			out = append(out, lux.Event{Type: lux.EventReady, Ready: &lux.Ready{
-				AgentID: AgentID, AgentVersion: version, Model: model, Detail: detail,
-			}})
+			out = append(out, lux.Event{Type: lux.EventReady, Ready: lux.NewReady(AgentID, version, model, detail)})
 		}
 		return out, [][]byte{p.turnStart()}
 	case idTurnStart:

@@ -298,6 +298,7 @@ func (c *Config) Runtime() lux.Runtime {
 	}
 	return lux.Runtime{
 		Commands:     []string{c.Command},
+		Versioned:    []string{c.Command},
 		Capabilities: caps,
 		Model:        c.Model,
 		InstallHint:  InstallHint,

@@ -159,9 +159,7 @@ func (p *execParser) readyEvent() []lux.Event {
 	if p.threadID != "" {
 		detail["threadId"] = p.threadID
 	}
-	return []lux.Event{{Type: lux.EventReady, Ready: &lux.Ready{
-		AgentID: AgentID, AgentVersion: p.opts.CLIVersion, Model: p.opts.Model, Detail: detail,
-	}}}
+	return []lux.Event{{Type: lux.EventReady, Ready: lux.NewReady(AgentID, p.opts.CLIVersion, p.opts.Model, detail)}}
 }
 
 // item translates one thread item, started or completed.

@@ -58,7 +58,8 @@ func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
 // Identity is what shapes the agent's behaviour in a run, so that arms
 // with different agents are never pooled.
 type Identity struct {
-	// CLIVersion is the first line of `codex --version`.
+	// CLIVersion is the release number `codex --version` printed (see
+	// driver.ProbeVersion).
 	CLIVersion string `json:"cliVersion"`
 	// Executable is the resolved command and SHA256 the hash of the file
 	// it resolves to (for an npm install, the CLI's launcher script).
@@ -81,7 +82,7 @@ func identity(ctx context.Context, dc lux.DriverConfig, root string) (any, error
 	if root != "" && !filepath.IsAbs(cmd) && filepath.Base(cmd) != cmd {
 		cmd = filepath.Join(root, cmd)
 	}
-	info := driver.CommandInfo(ctx, cmd)
+	info := driver.IdentifyCLI(ctx, cmd)
 	if info.Path == "" {
 		return nil, fmt.Errorf("codex: %q is not installed (install it with %q, or set command to its path)", c.Command, InstallHint)
 	}

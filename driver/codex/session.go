@@ -48,7 +48,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		s.cleanHome()
 		return nil, err
 	}
-	version := driver.CommandInfo(ctx, c.Command).Version
+	version := driver.IdentifyCLI(ctx, c.Command).VersionText()
 	opts := driver.SessionOptions{
 		Process: driver.ProcessSpec{
 			Path:   path,

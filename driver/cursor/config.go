@@ -256,6 +256,7 @@ func (d *driverConfig) Runtime() lux.Runtime {
 	}
 	return lux.Runtime{
 		Commands:     []string{d.Command},
+		Versioned:    []string{d.Command},
 		Capabilities: caps,
 		Model:        d.Model,
 		InstallHint:  InstallHint,

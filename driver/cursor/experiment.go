@@ -59,7 +59,7 @@ func identity(ctx context.Context, c lux.DriverConfig, _ string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("cursor: identity: not a cursor config (%T)", c)
 	}
-	info := driver.CommandInfo(ctx, d.Command)
+	info := driver.IdentifyCLI(ctx, d.Command)
 	if info.Path == "" {
 		return nil, fmt.Errorf("cursor: %s not found (install it: %s)", d.Command, InstallHint)
 	}

@@ -132,7 +132,7 @@ func (p *parser) with(evs []lux.Event, more ...lux.Event) []lux.Event {
 
 func (p *parser) readyEvent(init line) lux.Event {
 	p.ready = true
-	r := &lux.Ready{AgentID: AgentID, AgentVersion: p.opts.CLIVersion, Model: p.opts.Model}
+	r := lux.NewReady(AgentID, p.opts.CLIVersion, p.opts.Model, nil)
 	detail := map[string]any{}
 	if init == nil {
 		detail["init"] = "missing"

@@ -53,7 +53,7 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 		return nil, err
 	}
 	env = append(env, TagEnv+"="+tag)
-	version := driver.CommandInfo(ctx, path).Version
+	version := driver.IdentifyCLI(ctx, path).VersionText()
 	args := d.args(ws, info.Prompt)
 	sess := &session{tag: TagEnv + "=" + tag, grace: d.ResultGrace.D()}
 	pr := &protocol{s: sess, p: newParser(parseOptions{

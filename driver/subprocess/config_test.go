@@ -147,9 +147,12 @@ func TestExperiment(t *testing.T) {
 	require.NotNil(t, exp)
 	assert.Equal(t, "1", exp.Version)
 
-	// A script whose --version answers, so the version is discoverable.
-	script := filepath.Join(t.TempDir(), "agent")
-	body := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'agent 2.0'; exit 0; fi\necho '{\"type\":\"ready\",\"agentId\":\"s\"}'\n"
+	// A script whose --version would answer: the identity never asks it,
+	// and the marker file shows it was not run.
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent")
+	marker := filepath.Join(dir, "ran")
+	body := "#!/bin/sh\ntouch '" + marker + "'\nif [ \"$1\" = --version ]; then echo 'agent 2.0'; exit 0; fi\necho '{\"type\":\"ready\",\"agentId\":\"s\"}'\n"
 	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
 
 	dc, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"` + script + `","inheritEnv":true,"env":{"A":"1"}}`))
@@ -166,9 +169,9 @@ func TestExperiment(t *testing.T) {
 	assert.Equal(t, subprocess.Identity{
 		Command: script,
 		Path:    script,
-		Version: "agent 2.0",
 		SHA256:  lux.HashBytes([]byte(body)),
 	}, id)
+	assert.NoFileExists(t, marker, "the identity ran the agent")
 	_, err = lux.HashValue(id)
 	require.NoError(t, err, "identity must be JSON-encodable")
 

@@ -70,14 +70,13 @@ func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
 }
 
 // Identity is what shapes a subprocess agent's behaviour beyond its
-// config: the executable itself. Version is discovered by running
-// `<command> --version` once (5 s limit), so an agent meant for
-// experiments should answer --version or at least exit promptly on it.
+// config: the executable itself, by the hash of its content. The agent is
+// never run to learn a version: a lux-jsonl agent reports its version in
+// its ready event.
 type Identity struct {
 	Command string `json:"command"`
 	Path    string `json:"path"`
-	Version string `json:"version,omitempty"` // first line of --version, when it gives one
-	SHA256  string `json:"sha256"`            // of the executable file
+	SHA256  string `json:"sha256"` // of the executable file
 }
 
 func identity(ctx context.Context, dc lux.DriverConfig, _ string) (any, error) {
@@ -93,7 +92,7 @@ func identity(ctx context.Context, dc lux.DriverConfig, _ string) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: identity: %w", err)
 	}
-	return Identity{Command: c.Command, Path: path, Version: driver.CommandInfo(ctx, path).Version, SHA256: sum}, nil
+	return Identity{Command: c.Command, Path: path, SHA256: sum}, nil
 }
 
 // resolve finds the executable: a path relative to caseDir (see

@@ -1,0 +1,50 @@
+package lux_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/luxeval/lux"
+)
+
+func TestNormalizeVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"2.1.328 (Claude Code)":   "2.1.328",
+		"codex-cli 0.169.0":       "0.169.0",
+		"v1.4":                    "1.4",
+		"2025.09.18-7ae6800":      "2025.09.18-7ae6800",
+		"my-agent 1.0.0-rc.1":     "1.0.0-rc.1",
+		"  0.1.2\n":               "0.1.2",
+		"dev":                     "",
+		"":                        "",
+		`{"agentVersion":"1.0"}`:  "",
+		"1.2.3-sk-test-secret-xy": "",
+	} {
+		assert.Equal(t, want, lux.NormalizeVersion(in), "NormalizeVersion(%q)", in)
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	for in, want := range map[string]bool{
+		"2.1.328 (Claude Code)":                 true,
+		"codex-cli 0.169.0":                     true,
+		"1.0.0 key=sk-secret":                   false,
+		"1.0.0 sk-ant-api03-abcdefghijklmnopqr": false,
+		"1.0.0\tx":                              false,
+		"no version here":                       false,
+	} {
+		assert.Equal(t, want, lux.VersionLine(in), "VersionLine(%q)", in)
+	}
+}
+
+func TestReadyVersion(t *testing.T) {
+	r := lux.NewReady("claude-code", "2.1.328 (Claude Code)", "m", nil)
+	assert.Equal(t, "2.1.328", r.AgentVersion)
+	assert.Equal(t, "2.1.328 (Claude Code)", r.AgentVersionRaw)
+	r.SetVersion("0.169.0")
+	assert.Equal(t, "0.169.0", r.AgentVersion)
+	assert.Empty(t, r.AgentVersionRaw)
+	r.SetVersion("nightly")
+	assert.Equal(t, "nightly", r.AgentVersion, "a version without a release number is kept as given")
+}
