@@ -71,8 +71,8 @@ func TestRunMismatchDiffs(t *testing.T) {
 	require.Len(t, c.Mismatches, 2)
 	assert.Contains(t, c.Mismatches[0].Diff, `-   Prompt:  "write hello.txt saying hello",`)
 	assert.Contains(t, c.Mismatches[0].Diff, `+   Prompt:  "write bye.txt",`)
-	assert.Contains(t, c.Mismatches[1].Diff, `-       Version: "1.0",`)
-	assert.Contains(t, c.Mismatches[1].Diff, `+       Version: "2.0",`)
+	assert.Regexp(t, `-\s+Version:\s+"1.0",`, c.Mismatches[1].Diff)
+	assert.Regexp(t, `\+\s+Version:\s+"2.0",`, c.Mismatches[1].Diff)
 	assert.NotContains(t, c.Mismatches[1].Diff, "\u00a0", "diffs are normalised to plain spaces")
 }
 

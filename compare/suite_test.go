@@ -346,7 +346,7 @@ func TestSuiteIdentity(t *testing.T) {
 	}
 	require.NotNil(t, within)
 	assert.Equal(t, FieldDriver, within.Field)
-	assert.Contains(t, within.Diff, `+     AgentVersion: "1.1",`)
+	assert.Regexp(t, `\+\s+AgentVersion:\s+"1.1",`, within.Diff)
 	assert.Equal(t, "c04", c.Mismatches[1].CaseID)
 	fields := map[Field]bool{}
 	for _, m := range c.Mismatches[1].Mismatches {

@@ -20,8 +20,11 @@
 //     inherit it), and call [StartSession] with a [ProcessSpec] (command,
 //     arguments, working directory, environment, StartInfo.Stderr) and the
 //     run's limits. The returned [*Session] is the [lux.Session].
-//  4. For Runtime and experiment identity, use [CommandInfo] (the resolved
-//     executable and its --version) and [HashFile].
+//  4. For Runtime and experiment identity, use [IdentifyCommand] (the
+//     resolved executable and its content hash; the command is never run)
+//     or, for an agent CLI known to answer --version that the Runtime
+//     lists in Versioned, [IdentifyCLI] (its version, asked in a sandbox
+//     by [ProbeVersion]), and [HashFile].
 //
 // A Session starts the agent in its own process group, reads stdout with
 // a [LineReader] (a line over the cap ends the run), runs an [IdleClock]

@@ -12,13 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// cmdConfig is a driver config that launches the commands it is given.
+// cmdConfig is a driver config that launches the commands it is given;
+// the versioned ones are agent CLIs that answer --version.
 type cmdConfig struct {
-	Commands []string `json:"commands"`
+	Commands  []string `json:"commands"`
+	Versioned []string `json:"versioned,omitempty"`
 }
 
 func (c *cmdConfig) Runtime() lux.Runtime {
-	return lux.Runtime{Commands: c.Commands, InstallHint: "go install example.com/agent@latest"}
+	return lux.Runtime{Commands: c.Commands, Versioned: c.Versioned, InstallHint: "go install example.com/agent@latest"}
 }
 func (c *cmdConfig) Start(context.Context, lux.StartInfo) (lux.Session, error) {
 	return nil, os.ErrInvalid
@@ -37,7 +39,13 @@ func TestPreflight(t *testing.T) {
 		return c, lux.DecodeConfig(raw, c)
 	}}))
 	o := New(reg, Options{RunsRoot: filepath.Join(t.TempDir(), "runs")})
-	ref := &lux.PluginRef{Name: "cmd", Config: map[string]any{"commands": []string{withVersion, silent, "no-such-agent-xyz"}}}
+	script := filepath.Join(bin, "agent.sh")
+	ran := filepath.Join(bin, "ran")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\ntouch '"+ran+"'\necho 'agent 3.0'\n"), 0o755))
+	ref := &lux.PluginRef{Name: "cmd", Config: map[string]any{
+		"commands":  []string{withVersion, silent, "no-such-agent-xyz", script},
+		"versioned": []string{withVersion, silent, "no-such-agent-xyz"},
+	}}
 	diags := o.Preflight(context.Background(), []*lux.Case{
 		{ID: "a", Prompt: "p", Driver: ref},
 		{ID: "a", Prompt: "p", Driver: ref},
@@ -57,8 +65,13 @@ func TestPreflight(t *testing.T) {
 
 	v := byID["command:"+withVersion][0]
 	assert.Equal(t, StatusPass, v.Status)
-	assert.Contains(t, v.Message, "agent 2.1")
+	assert.Contains(t, v.Message, ": 2.1")
 	assert.Equal(t, StatusWarn, byID["command:"+silent][0].Status)
+	// A command that is not a known agent CLI is never run to ask.
+	s := byID["command:"+script][0]
+	assert.Equal(t, StatusPass, s.Status)
+	assert.Contains(t, s.Message, "sha256 ")
+	assert.NoFileExists(t, ran, "preflight ran a lux-jsonl agent")
 	missing := byID["command:no-such-agent-xyz"]
 	require.Len(t, missing, 1, "each command is checked once")
 	assert.Equal(t, StatusFail, missing[0].Status)
@@ -66,7 +79,7 @@ func TestPreflight(t *testing.T) {
 	assert.Equal(t, "go install example.com/agent@latest", missing[0].Detail)
 	assert.False(t, Healthy(diags))
 
-	healthy := o.Preflight(context.Background(), []*lux.Case{{ID: "ok", Prompt: "p", Driver: &lux.PluginRef{Name: "cmd", Config: map[string]any{"commands": []string{withVersion}}}}})
+	healthy := o.Preflight(context.Background(), []*lux.Case{{ID: "ok", Prompt: "p", Driver: &lux.PluginRef{Name: "cmd", Config: map[string]any{"commands": []string{withVersion}, "versioned": []string{withVersion}}}}})
 	assert.True(t, Healthy(healthy))
 
 	blocked := filepath.Join(t.TempDir(), "file")

@@ -214,7 +214,7 @@ func TestIdentity(t *testing.T) {
 		return v.(*Identity)
 	}
 	first := identity()
-	assert.Equal(t, "9.9.9 (Claude Code)", first.CLIVersion)
+	assert.Equal(t, "9.9.9", first.CLIVersion)
 	assert.Len(t, first.ExecutableSHA256, 64)
 	require.NotNil(t, first.Settings)
 	require.Len(t, first.Plugins, 1)

@@ -93,7 +93,9 @@ func TestCaseWritesAndRunsACommand(t *testing.T) {
 	require.NotNil(t, m.Usage.AgentCostUSD)
 	assert.InDelta(t, 2150*3e-6+90*15e-6+5100*0.3e-6+500*3.75e-6, *m.Usage.AgentCostUSD, 1e-9)
 	require.Len(t, m.Provenance.Runtime.Commands, 1)
-	assert.Regexp(t, `^\d+\.\d+\.\d+ \(Claude Code\)$`, m.Provenance.Runtime.Commands[0].Version)
+	assert.Regexp(t, `^\d+\.\d+\.\d+$`, m.Provenance.Runtime.Commands[0].Version)
+	assert.Regexp(t, `^\d+\.\d+\.\d+ \(Claude Code\)$`, m.Provenance.Runtime.Commands[0].RawVersion)
+	assert.Equal(t, m.Provenance.Runtime.Commands[0].Version, m.Driver.AgentVersion, "one normalized version")
 	assert.Equal(t, claudecode.AgentID, m.Driver.AgentID)
 }
 

@@ -112,7 +112,7 @@ func TestExecParserEvents(t *testing.T) {
 		{
 			name:  "thread started is ready",
 			lines: []string{`{"type":"thread.started","thread_id":"t1"}`, `{"type":"turn.started"}`},
-			want: []lux.Event{{Type: lux.EventReady, Ready: &lux.Ready{AgentID: "codex", AgentVersion: "codex-cli 0.169.0", Model: "gpt-5.5",
+			want: []lux.Event{{Type: lux.EventReady, Ready: &lux.Ready{AgentID: "codex", AgentVersion: "0.169.0", AgentVersionRaw: "codex-cli 0.169.0", Model: "gpt-5.5",
 				Detail: map[string]any{"mode": "exec", "threadId": "t1"}}}},
 		},
 		{

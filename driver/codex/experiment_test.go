@@ -37,7 +37,7 @@ func TestExperimentSupport(t *testing.T) {
 		return v.(codex.Identity)
 	}
 	a := id(base)
-	assert.Equal(t, "codex-cli 0.169.0", a.CLIVersion)
+	assert.Equal(t, "0.169.0", a.CLIVersion)
 	assert.Len(t, a.SHA256, 64)
 	_, err = json.Marshal(a)
 	require.NoError(t, err)

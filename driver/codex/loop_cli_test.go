@@ -97,8 +97,10 @@ func TestLoopWritesAndRuns(t *testing.T) {
 	assert.Equal(t, &lux.TokenUsage{Input: 1500, Output: 85, CacheRead: 2000}, m.Usage.Agent)
 	assert.Equal(t, lux.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, m.ToolCalls)
 	require.Len(t, m.Provenance.Runtime.Commands, 1)
-	assert.Equal(t, "codex-cli 0.169.0", m.Provenance.Runtime.Commands[0].Version)
-	assert.Equal(t, "codex-cli 0.169.0", m.Driver.AgentVersion)
+	assert.Equal(t, "0.169.0", m.Provenance.Runtime.Commands[0].Version)
+	assert.Equal(t, "codex-cli 0.169.0", m.Provenance.Runtime.Commands[0].RawVersion)
+	assert.Equal(t, "0.169.0", m.Driver.AgentVersion)
+	assert.Equal(t, "codex-cli 0.169.0", m.Driver.AgentVersionRaw)
 	assert.Contains(t, m.StderrTail, "Reading additional input from stdin", "stderr tail kept")
 	assert.Equal(t, lux.EventReady, events[0].Type)
 

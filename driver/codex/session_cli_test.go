@@ -50,7 +50,7 @@ func TestExecWritesAndRuns(t *testing.T) {
 	// cached, output 85.
 	assert.Equal(t, &lux.TokenUsage{Input: 1500, Output: 85, CacheRead: 2000}, end.Done.Usage)
 	require.Equal(t, lux.EventReady, run.events[0].Type)
-	assert.Equal(t, "codex-cli 0.169.0", run.events[0].Ready.AgentVersion)
+	assert.Equal(t, "0.169.0", run.events[0].Ready.AgentVersion)
 	assertHermetic(t, srv)
 }
 

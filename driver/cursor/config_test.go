@@ -155,13 +155,13 @@ func TestRuntime(t *testing.T) {
 		{
 			name: "defaults: tool events only",
 			raw:  `{}`,
-			want: lux.Runtime{Commands: []string{"cursor-agent"}, Capabilities: []lux.Capability{lux.ReportsTools}, Model: "auto", InstallHint: InstallHint},
+			want: lux.Runtime{Commands: []string{"cursor-agent"}, Versioned: []string{"cursor-agent"}, Capabilities: []lux.Capability{lux.ReportsTools}, Model: "auto", InstallHint: InstallHint},
 		},
 		{
 			name: "usage declared on request",
 			raw:  `{"command":"/opt/cursor/agent","model":"gpt-5.5-medium","reportsUsage":true}`,
 			want: lux.Runtime{
-				Commands: []string{"/opt/cursor/agent"}, Capabilities: []lux.Capability{lux.ReportsTools, lux.ReportsUsage},
+				Commands: []string{"/opt/cursor/agent"}, Versioned: []string{"/opt/cursor/agent"}, Capabilities: []lux.Capability{lux.ReportsTools, lux.ReportsUsage},
 				Model: "gpt-5.5-medium", InstallHint: InstallHint,
 			},
 		},
