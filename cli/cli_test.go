@@ -87,7 +87,8 @@ func TestRunValidateViewDoctor(t *testing.T) {
 	require.Equal(t, cli.ExitFailed, code, "the color case fails on purpose\n%s\n%s", out, errOut)
 	require.Regexp(t, `color\s+1\s+FAIL\s+0\.00\s+done`, out)
 	require.Regexp(t, `hello\s+1\s+pass\s+1\.00\s+done`, out)
-	require.Contains(t, out, "2 runs: 1 passed, 1 failed, 0 ungraded (pass rate 50.0%)")
+	require.Contains(t, out, "2 runs: 1 passed, 1 failed (pass rate 50.0% of 2 graded)")
+	require.Contains(t, out, `✗ file-contains:1: "color.txt" does not contain "red"`)
 
 	code, out, _ = run(t, reg, "run", "-q", "-runs-root", root, "-driver", driverJSON(), "-tag", "SMOKE", "-repeat", "2", "-j", "2", cases)
 	require.Equal(t, cli.ExitOK, code, out)

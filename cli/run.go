@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
@@ -132,26 +130,6 @@ func parseRef(flagName, v string) (*lux.PluginRef, error) {
 	return &ref, nil
 }
 
-func progressPrinter(w io.Writer) func(orchestrator.Update) {
-	return func(u orchestrator.Update) {
-		if u.Kind != orchestrator.RunFinished {
-			return
-		}
-		verdict := "ungraded"
-		if u.Passed != nil {
-			verdict = map[bool]string{true: "PASS", false: "FAIL"}[*u.Passed]
-		}
-		if u.Err != nil {
-			verdict = "ERROR"
-		}
-		fmt.Fprintf(w, "[%d/%d] %-8s %s #%d (%s, %s)\n", u.Done, u.Total, verdict, u.CaseID, u.Repetition,
-			u.ExitReason, u.Duration.Round(10*time.Millisecond))
-		if u.Err != nil {
-			fmt.Fprintf(w, "         %v\n", u.Err)
-		}
-	}
-}
-
 func runCommand() command {
 	return command{
 		name:    "run",
@@ -180,6 +158,9 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		return ExitUsage
 	}
 	o := orchestrator.New(e.reg, opts)
+	if code := preflight(ctx, e, o, cases, f.quiet); code != ExitOK {
+		return code
+	}
 	res, err := o.RunSuite(ctx, cases)
 	if res == nil {
 		e.errorf("%v", err)
@@ -191,7 +172,7 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	if *f.json {
 		e.writeJSON(newSuiteReport(res.Dir, res.Manifest, res.Summary))
 	} else {
-		writeSuiteTable(e.stdout, res.Dir, res.Manifest, res.Summary)
+		newSuiteReport(res.Dir, res.Manifest, res.Summary).writeText(e.stdout)
 	}
 	if err != nil {
 		e.errorf("%v", err)
@@ -203,33 +184,21 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	return ExitOK
 }
 
-// writeSuiteTable prints one line per run and the totals.
-func writeSuiteTable(w io.Writer, dir string, m *record.SuiteManifest, s *record.SuiteSummary) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tREP\tVERDICT\tSCORE\tEXIT\tRUN")
-	for _, it := range m.Items {
-		verdict := "ungraded"
-		if it.Passed != nil {
-			verdict = map[bool]string{true: "pass", false: "FAIL"}[*it.Passed]
+// preflight runs the doctor's checks before a suite starts: a suite whose
+// commands are missing (or whose runs root is not writable, or whose cases
+// are invalid) is refused before any run, with the failed checks (and,
+// unless quiet, the warnings) on stderr.
+func preflight(ctx context.Context, e *env, o *orchestrator.Orchestrator, cases []*lux.Case, quiet bool) int {
+	diags := o.Preflight(ctx, cases)
+	healthy := orchestrator.Healthy(diags)
+	for _, d := range diags {
+		if d.Status == orchestrator.StatusFail || d.Status == orchestrator.StatusWarn && !quiet && !healthy {
+			fmt.Fprintln(e.stderr, d)
 		}
-		if it.Status == record.ItemSkipped {
-			verdict = "skipped"
-		}
-		score := "-"
-		if it.Score != nil {
-			score = fmt.Sprintf("%.2f", *it.Score)
-		}
-		exit := string(it.ExitReason)
-		if exit == "" {
-			exit = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", it.CaseID, it.Repetition, verdict, score, exit, it.RunDir)
 	}
-	tw.Flush()
-	if s != nil {
-		t := s.Totals
-		fmt.Fprintf(w, "\n%d runs: %d passed, %d failed, %d ungraded (pass rate %.1f%%)\n",
-			t.Attempts, t.Passed, t.Failed, t.Ungraded, 100*t.PassRate)
+	if !healthy {
+		e.errorf("run: nothing was run: fix the failed checks above ('lux doctor' runs them alone)")
+		return ExitUsage
 	}
-	fmt.Fprintf(w, "records: %s\n", dir)
+	return ExitOK
 }

@@ -1,6 +1,16 @@
 package cli
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
 
@@ -10,14 +20,275 @@ type SuiteReport struct {
 	Dir     string             `json:"dir"`
 	SuiteID string             `json:"suiteId"`
 	Status  record.SuiteStatus `json:"status"`
-	Runs    []record.SuiteItem `json:"runs"`
-	Totals  *record.Outcome    `json:"totals,omitempty"` // absent when the suite never finished
+	Runs    []RunRow           `json:"runs"`
+	// Totals counts the runs by verdict; its passRate is over the graded
+	// (pass or fail) runs only. Absent when the suite never finished.
+	Totals *record.Outcome `json:"totals,omitempty"`
+	// AgentTokens is the sum over the runs that reported usage; null when
+	// none did.
+	AgentTokens *int64 `json:"agentTokens"`
 }
 
+// RunRow is one run of a suite as the run table shows it.
+type RunRow struct {
+	CaseID     string         `json:"caseId"`
+	Repetition int            `json:"repetition"`
+	Verdict    record.Verdict `json:"verdict"` // pass, fail, error, cancelled, not run, ungraded
+	Score      *float64       `json:"score,omitempty"`
+	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
+	// Reason says, in one line, why a run that did not pass ended as it
+	// did (the agent's or the harness's error), when it did not end done.
+	Reason string `json:"reason,omitempty"`
+	// FailedAssertions are the assertions that did not pass, with why.
+	FailedAssertions []FailedAssertion `json:"failedAssertions,omitempty"`
+	DurationMS       int64             `json:"durationMs"`
+	// AgentTokens is null when the agent reported no usage (unavailable).
+	AgentTokens  *int64   `json:"agentTokens"`
+	AgentCostUSD *float64 `json:"agentCostUsd,omitempty"`
+	// RunDir is the run's directory: relative to the working directory
+	// when it is under it, else absolute.
+	RunDir string `json:"runDir,omitempty"`
+}
+
+// FailedAssertion is an assertion that did not pass: its id and why, in
+// one line. Error is set when it could not grade at all.
+type FailedAssertion struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+	Error  bool   `json:"error,omitempty"`
+}
+
+// newRunRow builds the row of one run from its suite item and its records
+// (m and g nil when it has none).
+func newRunRow(caseID string, rep int, v record.Verdict, runDir string, m *lux.RunMetadata, g *lux.GradingReport, itemErr string) RunRow {
+	row := RunRow{CaseID: caseID, Repetition: rep, Verdict: v, RunDir: displayPath(runDir)}
+	if m != nil {
+		row.ExitReason = m.ExitReason
+		row.DurationMS = m.Duration().Milliseconds()
+		if u := m.Usage.Agent; u != nil {
+			n := u.Total()
+			row.AgentTokens = &n
+		}
+		row.AgentCostUSD = m.Usage.AgentCostUSD
+		if m.ExitReason != lux.ExitDone {
+			row.Reason = oneLine(m.Reason, 200)
+		}
+	}
+	if row.Reason == "" && v != record.VerdictPass && itemErr != "" {
+		row.Reason = oneLine(itemErr, 200)
+	}
+	if g != nil {
+		row.Score = g.Score
+		row.FailedAssertions = failedAssertions(g)
+	}
+	return row
+}
+
+func failedAssertions(g *lux.GradingReport) []FailedAssertion {
+	var out []FailedAssertion
+	for _, a := range g.Assertions {
+		if a.Passed && a.Error == "" {
+			continue
+		}
+		id := a.ID
+		if id == "" {
+			id = a.Name
+		}
+		f := FailedAssertion{ID: id}
+		switch {
+		case a.Error != "":
+			f.Reason, f.Error = "could not grade: "+oneLine(a.Error, 160), true
+		case a.Comment != "":
+			f.Reason = oneLine(a.Comment, 160)
+		default:
+			f.Reason = fmt.Sprintf("score %.2f below its threshold %.2f", a.Score, a.Threshold)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// displayPath is path as a user can use it from here: relative to the
+// working directory when it is under it, else absolute.
+func displayPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return rel
+}
+
+// newSuiteReport reads the records of the suite's runs into its rows.
 func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary) SuiteReport {
-	rep := SuiteReport{Schema: "lux.suite/v1", Dir: dir, SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: m.Items}
+	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []RunRow{}}
+	suite := &record.Suite{Dir: dir, Manifest: m, Summary: s}
+	for i, it := range m.Items {
+		runDir := suite.RunDir(i)
+		var meta *lux.RunMetadata
+		var g *lux.GradingReport
+		if runDir != "" && it.Status == record.ItemCompleted {
+			meta, g, _ = record.ReadMetadata(runDir)
+		}
+		row := newRunRow(it.CaseID, it.Repetition, it.Verdict(), runDir, meta, g, it.Error)
+		if row.AgentTokens != nil {
+			rep.AgentTokens = addTokens(rep.AgentTokens, *row.AgentTokens)
+		}
+		rep.Runs = append(rep.Runs, row)
+	}
 	if s != nil {
 		rep.Totals = &s.Totals
 	}
 	return rep
+}
+
+func addTokens(sum *int64, n int64) *int64 {
+	if sum == nil {
+		return &n
+	}
+	v := *sum + n
+	return &v
+}
+
+func verdictText(v record.Verdict) string {
+	switch v {
+	case record.VerdictFail:
+		return "FAIL"
+	case record.VerdictError:
+		return "ERROR"
+	}
+	return string(v)
+}
+
+func tokenCount(n *int64) string {
+	if n == nil {
+		return "unavailable"
+	}
+	return fmt.Sprint(*n)
+}
+
+func durationText(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).Round(10 * time.Millisecond).String()
+}
+
+// writeText prints the run table, what went wrong in each run that did
+// not pass, and the totals.
+func (rep SuiteReport) writeText(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tREP\tVERDICT\tSCORE\tEXIT\tDURATION\tTOKENS\tRUN")
+	for _, r := range rep.Runs {
+		score, exit, dur, tokens, dir := "-", "-", "-", "-", r.RunDir
+		if r.Score != nil {
+			score = fmt.Sprintf("%.2f", *r.Score)
+		}
+		if r.Verdict != record.VerdictNotRun {
+			dur, tokens = durationText(r.DurationMS), tokenCount(r.AgentTokens)
+		}
+		if r.ExitReason != "" {
+			exit = string(r.ExitReason)
+		}
+		if dir == "" {
+			dir = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.CaseID, r.Repetition, verdictText(r.Verdict), score, exit, dur, tokens, dir)
+	}
+	tw.Flush()
+	first := true
+	for _, r := range rep.Runs {
+		lines := r.problemLines()
+		if len(lines) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		fmt.Fprintf(w, "%s #%d: %s\n", r.CaseID, r.Repetition, verdictText(r.Verdict))
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	if t := rep.Totals; t != nil {
+		fmt.Fprintf(w, "\n%s\n", totalsLine(*t))
+	}
+	if rep.AgentTokens != nil {
+		fmt.Fprintf(w, "agent tokens: %d\n", *rep.AgentTokens)
+	}
+	fmt.Fprintf(w, "records: %s\n", rep.Dir)
+}
+
+// problemLines are the lines that say why r did not pass.
+func (r RunRow) problemLines() []string {
+	var out []string
+	if r.Reason != "" {
+		out = append(out, r.Reason)
+	}
+	for _, f := range r.FailedAssertions {
+		mark := "✗"
+		if f.Error {
+			mark = "!"
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", mark, f.ID, f.Reason))
+	}
+	return out
+}
+
+// totalsLine counts the runs by verdict, naming only the verdicts that
+// occur beyond pass and fail, and gives the pass rate over graded runs.
+func totalsLine(t record.Outcome) string {
+	parts := []string{fmt.Sprintf("%d passed", t.Passed), fmt.Sprintf("%d failed", t.Failed)}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{t.Errored, "error"}, {t.Cancelled, "cancelled"}, {t.Pending, "not run"}, {t.Ungraded, "ungraded"}} {
+		if c.n > 0 {
+			what := c.what
+			if what == "error" && c.n > 1 {
+				what = "errors"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, what))
+		}
+	}
+	rate := "no graded runs, no pass rate"
+	if t.Graded > 0 {
+		rate = fmt.Sprintf("pass rate %.1f%% of %d graded", 100*t.PassRate, t.Graded)
+	}
+	return fmt.Sprintf("%d runs: %s (%s)", t.Attempts, strings.Join(parts, ", "), rate)
+}
+
+// progressPrinter prints one line per finished run on w: its verdict and,
+// for a run that did not pass, why.
+func progressPrinter(w io.Writer) func(orchestrator.Update) {
+	return func(u orchestrator.Update) {
+		if u.Kind != orchestrator.RunFinished {
+			return
+		}
+		errText := ""
+		if u.Err != nil {
+			errText = u.Err.Error()
+		}
+		r := newRunRow(u.CaseID, u.Repetition, u.Verdict, u.RunDir, u.Metadata, u.Grading, errText)
+		fmt.Fprintf(w, "[%d/%d] %-9s %s #%d (%s", u.Done, u.Total, verdictText(r.Verdict), r.CaseID, r.Repetition, durationText(r.DurationMS))
+		if r.AgentTokens != nil {
+			fmt.Fprintf(w, ", %d tokens", *r.AgentTokens)
+		}
+		fmt.Fprint(w, ")")
+		if r.Verdict != record.VerdictPass && r.RunDir != "" {
+			fmt.Fprintf(w, " %s", r.RunDir)
+		}
+		fmt.Fprintln(w)
+		for _, l := range r.problemLines() {
+			fmt.Fprintf(w, "         %s\n", l)
+		}
+	}
 }

@@ -61,7 +61,7 @@ func view(e *env, o viewOptions, args []string) int {
 			if o.json {
 				return e.writeJSON(newSuiteReport(s.Dir, s.Manifest, s.Summary))
 			}
-			writeSuiteTable(e.stdout, s.Dir, s.Manifest, s.Summary)
+			newSuiteReport(s.Dir, s.Manifest, s.Summary).writeText(e.stdout)
 			return ExitOK
 		}
 		r, err := record.ReadRun(dir, record.ReadOptions{Events: true})

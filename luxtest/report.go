@@ -14,7 +14,7 @@ import (
 type runOutcome struct {
 	repetition int
 	dir        string
-	verdict    string // pass, fail, ungraded, or "did not run"
+	verdict    string // a record.Verdict: pass, fail, error, cancelled, not run, ungraded
 	meta       *lux.RunMetadata
 	grading    *lux.GradingReport
 	item       record.SuiteItem
@@ -26,16 +26,7 @@ func readRuns(res *orchestrator.SuiteResult) []runOutcome {
 	out := make([]runOutcome, 0, len(res.Manifest.Items))
 	for _, it := range res.Manifest.Items {
 		r := runOutcome{repetition: it.Repetition, item: it}
-		switch {
-		case it.Status != record.ItemCompleted:
-			r.verdict = "did not run"
-		case it.Passed != nil && *it.Passed && it.ExitReason == lux.ExitDone:
-			r.verdict = "pass"
-		case it.Failed():
-			r.verdict = "fail"
-		default:
-			r.verdict = "ungraded"
-		}
+		r.verdict = string(it.Verdict())
 		if it.RunDir != "" {
 			r.dir = filepath.Join(res.Dir, filepath.FromSlash(it.RunDir))
 			r.meta, r.grading, r.readErr = record.ReadMetadata(r.dir)

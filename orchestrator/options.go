@@ -117,5 +117,10 @@ type Update struct {
 	Passed     *bool          // RunFinished: nil when ungraded
 	Score      *float64       // RunFinished
 	Duration   time.Duration  // RunFinished
+	Verdict    record.Verdict // RunFinished: pass, fail, error, cancelled, ungraded
 	Err        error          // RunFinished: the run could not be recorded or was refused
+	// Metadata and Grading are the finished run's run.json and
+	// grading.json (nil when it has none).
+	Metadata *lux.RunMetadata
+	Grading  *lux.GradingReport
 }

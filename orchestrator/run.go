@@ -55,14 +55,31 @@ func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*RunResult, error)
 }
 
 func finishedUpdate(u Update, res *RunResult, err error) Update {
-	u.Kind, u.Err = RunFinished, err
+	u.Kind, u.Err, u.Verdict = RunFinished, err, finishedVerdict(res, err)
 	if res != nil {
 		u.RunDir, u.ExitReason, u.Duration = res.Dir, res.Metadata.ExitReason, res.Metadata.Duration()
+		u.Metadata, u.Grading = res.Metadata, res.Grading
 		if res.Grading != nil {
 			u.Passed, u.Score = res.Grading.Passed, res.Grading.Score
 		}
 	}
 	return u
+}
+
+// recordFailed reports whether err, returned by execute with res, says the
+// run's record could not be written (rather than that it was cancelled).
+func recordFailed(res *RunResult, err error) bool {
+	return err != nil && (res == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded))
+}
+
+// finishedVerdict is the verdict of a run execute returned: a run whose
+// record could not be written completely has none, whatever its grading
+// said, as the evidence for it is not on disk.
+func finishedVerdict(res *RunResult, err error) record.Verdict {
+	if res == nil || recordFailed(res, err) {
+		return record.VerdictError
+	}
+	return record.RunVerdict(res.Metadata, res.Grading)
 }
 
 type runInfo struct {

@@ -144,7 +144,7 @@ dispatch:
 				it.Status = record.ItemSkipped
 				cancelled = true
 			}
-			if it.Failed() {
+			if v := it.Verdict(); v == record.VerdictFail || v == record.VerdictError {
 				status = record.SuiteFailed
 			}
 		}
@@ -197,10 +197,11 @@ func anySkippedOrCancelled(items []record.SuiteItem) bool {
 }
 
 // completedItem is the manifest entry of a finished run. A run whose
-// record could not be written completely is no pass, whatever its grading
-// said: the evidence for it is not on disk.
+// record could not be written completely has no verdict, whatever its
+// grading said: the evidence for it is not on disk. casePassed is false
+// for a run the agent failed, null for one without a verdict.
 func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem {
-	it := record.SuiteItem{Status: record.ItemCompleted, ExitReason: lux.ExitError}
+	it := record.SuiteItem{Status: record.ItemCompleted, ExitReason: lux.ExitError, RunVerdict: finishedVerdict(res, err)}
 	if res != nil {
 		if rel, rerr := filepath.Rel(suiteDir, res.Dir); rerr == nil {
 			it.RunDir = filepath.ToSlash(rel)
@@ -215,14 +216,15 @@ func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem 
 			it.Error = res.Metadata.Reason
 		}
 	}
-	if err != nil && (res == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)) {
+	if recordFailed(res, err) {
 		it.Error = err.Error()
-		no := false
-		it.Passed = &no
 	}
-	if it.Passed == nil && it.ExitReason != lux.ExitDone {
+	switch it.RunVerdict {
+	case record.VerdictFail:
 		no := false
 		it.Passed = &no
+	case record.VerdictError, record.VerdictCancelled:
+		it.Passed = nil
 	}
 	return it
 }

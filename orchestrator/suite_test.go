@@ -79,10 +79,10 @@ func TestSuiteWithConcurrencyAndRepetitions(t *testing.T) {
 	assert.Equal(t, "boom", m.Items[6].Error)
 
 	s := res.Summary
-	assert.Equal(t, record.Outcome{Attempts: 9, Completed: 9, Passed: 3, Failed: 6, PassRate: 3.0 / 9}, s.Totals)
+	assert.Equal(t, record.Outcome{Attempts: 9, Completed: 9, Passed: 3, Failed: 6, Graded: 9, PassRate: 3.0 / 9}, s.Totals)
 	require.Len(t, s.Cases, 3)
-	assert.Equal(t, record.Outcome{Attempts: 3, Completed: 3, Passed: 3, PassRate: 1}, s.Cases[0].Outcome)
-	assert.Equal(t, record.Outcome{Attempts: 3, Completed: 3, Failed: 3}, s.Cases[1].Outcome)
+	assert.Equal(t, record.Outcome{Attempts: 3, Completed: 3, Passed: 3, Graded: 3, PassRate: 1}, s.Cases[0].Outcome)
+	assert.Equal(t, record.Outcome{Attempts: 3, Completed: 3, Failed: 3, Graded: 3}, s.Cases[1].Outcome)
 	assert.Equal(t, 9, s.Metrics["durationMs"].N)
 	assert.Equal(t, 6, s.Metrics["agent.total"].N, "the crashing agent reported no usage")
 	assert.Equal(t, 6, s.Metrics["score"].N)
@@ -135,7 +135,7 @@ func TestSuiteCancelled(t *testing.T) {
 	for _, it := range res.Manifest.Items[1:] {
 		assert.Equal(t, record.ItemSkipped, it.Status)
 	}
-	assert.Equal(t, record.Outcome{Attempts: 4, Completed: 1, Failed: 1, Pending: 3}, res.Summary.Totals)
+	assert.Equal(t, record.Outcome{Attempts: 4, Completed: 1, Cancelled: 1, Pending: 3}, res.Summary.Totals)
 	got, err := record.ReadSuite(res.Dir)
 	require.NoError(t, err)
 	assert.Equal(t, record.SuiteCancelled, got.Manifest.Status)

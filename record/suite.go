@@ -15,8 +15,8 @@ type SuiteStatus string
 // The suite statuses.
 const (
 	SuiteRunning   SuiteStatus = "running"
-	SuitePassed    SuiteStatus = "passed"    // every completed run ended done and none failed its assertions
-	SuiteFailed    SuiteStatus = "failed"    // some run did not end done, or failed its assertions
+	SuitePassed    SuiteStatus = "passed"    // every run passed (or had nothing to grade)
+	SuiteFailed    SuiteStatus = "failed"    // some run failed, or could not be graded (error)
 	SuiteCancelled SuiteStatus = "cancelled" // stopped before every item ran
 	// SuiteInterrupted (owner.go) is derived when reading, never written.
 )
@@ -61,14 +61,15 @@ type SuiteItem struct {
 	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
 	Passed     *bool          `json:"casePassed"`
 	Score      *float64       `json:"caseScore,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	// RunVerdict is the run's verdict (see RunVerdict); read it with
+	// Verdict, which also covers items that never ran.
+	RunVerdict Verdict `json:"verdict,omitempty"`
+	Error      string  `json:"error,omitempty"`
 }
 
-// Failed reports whether a completed item counts as a failure: it did not
-// end done or it failed its assertions.
-func (it SuiteItem) Failed() bool {
-	return it.Status == ItemCompleted && (it.ExitReason != lux.ExitDone || (it.Passed != nil && !*it.Passed))
-}
+// Failed reports whether a completed item is a failure of the agent
+// (VerdictFail).
+func (it SuiteItem) Failed() bool { return it.Verdict() == VerdictFail }
 
 // Suite is a suite directory read back from disk.
 type Suite struct {

@@ -23,37 +23,48 @@ type SuiteSummary struct {
 	Samples       []Sample                 `json:"samples"`
 }
 
-// Outcome counts the runs of a suite or of one case.
+// Outcome counts the runs of a suite or of one case by verdict (see
+// Verdict). Errors, cancelled runs and runs that never started have no
+// verdict on the agent: PassRate is over the graded runs only.
 type Outcome struct {
 	Attempts  int     `json:"attempts"`  // items
 	Completed int     `json:"completed"` // items that ran (or were refused)
-	Passed    int     `json:"passed"`    // casePassed true
-	Failed    int     `json:"failed"`    // completed and (exit not done or casePassed false)
-	Ungraded  int     `json:"ungraded"`  // completed, done, casePassed null
-	Pending   int     `json:"pending"`   // not completed (skipped after cancellation)
-	PassRate  float64 `json:"passRate"`  // Passed / Attempts
+	Passed    int     `json:"passed"`    // verdict pass
+	Failed    int     `json:"failed"`    // verdict fail: the agent failed
+	Errored   int     `json:"errored"`   // verdict error: the harness could not grade
+	Cancelled int     `json:"cancelled"` // verdict cancelled
+	Ungraded  int     `json:"ungraded"`  // completed, done, nothing to grade
+	Pending   int     `json:"pending"`   // verdict not run: never started (the suite was stopped)
+	Graded    int     `json:"graded"`    // Passed + Failed
+	PassRate  float64 `json:"passRate"`  // Passed / Graded; 0 when nothing was graded
 }
 
 func (o *Outcome) add(it SuiteItem) {
 	o.Attempts++
-	if it.Status != ItemCompleted {
-		o.Pending++
-		return
+	v := it.Verdict()
+	if v != VerdictNotRun {
+		o.Completed++
 	}
-	o.Completed++
-	switch {
-	case it.Failed():
-		o.Failed++
-	case it.Passed != nil && *it.Passed:
+	switch v {
+	case VerdictPass:
 		o.Passed++
+	case VerdictFail:
+		o.Failed++
+	case VerdictError:
+		o.Errored++
+	case VerdictCancelled:
+		o.Cancelled++
+	case VerdictNotRun:
+		o.Pending++
 	default:
 		o.Ungraded++
 	}
 }
 
 func (o *Outcome) finish() {
-	if o.Attempts > 0 {
-		o.PassRate = float64(o.Passed) / float64(o.Attempts)
+	o.Graded = o.Passed + o.Failed
+	if o.Graded > 0 {
+		o.PassRate = float64(o.Passed) / float64(o.Graded)
 	}
 }
 

@@ -77,10 +77,10 @@ func TestSummaryBuilder(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := b.Build(SuiteCancelled, now)
 
-	assert.Equal(t, Outcome{Attempts: 5, Completed: 4, Passed: 1, Failed: 2, Ungraded: 1, Pending: 1, PassRate: 0.2}, s.Totals)
+	assert.Equal(t, Outcome{Attempts: 5, Completed: 4, Passed: 1, Failed: 2, Ungraded: 1, Pending: 1, Graded: 3, PassRate: 1.0 / 3}, s.Totals)
 	require.Len(t, s.Cases, 3)
 	assert.Equal(t, "a", s.Cases[0].CaseID)
-	assert.Equal(t, Outcome{Attempts: 2, Completed: 2, Passed: 1, Failed: 1, PassRate: 0.5}, s.Cases[0].Outcome)
+	assert.Equal(t, Outcome{Attempts: 2, Completed: 2, Passed: 1, Failed: 1, Graded: 2, PassRate: 0.5}, s.Cases[0].Outcome)
 	assert.Equal(t, "k", s.Cases[1].Cluster)
 	assert.Equal(t, MetricSummary{N: 3, Min: 1000, Max: 3000, Mean: 2000, Median: 2000, P90: 3000}, s.Metrics["durationMs"])
 	assert.Equal(t, 1, s.Metrics["agent.input"].N, "only runs that reported usage")
