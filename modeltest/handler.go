@@ -153,6 +153,9 @@ func (s *Server) serveModel(w http.ResponseWriter, hr *http.Request, r *Request)
 		s.answer(w, hr, r, d, Turn{Text: s.cfg.sideText}, "side_"+strconv.Itoa(r.Seq), nil)
 		return
 	}
+	if s.cfg.oneShot {
+		turn = s.oneShotTurn(r, turn)
+	}
 	r.Turn = turn
 	if turn >= len(s.script) {
 		r.Problem = fmt.Sprintf("the request asks for turn %d (from 0) but the script has %d turns", turn, len(s.script))
@@ -170,10 +173,40 @@ func (s *Server) serveModel(w http.ResponseWriter, hr *http.Request, r *Request)
 	s.answer(w, hr, r, d, t, strconv.Itoa(turn), f)
 }
 
+// oneShotTurn is the turn of a request in one-shot mode: a conversation
+// is identified by its first user message, and the first request of each
+// new one takes the next turn.
+func (s *Server) oneShotTurn(r *Request, turn int) int {
+	key := ""
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			b, _ := json.Marshal(m.Content)
+			key = string(b)
+			break
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start, seen := s.fresh[key]
+	if !seen {
+		start = len(s.fresh)
+		s.fresh[key] = start
+	}
+	return start + turn
+}
+
 // answer writes a turn, streamed or not, with the failure f, if any.
 func (s *Server) answer(w http.ResponseWriter, hr *http.Request, r *Request, d dialect, t Turn, key string, f *Failure) {
 	ctx, cancel := mergeDone(hr.Context(), s.closing)
 	defer cancel()
+	if t.Hold != nil {
+		select {
+		case <-t.Hold:
+		case <-ctx.Done():
+			s.logf(r)
+			return
+		}
+	}
 	if f != nil {
 		s.update(r, func(r *Request) { r.Failure = describe(f, r.Stream) })
 	}

@@ -33,6 +33,10 @@ type Turn struct {
 	StopReason string `json:"stop_reason,omitempty"`
 	// Fail, when set, makes requests for this turn fail instead; see Failure.
 	Fail *Failure `json:"fail,omitempty"`
+	// Hold, when not nil, makes the server wait until it is closed before
+	// answering (or until the client goes away or the server closes): a
+	// slow answer that the test ends when it chooses, never a sleep.
+	Hold <-chan struct{} `json:"-"`
 }
 
 // A ToolCall is a tool the model calls.

@@ -33,6 +33,7 @@ type Server struct {
 	mu       sync.Mutex
 	reqs     []*Request
 	attempts map[int]int   // requests seen per turn index
+	fresh    map[string]int // one-shot mode: the turn of each fresh conversation, by its messages
 	changed  chan struct{} // closed and replaced at each new request
 }
 
@@ -43,6 +44,19 @@ type config struct {
 	logf     func(format string, args ...any)
 	sideCall func(*Request) bool
 	sideText string
+	oneShot  bool
+}
+
+// WithOneShotTurns is for clients that make one-shot calls, such as a
+// harness model asked one question per CLI run: every request starts a
+// fresh conversation, which would always ask for turn 0. With this option
+// each conversation, told apart by its first user message, takes the next
+// turn of the script in arrival order, and a request of a conversation
+// seen before (a CLI's retry) takes that conversation's turn again.
+// Combine it with WithSideCalls(nil), since Claude Code's small models
+// look like side calls.
+func WithOneShotTurns() Option {
+	return func(c *config) { c.oneShot = true }
 }
 
 // WithLogf makes the server log one line per request with logf, e.g.
@@ -89,6 +103,7 @@ func NewServer(script Script, opts ...Option) (*Server, error) {
 		stop:     stop,
 		done:     make(chan struct{}),
 		attempts: map[int]int{},
+		fresh:    map[string]int{},
 		changed:  make(chan struct{}),
 	}
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second}
