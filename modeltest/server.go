@@ -32,9 +32,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	reqs     []*Request
-	attempts map[int]int   // requests seen per turn index
+	attempts map[int]int    // requests seen per turn index
 	fresh    map[string]int // one-shot mode: the turn of each fresh conversation, by its messages
-	changed  chan struct{} // closed and replaced at each new request
+	changed  chan struct{}  // closed and replaced at each new request
 }
 
 // An Option configures a Server.
