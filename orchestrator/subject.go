@@ -140,3 +140,16 @@ func (b binder) unbind(raw []byte) []byte {
 	}
 	return bytes.ReplaceAll(raw, quoted[1:len(quoted)-1], tokenBytes)
 }
+
+// BindSubjectRoot returns v, a plugin config in any form a PluginRef
+// accepts, with every SubjectRootToken replaced by root (made absolute):
+// what the orchestrator gives the plugins. Without the token v comes back
+// unchanged; with the token and an empty root it is an error.
+func BindSubjectRoot(v any, root string) (any, error) {
+	var probs lux.Problems
+	out := newBinder(root).value(&probs, "", v)
+	if err := probs.Err(lux.ErrInvalidConfig); err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,405 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/stats"
+)
+
+// Decision is the outcome of an experiment, a pure function of the
+// campaign, its candidates and the units recorded: report and apply
+// recompute it and refuse a ledger whose stored decision differs.
+type Decision struct {
+	// Outcome is "promote" (a variant is the champion), "retain" (the
+	// baseline is) or "reject" (no candidate satisfies every constraint).
+	Outcome  string   `json:"outcome"`
+	Champion string   `json:"champion,omitempty"`
+	Ranking  []string `json:"ranking"`  // best first
+	Eligible []string `json:"eligible"` // candidates satisfying every constraint
+	Gates    []Gate   `json:"gates"`    // every constraint, per candidate and profile
+}
+
+// The outcomes.
+const (
+	Promote = "promote"
+	Retain  = "retain"
+	Reject  = "reject"
+)
+
+// Gate is one constraint checked for one candidate and profile.
+type Gate struct {
+	Candidate  string   `json:"candidate"`
+	Constraint int      `json:"constraint"` // index in objectives.constraints
+	Metric     string   `json:"metric"`
+	Profile    string   `json:"profile,omitempty"`
+	Split      string   `json:"split"`
+	RelativeTo string   `json:"relativeTo,omitempty"`
+	Relative   bool     `json:"relative,omitempty"`
+	Min        *float64 `json:"min,omitempty"`
+	Max        *float64 `json:"max,omitempty"`
+	// Value is the candidate's mean, or the effect's estimate (a
+	// fraction of the baseline's mean when Relative).
+	Value float64 `json:"value"`
+	// Lower and Upper bound Value when the constraint asks for confidence.
+	Lower  *float64     `json:"lower,omitempty"`
+	Upper  *float64     `json:"upper,omitempty"`
+	Method stats.Method `json:"method,omitempty"`
+	Level  float64      `json:"level,omitempty"`
+	Units  int          `json:"units"` // independent units behind Value
+	Passed bool         `json:"passed"`
+	Note   string       `json:"note,omitempty"`
+}
+
+// violation is how far the gate misses its bounds, normalized; +Inf when
+// it could not be measured.
+func (g Gate) violation() float64 {
+	if g.Passed {
+		return 0
+	}
+	if g.Note != "" && g.Units == 0 {
+		return math.Inf(1)
+	}
+	lo, hi := g.Value, g.Value
+	if g.Lower != nil {
+		lo, hi = *g.Lower, *g.Upper
+	}
+	v := 0.0
+	if g.Min != nil {
+		v = max(v, math.Max(0, *g.Min-lo)/math.Max(1, math.Abs(*g.Min)))
+	}
+	if g.Max != nil {
+		v = max(v, math.Max(0, hi-*g.Max)/math.Max(1, math.Abs(*g.Max)))
+	}
+	if v == 0 {
+		return math.Inf(1) // failed for want of data
+	}
+	return v
+}
+
+// Evaluation is the effects and decision of a set of units.
+type Evaluation struct {
+	Effects  []Effect
+	Decision *Decision
+}
+
+// evaluate computes the effects and the decision from the units: the
+// function every reader of a ledger applies.
+func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *evidence, splits []string) (*Evaluation, error) {
+	effects, err := computeEffects(ctx, c, cands, ev, splits)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}}
+	type scored struct {
+		ref       CandidateRef
+		eligible  bool
+		violation float64
+	}
+	var all []scored
+	for _, cand := range cands {
+		s := scored{ref: cand, eligible: cand.Invalid == ""}
+		for i, k := range c.Objectives.Constraints {
+			for _, profile := range c.constraintProfiles(k) {
+				g := gateOf(c, cand, i, k, profile, ev, effects)
+				d.Gates = append(d.Gates, g)
+				if !g.Passed {
+					s.eligible = false
+					s.violation = max(s.violation, g.violation())
+				}
+			}
+		}
+		if cand.Invalid != "" {
+			s.violation = math.Inf(1)
+		}
+		all = append(all, s)
+	}
+	slices.SortStableFunc(all, func(a, b scored) int {
+		if a.eligible != b.eligible {
+			if a.eligible {
+				return -1
+			}
+			return 1
+		}
+		if !a.eligible && a.violation != b.violation {
+			if a.violation < b.violation {
+				return -1
+			}
+			return 1
+		}
+		for _, o := range c.Objectives.Minimize {
+			va, oka := objectiveValue(c, a.ref, o, ev)
+			vb, okb := objectiveValue(c, b.ref, o, ev)
+			switch {
+			case oka && !okb:
+				return -1
+			case okb && !oka:
+				return 1
+			case oka && va != vb:
+				if va < vb {
+					return -1
+				}
+				return 1
+			}
+		}
+		pa, pb := worstPassRate(c, a.ref.ID, ev), worstPassRate(c, b.ref.ID, ev)
+		if pa != pb {
+			if pa > pb {
+				return -1
+			}
+			return 1
+		}
+		if a.ref.Bytes != b.ref.Bytes {
+			if a.ref.Bytes < b.ref.Bytes {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ref.ID, b.ref.ID)
+	})
+	for _, s := range all {
+		d.Ranking = append(d.Ranking, s.ref.ID)
+		if s.eligible {
+			d.Eligible = append(d.Eligible, s.ref.ID)
+		}
+	}
+	switch {
+	case len(all) == 0 || !all[0].eligible:
+		d.Outcome = Reject
+	case all[0].ref.ID == BaselineID:
+		d.Outcome, d.Champion = Retain, BaselineID
+	default:
+		d.Outcome, d.Champion = Promote, all[0].ref.ID
+	}
+	return &Evaluation{Effects: effects, Decision: d}, nil
+}
+
+// gateOf checks constraint k for candidate cand on profile.
+func gateOf(c *Campaign, cand CandidateRef, index int, k Constraint, profile string, ev *evidence, effects []Effect) Gate {
+	g := Gate{Candidate: cand.ID, Constraint: index, Metric: k.Metric, Profile: profile, Split: k.Split,
+		RelativeTo: k.RelativeTo, Relative: k.Relative, Min: k.Min, Max: k.Max}
+	if cand.Invalid != "" {
+		g.Note = "the candidate is invalid: " + cand.Invalid
+		return g
+	}
+	within := func(lo, hi float64) bool {
+		return (k.Min == nil || lo >= *k.Min) && (k.Max == nil || hi <= *k.Max)
+	}
+	if k.Metric == MetricSubjectBytes {
+		g.Value, g.Units = float64(cand.Bytes), 1
+		g.Passed = within(g.Value, g.Value)
+		return g
+	}
+	if k.RelativeTo != "" {
+		if cand.ID == BaselineID {
+			g.Passed, g.Note = true, "the baseline is what the effects are measured against"
+			return g
+		}
+		e := findEffect(effects, cand.ID, profile, k.Split, k.Metric)
+		if e == nil || e.Cases == 0 {
+			g.Note = "no paired cases: nothing to measure the effect on"
+			if e != nil && e.Unavailable != "" {
+				g.Note = e.Unavailable
+			}
+			return g
+		}
+		scale := 1.0
+		if k.Relative {
+			if e.Baseline == 0 {
+				g.Note = "the baseline's mean is 0, so a relative effect is undefined"
+				return g
+			}
+			scale = math.Abs(e.Baseline)
+		}
+		g.Value, g.Units = e.Delta/scale, e.Cases
+		if k.Confidence == nil {
+			g.Passed = within(g.Value, g.Value)
+			return g
+		}
+		if e.Interval == nil {
+			g.Note = "no interval: " + e.Unavailable
+			return g
+		}
+		lo, hi := e.Interval.Lower/scale, e.Interval.Upper/scale
+		g.Lower, g.Upper, g.Method, g.Level, g.Units = &lo, &hi, e.Interval.Method, e.Interval.Level, e.Interval.Units
+		g.Passed = within(lo, hi)
+		return g
+	}
+	_, clusters, means, err := compare.CaseMeans(ev.samples[arm{cand.ID, profile, k.Split}], compareName(k.Metric))
+	if err != nil {
+		g.Note = err.Error()
+		return g
+	}
+	if len(means) == 0 {
+		g.Note = "no case has the metric in every run"
+		return g
+	}
+	g.Value, g.Units = mean(means), len(means)
+	if k.Confidence == nil {
+		g.Passed = within(g.Value, g.Value)
+		return g
+	}
+	if !slices.ContainsFunc(clusters, func(s string) bool { return s != "" }) {
+		clusters = nil
+	}
+	iv, err := stats.Mean(means, clusters, k.Confidence.config())
+	if err != nil {
+		g.Note = strings.TrimPrefix(err.Error(), "stats: ")
+		return g
+	}
+	lo, hi := iv.Lower, iv.Upper
+	g.Lower, g.Upper, g.Method, g.Level, g.Units = &lo, &hi, iv.Method, iv.Level, iv.Units
+	g.Passed = within(lo, hi)
+	return g
+}
+
+// objectiveValue is the candidate's mean of the objective's metric over
+// its profiles.
+func objectiveValue(c *Campaign, cand CandidateRef, o Objective, ev *evidence) (float64, bool) {
+	if o.Metric == MetricSubjectBytes {
+		return float64(cand.Bytes), true
+	}
+	profiles := c.profileNames()
+	if o.Profile != "" {
+		profiles = []string{o.Profile}
+	}
+	var vals []float64
+	for _, p := range profiles {
+		_, _, means, err := compare.CaseMeans(ev.samples[arm{cand.ID, p, o.Split}], compareName(o.Metric))
+		if err != nil || len(means) == 0 {
+			return 0, false
+		}
+		vals = append(vals, mean(means))
+	}
+	return mean(vals), len(vals) > 0
+}
+
+// worstPassRate is the lowest validation pass rate over the profiles, −1
+// when there is none.
+func worstPassRate(c *Campaign, candidate string, ev *evidence) float64 {
+	worst := math.Inf(1)
+	for _, p := range c.profileNames() {
+		_, _, means, err := compare.CaseMeans(ev.samples[arm{candidate, p, SplitValidation}], compare.MetricPassRate)
+		if err != nil || len(means) == 0 {
+			return -1
+		}
+		worst = math.Min(worst, mean(means))
+	}
+	if math.IsInf(worst, 1) {
+		return -1
+	}
+	return worst
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// Sentence is the decision in one sentence, e.g. "promote variant-x: pass
+// rate effect +0.5 [+0.2, +0.8], t 95%, 6 cases".
+func (ev *Evaluation) Sentence() string {
+	d := ev.Decision
+	switch d.Outcome {
+	case Promote:
+		s := "promote " + d.Champion
+		if e := ev.headline(d.Champion); e != nil {
+			s += ": " + e.IntervalText()
+		}
+		return s
+	case Retain:
+		return "retain the baseline: no variant does better while satisfying every constraint"
+	}
+	return "reject: no candidate satisfies every constraint"
+}
+
+// headline is the pass-rate effect a candidate is judged by: the one a
+// constraint bounds, else validation's first profile.
+func (ev *Evaluation) headline(candidate string) *Effect {
+	for _, g := range ev.Decision.Gates {
+		if g.Candidate == candidate && g.RelativeTo != "" {
+			if e := findEffect(ev.Effects, candidate, g.Profile, g.Split, g.Metric); e != nil {
+				return e
+			}
+		}
+	}
+	for i := range ev.Effects {
+		e := &ev.Effects[i]
+		if e.Candidate == candidate && e.Metric == MetricPassRate {
+			return e
+		}
+	}
+	return nil
+}
+
+// Verdicts say, per candidate, why it was promoted, retained or rejected:
+// one line each.
+func (ev *Evaluation) Verdicts() []string {
+	var out []string
+	for _, id := range ev.Decision.Ranking {
+		switch {
+		case id == ev.Decision.Champion && id != BaselineID:
+			out = append(out, ev.Sentence())
+		case id == ev.Decision.Champion:
+			out = append(out, "retain baseline")
+		case id == BaselineID:
+			continue
+		default:
+			var failed []string
+			for _, g := range ev.Decision.Gates {
+				if g.Candidate == id && !g.Passed {
+					failed = append(failed, g.Text())
+				}
+			}
+			line := "reject " + id
+			if len(failed) > 0 {
+				line += ": " + strings.Join(failed, "; ")
+			} else if e := ev.headline(id); e != nil {
+				line += ": ranked below " + ev.Decision.Ranking[0] + " (" + e.IntervalText() + ")"
+			}
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// Text describes the gate: "pass rate effect (default, validation) +0.5 [+0.2, +0.8] ≥ 0: passed".
+func (g Gate) Text() string {
+	name := metricLabel(g.Metric)
+	if g.RelativeTo != "" {
+		name += " effect"
+	}
+	where := g.Split
+	if g.Profile != "" {
+		where = g.Profile + ", " + g.Split
+	}
+	s := fmt.Sprintf("%s (%s) %s", name, where, signed(g.Value))
+	if g.Lower != nil {
+		s += fmt.Sprintf(" [%s, %s] %s %g%%", signed(*g.Lower), signed(*g.Upper), g.Method, 100*g.Level)
+	}
+	var bounds []string
+	if g.Min != nil {
+		bounds = append(bounds, fmt.Sprintf("≥ %v", *g.Min))
+	}
+	if g.Max != nil {
+		bounds = append(bounds, fmt.Sprintf("≤ %v", *g.Max))
+	}
+	s += " needs " + strings.Join(bounds, " and ")
+	if g.Note != "" {
+		s += " (" + g.Note + ")"
+	}
+	if g.Passed {
+		return s + ": passed"
+	}
+	return s + ": failed"
+}

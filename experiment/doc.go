@@ -1,0 +1,38 @@
+// Package experiment runs controlled campaigns that decide, with paired
+// clustered effects, whether a change to what an agent is given (a skill,
+// a CLAUDE.md or AGENTS.md, a prompt file, a plugin: the subject) should
+// ship.
+//
+// A Campaign (built in Go, or a *.experiment.json file read with Load)
+// names the subject's mutable files, the variants (new contents of some of
+// them), the profiles (the arms' driver, answerer and environment), the
+// splits (train, validation, test: selectors over case files), the
+// repetitions, the constraints and objectives, and the budget. Run
+// captures the baseline, materializes every candidate into its own tree,
+// runs each unit — candidate × profile × split × case × repetition — as an
+// ordinary run through the orchestrator (so lux view and lux compare work
+// on them), and decides: promote a variant, retain the baseline, or
+// reject. Cases refer to the candidate's files with the token
+// {{lux.subjectRoot}} (see orchestrator.SubjectRootToken).
+//
+// The effects are package compare's paired effects (cases paired by id,
+// repetitions reduced to per-case means, clusters as the independent
+// unit) of each candidate against the baseline, per profile, split and
+// metric; absolute constraints use stats.Mean over the per-case means.
+// The decision is a pure function of the campaign, the candidates and the
+// units recorded, so a report recomputes it and refuses a ledger whose
+// stored decision differs.
+//
+// Everything is kept in a ledger, <runsRoot>/.experiments/<timestamp>-<id>/
+// (see Manifest): it survives kill -9 (a torn journal line is repaired, a
+// unit file written just before the crash is adopted, a dead owner's lock
+// is taken over) and Resume runs only what is missing, refusing when the
+// campaign, the subject, a driver's identity or an environment changed.
+// Open reads a ledger for reports; BuildReport and Apply are what `lux
+// report` and `lux apply` do.
+//
+// Globs (subject.mutable, subject.exclude, split patterns) are
+// slash-separated, with "**" for any number of directories and {a,b}
+// alternatives; names that start with a dot are matched only by a pattern
+// segment that starts with a dot.
+package experiment

@@ -1,0 +1,204 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/record"
+)
+
+// Effect is the paired effect of a candidate against the baseline on one
+// metric, for one profile and split, as package compare computes it for
+// two suites: cases paired by id, repetitions reduced to per-case means,
+// clusters as the independent unit.
+type Effect struct {
+	Candidate string `json:"candidate"`
+	Profile   string `json:"profile"`
+	Split     string `json:"split"`
+	Metric    string `json:"metric"`
+	// Baseline and Value are the means of the per-case means over the
+	// paired cases; Delta = Value − Baseline is the estimate.
+	Baseline    float64           `json:"baseline"`
+	Value       float64           `json:"value"`
+	Delta       float64           `json:"delta"`
+	Cases       int               `json:"cases"`
+	Dropped     int               `json:"dropped"`
+	Interval    *compare.Interval `json:"interval"`
+	Significant bool              `json:"significant"`
+	Outcome     string            `json:"outcome"` // better, worse or "" (see compare.Effect)
+	Unavailable string            `json:"unavailable,omitempty"`
+	Warnings    []compare.Warning `json:"warnings"`
+	comparison  *compare.SuiteComparison
+}
+
+// arm is the units of one candidate, profile and split.
+type arm struct{ candidate, profile, split string }
+
+// evidence is the units of an experiment grouped by arm.
+type evidence struct {
+	runsRoot string
+	samples  map[arm][]record.Sample
+}
+
+func newEvidence(runsRoot string, units []*Unit) *evidence {
+	ev := &evidence{runsRoot: runsRoot, samples: map[arm][]record.Sample{}}
+	for _, u := range units {
+		k := arm{u.Candidate, u.Profile, u.Split}
+		ev.samples[k] = append(ev.samples[k], u.Sample)
+	}
+	return ev
+}
+
+// suite is the arm's units as a suite record package compare reads.
+func (ev *evidence) suite(k arm) *record.Suite {
+	samples := ev.samples[k]
+	if samples == nil {
+		samples = []record.Sample{}
+	}
+	return &record.Suite{Dir: ev.runsRoot, Summary: &record.SuiteSummary{
+		SchemaVersion: 1, SuiteID: k.candidate + "/" + k.profile + "/" + k.split, Status: record.SuitePassed, Samples: samples,
+	}}
+}
+
+// effectMetrics are the metrics effects are reported on.
+func effectMetrics(c *Campaign) []string {
+	out := slices.Clone(EffectMetrics)
+	for _, k := range c.Objectives.Constraints {
+		if k.Metric != MetricSubjectBytes && !slices.Contains(out, k.Metric) {
+			out = append(out, k.Metric)
+		}
+	}
+	return out
+}
+
+// effectConfidence is the confidence an effect is computed with: that of
+// the relativeTo constraint on the same metric and split (and profile, or
+// none), else a 95 % Student t interval.
+func effectConfidence(c *Campaign, metric, profile, split string) *Confidence {
+	for _, k := range c.Objectives.Constraints {
+		if k.RelativeTo != "" && k.Metric == metric && k.Split == split && (k.Profile == "" || k.Profile == profile) && k.Confidence != nil {
+			return k.Confidence
+		}
+	}
+	return nil
+}
+
+// computeEffects returns the paired effect of every candidate but the
+// baseline, per profile, split and metric, in campaign order.
+func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *evidence, splits []string) ([]Effect, error) {
+	metrics := effectMetrics(c)
+	var out []Effect
+	for _, cand := range cands {
+		if cand.ID == BaselineID || cand.Invalid != "" {
+			continue
+		}
+		for _, profile := range c.profileNames() {
+			for _, split := range splits {
+				base, after := arm{BaselineID, profile, split}, arm{cand.ID, profile, split}
+				if len(ev.samples[base]) == 0 || len(ev.samples[after]) == 0 {
+					continue
+				}
+				// One comparison per distinct confidence.
+				groups := map[string][]string{}
+				var order []string
+				confOf := map[string]*Confidence{}
+				for _, m := range metrics {
+					cf := effectConfidence(c, m, profile, split)
+					key := fmt.Sprintf("%+v", cf.config())
+					if _, ok := groups[key]; !ok {
+						order = append(order, key)
+						confOf[key] = cf
+					}
+					groups[key] = append(groups[key], m)
+				}
+				byMetric := map[string]Effect{}
+				for _, key := range order {
+					cfg := confOf[key].config()
+					names := make([]string, len(groups[key]))
+					for i, m := range groups[key] {
+						names[i] = compareName(m)
+					}
+					cmp, err := compare.SuiteRecords(ctx, ev.suite(base), ev.suite(after), compare.Options{
+						Method: cfg.Method, Level: cfg.Level, Resamples: cfg.Resamples, Seed: cfg.Seed, Metrics: names,
+					})
+					if err != nil {
+						return nil, fmt.Errorf("experiment: effects of %s (%s, %s): %w", cand.ID, profile, split, err)
+					}
+					for _, m := range groups[key] {
+						byMetric[m] = effectOf(cand.ID, profile, split, m, cmp)
+					}
+				}
+				for _, m := range metrics {
+					out = append(out, byMetric[m])
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// effectOf picks metric's effect out of a comparison.
+func effectOf(candidate, profile, split, metric string, cmp *compare.SuiteComparison) Effect {
+	e := Effect{Candidate: candidate, Profile: profile, Split: split, Metric: metric, Warnings: []compare.Warning{}, comparison: cmp}
+	name := compareName(metric)
+	for _, ce := range cmp.Effects {
+		if ce.Metric != name {
+			continue
+		}
+		e.Baseline, e.Value, e.Delta, e.Cases, e.Dropped = ce.A, ce.B, ce.Delta, ce.Cases, ce.Dropped
+		e.Interval, e.Significant, e.Outcome, e.Unavailable = ce.Interval, ce.Significant, ce.Outcome, ce.Unavailable
+		e.Warnings = append(e.Warnings, ce.Warnings...)
+	}
+	if n := len(cmp.Mismatches); n > 0 {
+		var fields []string
+		for _, m := range cmp.Mismatches[0].Mismatches {
+			fields = append(fields, string(m.Field))
+		}
+		e.Warnings = append(e.Warnings, compare.Warning{Code: "identity-mismatch",
+			Message: fmt.Sprintf("%d case(s) left out: their runs do not measure the same thing on both sides (%s)", n, strings.Join(fields, ", "))})
+	}
+	if n := len(cmp.OnlyA) + len(cmp.OnlyB); n > 0 {
+		e.Warnings = append(e.Warnings, compare.Warning{Code: compare.WarnUnmatchedCases,
+			Message: fmt.Sprintf("%d case(s) ran on one side only", n)})
+	}
+	return e
+}
+
+// findEffect returns the effect of candidate on metric for profile and split.
+func findEffect(effects []Effect, candidate, profile, split, metric string) *Effect {
+	for i := range effects {
+		e := &effects[i]
+		if e.Candidate == candidate && e.Profile == profile && e.Split == split && e.Metric == metric {
+			return e
+		}
+	}
+	return nil
+}
+
+// IntervalText formats an effect as people read it in a report:
+// "pass rate effect +0.18 [+0.05, +0.31], t 95%, 24 clusters".
+func (e Effect) IntervalText() string {
+	s := fmt.Sprintf("%s effect %s", metricLabel(e.Metric), signed(e.Delta))
+	if e.Interval == nil {
+		if e.Unavailable != "" {
+			return s + " (no interval: " + e.Unavailable + ")"
+		}
+		return s
+	}
+	iv := e.Interval
+	unit := "cases"
+	if iv.Clustered {
+		unit = "clusters"
+	}
+	return fmt.Sprintf("%s [%s, %s], %s %g%%, %d %s", s, signed(iv.Lower), signed(iv.Upper), iv.Method, 100*iv.Level, iv.Units, unit)
+}
+
+func signed(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.3g", v)
+}

@@ -1,0 +1,439 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
+)
+
+// plannedUnit is a unit to run.
+type plannedUnit struct {
+	key  unitKey
+	id   string
+	cand *Candidate
+	c    *lux.Case
+}
+
+// tree is a candidate's materialized tree.
+type tree struct {
+	mu   sync.Mutex
+	dir  string
+	hash string
+	orch map[string]*orchestrator.Orchestrator // by profile
+}
+
+// schedule lists every unit in rounds of repetitions: every candidate,
+// profile, split and case once, then again for the next repetition. (A
+// later sequential mode can stop between rounds.)
+func (s *state) schedule() []plannedUnit {
+	var out []plannedUnit
+	for rep := 1; rep <= s.camp.Repetitions.Promotion; rep++ {
+		for _, cand := range s.cands {
+			for _, profile := range s.camp.profileNames() {
+				for _, split := range s.corp.splits {
+					for _, lc := range s.corp.cases[split] {
+						k := unitKey{cand.ID, cand.Hash, profile, split, lc.CanonicalID(), rep}
+						out = append(out, plannedUnit{key: k, id: k.id(), cand: cand, c: lc})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// execute writes the manifest, runs the missing units and decides.
+func (s *state) execute(ctx context.Context) (*Result, error) {
+	plan := s.schedule()
+	m := s.manifest(len(plan))
+	s.units = append(s.units, s.prior...)
+	s.spend = s.done.spend
+	s.finished = len(s.done.units)
+	if err := s.writeManifest(m); err != nil {
+		return nil, err
+	}
+	defer s.journal.close()
+
+	trees, err := s.materialize(ctx)
+	defer func() {
+		for _, t := range trees {
+			_ = os.RemoveAll(filepath.Dir(t.dir))
+		}
+	}()
+	if err != nil {
+		return s.end(ctx, m, StatusFailed, err)
+	}
+	for i := range m.Candidates {
+		m.Candidates[i].Invalid = s.invalid[m.Candidates[i].ID]
+	}
+
+	var todo []plannedUnit
+	for _, u := range plan {
+		if _, done := s.done.units[u.id]; !done && s.invalid[u.cand.ID] == "" {
+			todo = append(todo, u)
+		}
+	}
+	n := max(1, s.opts.Concurrency)
+	next := make(chan plannedUnit)
+	var wg sync.WaitGroup
+	var unitErr error
+	var errOnce sync.Once
+	for range min(n, max(1, len(todo))) {
+		wg.Go(func() {
+			for u := range next {
+				if err := s.runUnit(ctx, u, trees[u.cand.ID], len(plan)); err != nil {
+					errOnce.Do(func() { unitErr = err })
+				}
+			}
+		})
+	}
+feed:
+	for _, u := range todo {
+		if ctx.Err() != nil || s.stopped() || unitErr != nil {
+			break
+		}
+		if err := s.checkBudget(); err != nil {
+			s.mu.Lock()
+			s.stopErr = err
+			s.mu.Unlock()
+			break
+		}
+		select {
+		case next <- u:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	switch {
+	case unitErr != nil:
+		return s.end(ctx, m, StatusFailed, unitErr)
+	case ctx.Err() != nil:
+		return s.end(ctx, m, StatusAborted, context.Cause(ctx))
+	case s.stopErr != nil:
+		return s.end(ctx, m, StatusFailed, s.stopErr)
+	}
+	return s.end(ctx, m, "", nil)
+}
+
+func (s *state) stopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopErr != nil
+}
+
+// checkBudget refuses the next unit when a budget is spent.
+func (s *state) checkBudget() error {
+	s.mu.Lock()
+	sp := s.spend
+	s.mu.Unlock()
+	b := s.camp.Budget
+	active := s.activeMs()
+	switch {
+	case sp.Runs+1 > b.MaxRuns:
+		return fmt.Errorf("experiment exceeded its maxRuns budget (spent %d of %d)", sp.Runs, b.MaxRuns)
+	case sp.Tokens > b.MaxTokens:
+		return fmt.Errorf("experiment exceeded its maxTokens budget (spent %d of %d)", sp.Tokens, b.MaxTokens)
+	case sp.CostUSD > b.MaxCostUSD:
+		return fmt.Errorf("experiment exceeded its maxCostUsd budget (spent %.4f of %.4f)", sp.CostUSD, b.MaxCostUSD)
+	case sp.JudgeCalls > b.MaxJudgeCalls:
+		return fmt.Errorf("experiment exceeded its maxJudgeCalls budget (spent %d of %d)", sp.JudgeCalls, b.MaxJudgeCalls)
+	case active > time.Duration(b.MaxWallTime).Milliseconds():
+		return fmt.Errorf("experiment exceeded its maxWallTime budget (spent %s of %s)", time.Duration(active)*time.Millisecond, time.Duration(b.MaxWallTime))
+	}
+	return nil
+}
+
+func (s *state) activeMs() int64 { return s.priorActive + time.Since(s.segment).Milliseconds() }
+
+// materialize writes every candidate's tree and runs the validation
+// commands in it; a candidate whose validation fails is marked invalid.
+func (s *state) materialize(ctx context.Context) (map[string]*tree, error) {
+	trees := map[string]*tree{}
+	for _, cand := range s.cands {
+		dir, err := os.MkdirTemp("", "lux-candidate-"+slug(cand.ID)+"-")
+		if err != nil {
+			return trees, fmt.Errorf("experiment: %w", err)
+		}
+		t := &tree{dir: filepath.Join(dir, "subject"), orch: map[string]*orchestrator.Orchestrator{}}
+		trees[cand.ID] = t
+		if t.hash, err = s.sub.materialize(cand, t.dir); err != nil {
+			return trees, err
+		}
+		for _, name := range s.camp.profileNames() {
+			t.orch[name] = s.orchestrator(name, cand, t.dir)
+		}
+		if why := s.validate(ctx, cand, t); why != "" {
+			s.invalid[cand.ID] = why
+		}
+	}
+	return trees, nil
+}
+
+// validate runs the subject's validation commands in the candidate's tree.
+func (s *state) validate(ctx context.Context, cand *Candidate, t *tree) string {
+	for _, v := range s.camp.Subject.Validate {
+		home, err := os.MkdirTemp("", "lux-validate-home-")
+		if err != nil {
+			return err.Error()
+		}
+		timeout := time.Duration(v.Timeout)
+		if timeout <= 0 {
+			timeout = 2 * time.Minute
+		}
+		env := []string{"PATH=" + proc.DefaultPath, "HOME=" + home, "LANG=C.UTF-8", "CI=1"}
+		if tmp := os.Getenv("TMPDIR"); tmp != "" {
+			env = append(env, "TMPDIR="+tmp)
+		}
+		res, err := proc.Run(ctx, proc.Spec{Path: v.Command, Args: v.Args, Dir: t.dir, Env: env, Timeout: timeout, MaxOutput: 64 << 10})
+		_ = os.RemoveAll(home)
+		label := strings.Join(append([]string{v.Command}, v.Args...), " ")
+		switch {
+		case err != nil:
+			return fmt.Sprintf("candidate validation '%s' could not run: %v", label, err)
+		case res.TimedOut:
+			return fmt.Sprintf("candidate validation '%s' timed out after %s", label, timeout)
+		case !res.Exited || res.Code != 0:
+			return fmt.Sprintf("candidate validation '%s' exited %s: %s", label, res.Status, clip(string(res.Stderr), 500))
+		}
+	}
+	if h, err := s.sub.hash(t.dir); err != nil || h != t.hash {
+		return "candidate validation changed the candidate's tree"
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// runUnit runs one unit and records it. Its error is a ledger that
+// cannot be written; the unit's own failures are recorded in the unit.
+func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) error {
+	s.progress(Progress{Candidate: u.cand.ID, Profile: u.key.Profile, Split: u.key.Split, CaseID: u.key.CaseID, Repetition: u.key.Repetition, Total: total})
+	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.spend.Runs++
+	s.mu.Unlock()
+
+	var tamper string
+	t.mu.Lock()
+	before, err := s.sub.hash(t.dir)
+	t.mu.Unlock()
+	if err != nil || before != t.hash {
+		tamper = fmt.Sprintf("the subject tree of candidate %s was changed before the run started (by another run); the unit fails", u.cand.ID)
+	}
+	res, runErr := t.orch[u.key.Profile].Run(ctx, u.c)
+	if ctx.Err() != nil {
+		return nil // not finished: it runs again on resume
+	}
+	if res == nil {
+		return fmt.Errorf("experiment: unit %s (%s): %w", u.key.CaseID, u.cand.ID, runErr)
+	}
+	t.mu.Lock()
+	after, err := s.sub.hash(t.dir)
+	if tamper == "" && (err != nil || after != t.hash) {
+		changed := s.sub.changedFiles(t.dir, u.cand)
+		what := "files outside the mutable set"
+		if len(changed) > 0 {
+			what = strings.Join(changed, ", ")
+		}
+		tamper = fmt.Sprintf("the agent changed the subject tree of candidate %s during the run (%s); the unit fails", u.cand.ID, what)
+	}
+	if after != t.hash {
+		// Restore the tree for the units that follow.
+		_ = os.RemoveAll(t.dir)
+		if h, err := s.sub.materialize(u.cand, t.dir); err == nil {
+			t.hash = h
+		}
+	}
+	t.mu.Unlock()
+
+	unit := s.unitOf(u, res)
+	if runErr != nil && unit.Error == "" {
+		unit.Error = runErr.Error()
+	}
+	if tamper != "" {
+		unit.Error = tamper
+		f := false
+		unit.Sample.Passed = &f
+		unit.Sample.ExitReason = lux.ExitError
+	}
+	if err := s.record(unit); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.finished++
+	done := s.finished
+	s.mu.Unlock()
+	p := Progress{Done: done, Total: total, Candidate: u.cand.ID, Profile: u.key.Profile, Split: u.key.Split,
+		CaseID: u.key.CaseID, Repetition: u.key.Repetition, Finished: true, Passed: unit.Sample.Passed, Elapsed: time.Since(s.segment)}
+	if unit.Error != "" {
+		p.Err = errors.New(unit.Error)
+	}
+	if ran := done - len(s.done.units); ran > 0 {
+		p.Estimate = time.Duration(float64(time.Since(s.segment)) / float64(ran) * float64(total-done))
+	}
+	s.progress(p)
+	return nil
+}
+
+// unitOf builds the unit record of a finished run.
+func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult) *Unit {
+	meta := res.Metadata
+	ident := *meta
+	// The fixtures of a case that takes them from the subject differ by
+	// candidate on purpose: they are what the experiment varies.
+	if strings.Contains(u.c.Fixtures, orchestrator.SubjectRootToken) {
+		ident.Provenance.FixturesHash = ""
+	}
+	rel, err := filepath.Rel(s.runsRoot, res.Dir)
+	if err != nil {
+		rel = res.Dir
+	}
+	rel = filepath.ToSlash(rel)
+	sample := record.Sample{
+		CaseID: u.key.CaseID, Repetition: u.key.Repetition, Cluster: u.c.Cluster, RunDir: rel,
+		ExitReason: meta.ExitReason, IdentityHash: record.IdentityHash(&ident), Metrics: record.RunMetrics(meta),
+	}
+	if res.Grading != nil {
+		sample.Passed, sample.Score = res.Grading.Passed, res.Grading.Score
+	}
+	unit := &Unit{
+		SchemaVersion: 1, ID: u.id, Candidate: u.cand.ID, CandidateHash: u.cand.Hash, Profile: u.key.Profile,
+		Split: u.key.Split, CaseID: u.key.CaseID, Cluster: u.c.Cluster, Repetition: u.key.Repetition, RunDir: rel,
+		Sample: sample, FinishedAt: time.Now().UTC(),
+	}
+	if a := meta.Usage.Agent; a != nil {
+		unit.Tokens += a.Total()
+	}
+	unit.Tokens += meta.Usage.Harness().Total()
+	if c := meta.Usage.AgentCostUSD; c != nil {
+		unit.CostUSD = *c
+	}
+	if res.Grading != nil {
+		for _, a := range res.Grading.Assertions {
+			if a.Usage != nil {
+				unit.JudgeCalls++
+			}
+		}
+	}
+	return unit
+}
+
+// record writes the unit file, then its journal line, then the manifest's
+// checkpoint. A crash between the file and the line is repaired on resume
+// (the file is adopted).
+func (s *state) record(u *Unit) error {
+	data, err := encodeUnit(u)
+	if err != nil {
+		return fmt.Errorf("experiment: unit %s: %w", u.ID, err)
+	}
+	w := record.Writer{Sync: s.opts.Fsync}
+	if err := w.WriteFile(unitFile(s.dir, u.ID), data); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := s.journal.append(journalEntry{Kind: "unit", Unit: u.ID, Hash: hashBytes(data), Tokens: u.Tokens, CostUSD: u.CostUSD, JudgeCalls: u.JudgeCalls}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.units = append(s.units, u)
+	s.spend.Units++
+	s.spend.Tokens += u.Tokens
+	s.spend.CostUSD += u.CostUSD
+	s.spend.JudgeCalls += u.JudgeCalls
+	return nil
+}
+
+func (s *state) progress(p Progress) {
+	if s.opts.Progress == nil {
+		return
+	}
+	s.progMu.Lock()
+	defer s.progMu.Unlock()
+	s.opts.Progress(p)
+}
+
+// manifest is the ledger's manifest as the experiment starts (or resumes).
+func (s *state) manifest(units int) *Manifest {
+	snap, _ := lux.CanonicalJSON(s.camp)
+	m := &Manifest{
+		SchemaVersion: 1, ExperimentID: filepath.Base(s.dir), CampaignID: s.camp.ID, CampaignPath: s.camp.Path,
+		CampaignHash: s.hash, Campaign: snap, SubjectRoot: s.sub.root, BaseHash: s.baseHash, CorpusHash: s.corpHash,
+		Status: StatusRunning, StartedAt: s.started, Profiles: s.profiles, Splits: map[string][]CaseRef{},
+		Budget: s.camp.Budget, Units: units, Candidates: []CandidateRef{},
+	}
+	for _, c := range s.cands {
+		m.Candidates = append(m.Candidates, CandidateRef{ID: c.ID, Hash: c.Hash, Bytes: c.Bytes})
+	}
+	for _, split := range s.corp.splits {
+		refs := []CaseRef{}
+		for _, lc := range s.corp.cases[split] {
+			refs = append(refs, CaseRef{ID: lc.CanonicalID(), Path: lc.Path, Cluster: lc.Cluster})
+		}
+		m.Splits[split] = refs
+	}
+	return m
+}
+
+func (s *state) writeManifest(m *Manifest) error {
+	s.mu.Lock()
+	m.Spent = s.spend
+	s.mu.Unlock()
+	m.Spent.WallTimeMs = s.activeMs()
+	if err := (record.Writer{Sync: s.opts.Fsync}).WriteJSON(filepath.Join(s.dir, ManifestFile), m); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
+}
+
+// end decides (unless the experiment was aborted or failed on an error)
+// and writes the final manifest.
+func (s *state) end(ctx context.Context, m *Manifest, status Status, cause error) (*Result, error) {
+	res := &Result{Dir: s.dir, Manifest: m}
+	if cause != nil {
+		m.Error = cause.Error()
+	}
+	if status != StatusAborted {
+		ev, err := evaluate(context.WithoutCancel(ctx), &s.camp, m.Candidates, newEvidence(s.runsRoot, s.units), s.corp.splits)
+		if err != nil {
+			return nil, err
+		}
+		res.Evaluation = ev
+		if status == "" {
+			m.Decision = ev.Decision
+			status = StatusFailed
+			if ev.Decision.Champion != "" {
+				status = StatusPassed
+			}
+		}
+	}
+	m.Status = status
+	now := time.Now().UTC()
+	m.EndedAt = &now
+	if err := s.writeManifest(m); err != nil {
+		return nil, err
+	}
+	if cause != nil {
+		return res, fmt.Errorf("experiment: %s %s: %w", status, s.dir, cause)
+	}
+	return res, nil
+}

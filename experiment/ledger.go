@@ -1,0 +1,390 @@
+package experiment
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/luxeval/lux/record"
+)
+
+// The ledger of an experiment, <runsRoot>/.experiments/<timestamp>-<id>/:
+//
+//	experiment.json        the manifest (rewritten atomically)
+//	candidates/<id>.json   one immutable file per candidate
+//	units/<unit id>.json   one file per finished unit, named by its key
+//	journal.jsonl          append-only accounting: unit attempts and finished units with their content hashes
+//	.lock                  the process running it
+const (
+	ExperimentsDir = ".experiments"
+	ManifestFile   = "experiment.json"
+	CandidatesDir  = "candidates"
+	UnitsDir       = "units"
+	JournalFile    = "journal.jsonl"
+	LockFile       = ".lock"
+)
+
+// Status is an experiment's state.
+type Status string
+
+// The statuses.
+const (
+	StatusRunning Status = "running"
+	StatusPassed  Status = "passed"  // decided: a champion (a variant or the baseline)
+	StatusFailed  Status = "failed"  // no champion, a budget exceeded, or an error
+	StatusAborted Status = "aborted" // cancelled: resumable
+)
+
+// Manifest is experiment.json.
+type Manifest struct {
+	SchemaVersion int             `json:"schemaVersion"`
+	ExperimentID  string          `json:"experimentId"`
+	CampaignID    string          `json:"campaignId"`
+	CampaignPath  string          `json:"campaignPath,omitempty"`
+	CampaignHash  string          `json:"campaignHash"`
+	Campaign      json.RawMessage `json:"campaign"` // the campaign with its defaults, as it ran
+	SubjectRoot   string          `json:"subjectRoot"`
+	BaseHash      string          `json:"baseHash"`   // the subject tree when the experiment started
+	CorpusHash    string          `json:"corpusHash"` // the selected cases
+	Status        Status          `json:"status"`
+	StartedAt     time.Time       `json:"startedAt"`
+	EndedAt       *time.Time      `json:"endedAt,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	// Profiles are the arms' identities: a resumed experiment refuses to
+	// pool runs made under a different one.
+	Profiles   map[string]ProfileIdentity `json:"profiles"`
+	Candidates []CandidateRef             `json:"candidates"`
+	Splits     map[string][]CaseRef       `json:"splits"`
+	Budget     Budget                     `json:"budget"`
+	Spent      Spend                      `json:"spent"`
+	Units      int                        `json:"units"` // units planned
+	Decision   *Decision                  `json:"decision,omitempty"`
+}
+
+// ProfileIdentity is what an arm ran as.
+type ProfileIdentity struct {
+	Driver         string          `json:"driver"`
+	DriverVersion  string          `json:"driverVersion"` // the driver's experiment version
+	DriverConfig   string          `json:"driverConfigHash"`
+	DriverIdentity json.RawMessage `json:"driverIdentity"`
+	Answerer       string          `json:"answerer,omitempty"`
+	AnswererConfig string          `json:"answererConfigHash,omitempty"`
+	Environment    json.RawMessage `json:"environment,omitempty"`
+}
+
+// CandidateRef is a candidate in the manifest.
+type CandidateRef struct {
+	ID    string `json:"id"`
+	Hash  string `json:"hash"`
+	Bytes int64  `json:"bytes"`
+	// Invalid says why the candidate was not run (a validation command
+	// failed); it is then never eligible.
+	Invalid string `json:"invalid,omitempty"`
+}
+
+// CaseRef is a selected case.
+type CaseRef struct {
+	ID      string `json:"id"`
+	Path    string `json:"path,omitempty"`
+	Cluster string `json:"cluster,omitempty"`
+}
+
+// Spend is what an experiment spent.
+type Spend struct {
+	Runs       int     `json:"runs"`  // agent runs started (units attempted)
+	Units      int     `json:"units"` // units finished
+	JudgeCalls int     `json:"judgeCalls"`
+	Tokens     int64   `json:"tokens"` // agent and harness tokens
+	CostUSD    float64 `json:"costUsd"`
+	WallTimeMs int64   `json:"wallTimeMs"` // active time, over every segment
+}
+
+// Unit is one finished unit: one ordinary run of one case, for one
+// candidate, profile, split and repetition.
+type Unit struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	ID            string `json:"id"`
+	Candidate     string `json:"candidate"`
+	CandidateHash string `json:"candidateHash"`
+	Profile       string `json:"profile"`
+	Split         string `json:"split"`
+	CaseID        string `json:"caseId"`
+	Cluster       string `json:"cluster,omitempty"`
+	Repetition    int    `json:"repetition"`
+	// RunDir is the run's record, relative to the runs root.
+	RunDir string `json:"runDir"`
+	// Error is why the harness failed the unit (the agent changed the
+	// subject); the run then counts as not passed.
+	Error      string        `json:"error,omitempty"`
+	Sample     record.Sample `json:"sample"`
+	Tokens     int64         `json:"tokens"`
+	CostUSD    float64       `json:"costUsd"`
+	JudgeCalls int           `json:"judgeCalls"`
+	FinishedAt time.Time     `json:"finishedAt"`
+}
+
+// unitKey is what identifies a unit.
+type unitKey struct {
+	Candidate     string `json:"candidate"`
+	CandidateHash string `json:"candidateHash"`
+	Profile       string `json:"profile"`
+	Split         string `json:"split"`
+	CaseID        string `json:"caseId"`
+	Repetition    int    `json:"repetition"`
+}
+
+func (k unitKey) id() string {
+	b, _ := json.Marshal(k)
+	sum := sha256.Sum256(b)
+	return "u-" + hex.EncodeToString(sum[:16])
+}
+
+// journalEntry is one line of journal.jsonl.
+type journalEntry struct {
+	Kind       string  `json:"kind"` // "attempt" or "unit"
+	Unit       string  `json:"unit"`
+	Hash       string  `json:"hash,omitempty"` // sha256 of the unit file
+	Tokens     int64   `json:"tokens,omitempty"`
+	CostUSD    float64 `json:"costUsd,omitempty"`
+	JudgeCalls int     `json:"judgeCalls,omitempty"`
+}
+
+// journal is the replayed accounting journal.
+type journal struct {
+	attempts int
+	units    map[string]journalEntry // finished, by unit id
+	order    []string
+	spend    Spend
+	torn     int64 // offset of a torn last line; -1 when none
+}
+
+// readJournal replays dir's journal. A last line without its newline, or
+// that does not decode, is torn (a crash mid-write): it is ignored and its
+// offset returned so that a writer can cut it off. Any other bad line is
+// an error.
+func readJournal(dir string) (*journal, error) {
+	j := &journal{units: map[string]journalEntry{}, torn: -1}
+	data, err := os.ReadFile(filepath.Join(dir, JournalFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return j, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	var off int64
+	for len(data) > 0 {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		var e journalEntry
+		bad := json.Unmarshal(line, &e) != nil || (e.Kind != "attempt" && e.Kind != "unit")
+		if !complete || bad {
+			if !complete || len(rest) == 0 {
+				j.torn = off
+				break
+			}
+			return nil, fmt.Errorf("experiment: %s line at byte %d is not a journal entry; the ledger is corrupt", filepath.Join(dir, JournalFile), off)
+		}
+		j.add(e)
+		off += int64(len(line)) + 1
+		data = rest
+	}
+	return j, nil
+}
+
+func (j *journal) add(e journalEntry) {
+	switch e.Kind {
+	case "attempt":
+		j.attempts++
+		j.spend.Runs++
+	case "unit":
+		if _, dup := j.units[e.Unit]; dup {
+			return
+		}
+		j.units[e.Unit] = e
+		j.order = append(j.order, e.Unit)
+		j.spend.Units++
+		j.spend.Tokens += e.Tokens
+		j.spend.CostUSD += e.CostUSD
+		j.spend.JudgeCalls += e.JudgeCalls
+	}
+}
+
+// journalWriter appends to the journal.
+type journalWriter struct {
+	f    *os.File
+	sync bool
+}
+
+func openJournal(dir string, torn int64, sync bool) (*journalWriter, error) {
+	path := filepath.Join(dir, JournalFile)
+	if torn >= 0 {
+		if err := os.Truncate(path, torn); err != nil {
+			return nil, fmt.Errorf("experiment: repair the torn last line of %s: %w", path, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, record.FilePerm)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	return &journalWriter{f: f, sync: sync}, nil
+}
+
+func (w *journalWriter) append(e journalEntry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if _, err := w.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("experiment: journal: %w", err)
+	}
+	if w.sync {
+		return w.f.Sync()
+	}
+	return nil
+}
+
+func (w *journalWriter) close() error { return w.f.Close() }
+
+// reserveLedger creates <runsRoot>/.experiments/<timestamp>-<id>[-N].
+func reserveLedger(runsRoot, campaignID string, now time.Time) (string, error) {
+	parent := filepath.Join(runsRoot, ExperimentsDir)
+	if err := os.MkdirAll(parent, record.DirPerm); err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	base := record.Timestamp(now) + "-" + slug(campaignID)
+	for n := 1; ; n++ {
+		name := base
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		dir := filepath.Join(parent, name)
+		err := os.Mkdir(dir, record.DirPerm)
+		if err == nil {
+			for _, sub := range []string{CandidatesDir, UnitsDir} {
+				if err := os.Mkdir(filepath.Join(dir, sub), record.DirPerm); err != nil {
+					return "", fmt.Errorf("experiment: %w", err)
+				}
+			}
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("experiment: %w", err)
+		}
+	}
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+func slug(id string) string {
+	s := unsafeChars.ReplaceAllString(id, "-")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
+
+// unitFile is the path of a unit's file.
+func unitFile(dir, id string) string { return filepath.Join(dir, UnitsDir, id+".json") }
+
+// encodeUnit returns the bytes of a unit file.
+func encodeUnit(u *Unit) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(u); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// readUnits reads every unit the journal lists as finished, checking each
+// file against its recorded hash.
+func readUnits(dir string, j *journal) ([]*Unit, error) {
+	units := make([]*Unit, 0, len(j.order))
+	for _, id := range j.order {
+		data, err := os.ReadFile(unitFile(dir, id))
+		if err != nil {
+			return nil, fmt.Errorf("experiment: unit %s is in the journal but its file cannot be read: %w", id, err)
+		}
+		if h := hashBytes(data); h != j.units[id].Hash {
+			return nil, fmt.Errorf("experiment: %s does not match the hash the journal recorded for it: the unit file was changed after it was written", unitFile(dir, id))
+		}
+		u := &Unit{}
+		if err := json.Unmarshal(data, u); err != nil {
+			return nil, fmt.Errorf("experiment: %s: %w", unitFile(dir, id), err)
+		}
+		units = append(units, u)
+	}
+	return units, nil
+}
+
+// adoptUnits journals the unit files written just before a crash (the
+// file is written before its journal line). It returns the entries added.
+func adoptUnits(dir string, j *journal, w *journalWriter) error {
+	entries, err := os.ReadDir(filepath.Join(dir, UnitsDir))
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if _, done := j.units[id]; done {
+			continue
+		}
+		data, err := os.ReadFile(unitFile(dir, id))
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		u := &Unit{}
+		if json.Unmarshal(data, u) != nil || u.ID != id {
+			_ = os.Remove(unitFile(dir, id)) // never finished: the unit runs again
+			continue
+		}
+		entry := journalEntry{Kind: "unit", Unit: id, Hash: hashBytes(data), Tokens: u.Tokens, CostUSD: u.CostUSD, JudgeCalls: u.JudgeCalls}
+		if err := w.append(entry); err != nil {
+			return err
+		}
+		j.add(entry)
+	}
+	return nil
+}
+
+// readManifest reads dir's experiment.json.
+func readManifest(dir string) (*Manifest, error) {
+	m := &Manifest{}
+	if err := record.ReadJSON(filepath.Join(dir, ManifestFile), m); err != nil {
+		return nil, fmt.Errorf("experiment: %s is not an experiment ledger: %w", dir, err)
+	}
+	return m, nil
+}
+
+func readCandidate(dir string, ref CandidateRef) (*Candidate, error) {
+	c := &Candidate{}
+	path := filepath.Join(dir, CandidatesDir, ref.ID+".json")
+	if err := record.ReadJSON(path, c); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	if err := c.verify(); err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	if c.Hash != ref.Hash || c.ID != ref.ID {
+		return nil, fmt.Errorf("experiment: %s is not the candidate the manifest names (hash %s, want %s)", path, c.Hash, ref.Hash)
+	}
+	return c, nil
+}
