@@ -3,11 +3,12 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -304,14 +305,7 @@ func (cf *Confidence) config() stats.Config {
 	return stats.Config{Method: cf.Method, Level: level, Resamples: cf.Resamples, Seed: cf.Seed, MinUnits: cf.MinSamples}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // profileNames are the campaign's profiles, sorted.
 func (c *Campaign) profileNames() []string { return sortedKeys(c.Profiles) }
