@@ -29,7 +29,8 @@ func New(reg *lux.Registry, opts Options) *Orchestrator {
 	if reg == nil {
 		reg = lux.NewRegistry()
 	}
-	o := &Orchestrator{reg: reg, opts: opts.withDefaults(), prov: newProvenanceCache()}
+	o := &Orchestrator{reg: reg, opts: opts.withDefaults()}
+	o.prov = newProvenanceCache(o.opts.RunsRoot)
 	o.logOpts = record.LogOptions{MaxBytes: o.opts.MaxEventBytes, MaxEvents: o.opts.MaxEvents, Sync: o.opts.Fsync}
 	o.writer = record.Writer{Sync: o.opts.Fsync}
 	if o.opts.Environment != nil {

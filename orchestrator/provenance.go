@@ -28,6 +28,9 @@ const (
 // every run of a process: resolved commands and their versions, and the
 // state of each git repository holding cases.
 type provenanceCache struct {
+	// runsRoot is where the records go; inside a repository, git's view
+	// of the tree leaves it out.
+	runsRoot string
 	mu       sync.Mutex
 	commands map[string]*onceValue[lux.CommandInfo]
 	repos    map[string]*onceValue[*lux.GitInfo]
@@ -38,8 +41,8 @@ type onceValue[T any] struct {
 	v    T
 }
 
-func newProvenanceCache() *provenanceCache {
-	return &provenanceCache{commands: map[string]*onceValue[lux.CommandInfo]{}, repos: map[string]*onceValue[*lux.GitInfo]{}}
+func newProvenanceCache(runsRoot string) *provenanceCache {
+	return &provenanceCache{runsRoot: runsRoot, commands: map[string]*onceValue[lux.CommandInfo]{}, repos: map[string]*onceValue[*lux.GitInfo]{}}
 }
 
 func hostInfo() lux.Host {
@@ -98,8 +101,10 @@ func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo
 }
 
 // source describes where the case came from: its path relative to the
-// repository holding it, and the repository's commit and state. Inline
-// cases have none.
+// repository holding it, and the repository's commit and state; outside a
+// repository, the case file's name (where a directory of cases sits is not
+// what a run measures; case.json keeps the path as given). Inline cases
+// have none.
 func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Source {
 	if casePath == "" {
 		return nil
@@ -109,10 +114,10 @@ func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Sou
 		return &lux.Source{CasePath: filepath.ToSlash(casePath)}
 	}
 	root := gitRoot(filepath.Dir(abs))
+	src := &lux.Source{CasePath: filepath.Base(abs)}
 	if root == "" {
-		return &lux.Source{CasePath: filepath.ToSlash(abs)}
+		return src
 	}
-	src := &lux.Source{CasePath: filepath.ToSlash(abs)}
 	pc.mu.Lock()
 	e := pc.repos[root]
 	if e == nil {
@@ -120,10 +125,10 @@ func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Sou
 		pc.repos[root] = e
 	}
 	pc.mu.Unlock()
-	e.once.Do(func() { e.v = gitState(ctx, root) })
+	e.once.Do(func() { e.v = gitState(ctx, root, pc.runsRoot) })
 	if e.v == nil {
-		// Not a repository git can read: the path stays absolute rather
-		// than relative to a directory that merely holds a .git entry.
+		// Not a repository git can read: the file name alone, rather than
+		// a path relative to a directory that merely holds a .git entry.
 		return src
 	}
 	if rel, err := filepath.Rel(root, abs); err == nil {
@@ -188,29 +193,58 @@ func git(ctx context.Context, root string, args ...string) ([]byte, bool) {
 
 // gitState returns the commit and state of the repository at root, or nil
 // when git cannot tell. A dirty tree gets a hash of its changes (the diff
-// against HEAD and the untracked files) when they are small enough.
-func gitState(ctx context.Context, root string) *lux.GitInfo {
+// against HEAD and the untracked files) when they are small enough. The
+// runs root, when inside the repository, is left out of both.
+func gitState(ctx context.Context, root, runsRoot string) *lux.GitInfo {
 	head, ok := git(ctx, root, "rev-parse", "HEAD")
 	if !ok {
 		return nil
 	}
-	status, ok := git(ctx, root, "status", "--porcelain=v1", "--untracked-files=normal")
+	scope := pathspec(root, runsRoot)
+	status, ok := git(ctx, root, append([]string{"status", "--porcelain=v1", "--untracked-files=normal"}, scope...)...)
 	if !ok {
 		return nil
 	}
 	g := &lux.GitInfo{Commit: strings.TrimSpace(string(head)), Dirty: len(bytes.TrimSpace(status)) > 0}
 	if g.Dirty {
-		g.WorkingTreeHash = workingTreeHash(ctx, root)
+		g.WorkingTreeHash = workingTreeHash(ctx, root, scope)
 	}
 	return g
 }
 
-func workingTreeHash(ctx context.Context, root string) string {
-	diff, ok := git(ctx, root, "diff", "--no-ext-diff", "--no-textconv", "--binary", "HEAD", "--")
+// pathspec is the part of the repository at root that provenance reads:
+// all of it but the runs root when that lies inside it.
+func pathspec(root, runsRoot string) []string {
+	if runsRoot == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(runsRoot)
+	if err != nil {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	realRoot := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	rel, err := filepath.Rel(realRoot, abs)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return []string{"--", ".", ":(exclude,literal)" + filepath.ToSlash(rel)}
+}
+
+func workingTreeHash(ctx context.Context, root string, scope []string) string {
+	if scope == nil {
+		scope = []string{"--"}
+	}
+	diff, ok := git(ctx, root, append([]string{"diff", "--no-ext-diff", "--no-textconv", "--binary", "HEAD"}, scope...)...)
 	if !ok {
 		return ""
 	}
-	list, ok := git(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
+	list, ok := git(ctx, root, append([]string{"ls-files", "--others", "--exclude-standard", "-z"}, scope...)...)
 	if !ok {
 		return ""
 	}

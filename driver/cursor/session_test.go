@@ -191,7 +191,7 @@ func TestSessionHappyPath(t *testing.T) {
 	assert.Equal(t, AgentID, ready.Ready.AgentID)
 	assert.Equal(t, "2026.09.10-fake001", ready.Ready.AgentVersion, "the CLI's --version is recorded")
 	assert.Equal(t, "auto", ready.Ready.Model)
-	assert.Equal(t, "5d0c7e52-8b1a-4c7e-9a51-0f6b2d3c4e11", ready.Ready.Detail["sessionId"])
+	assert.Regexp(t, `^5d0c7e52-8b1a-4c7e-9a51-\d{12}$`, ready.Ready.Detail["sessionId"], "the session id of this run")
 
 	done := last(evs)
 	require.Equal(t, lux.EventDone, done.Type, "last event: %+v", done.Error)

@@ -2,7 +2,9 @@
 // the command line the way the CLI does, then replays a recorded
 // stream-json file. Environment variables choose the behaviour:
 //
-//	FAKE_CURSOR_SCRIPT    the .jsonl file to print, line by line
+//	FAKE_CURSOR_SCRIPT    the .jsonl file to print, line by line, with the
+//	                      recorded workspace (/tmp/lux-ws) and session id
+//	                      replaced by this run's, as the CLI reports them
 //	FAKE_CURSOR_VERSION   what --version prints (default 2026.09.10-fake001)
 //	FAKE_CURSOR_ARGV      a file to write {"args", "dir", "env"} to
 //	FAKE_CURSOR_WRITE     files to create in the working directory: "a.txt=hi;b/c.txt=x"
@@ -92,11 +94,17 @@ func main() {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		out := bufio.NewWriter(os.Stdout)
 		delay, _ := time.ParseDuration(os.Getenv("FAKE_CURSOR_LINE_DELAY"))
+		cwd, _ := os.Getwd()
+		cwdJSON, _ := json.Marshal(cwd)
+		thisRun := strings.NewReplacer(
+			`"/tmp/lux-ws`, strings.TrimSuffix(string(cwdJSON), `"`),
+			"5d0c7e52-8b1a-4c7e-9a51-0f6b2d3c4e11", fmt.Sprintf("5d0c7e52-8b1a-4c7e-9a51-%012d", os.Getpid()),
+		)
 		for n := 0; sc.Scan(); n++ {
 			if n > 0 {
 				time.Sleep(delay)
 			}
-			fmt.Fprintln(out, sc.Text())
+			fmt.Fprintln(out, thisRun.Replace(sc.Text()))
 			must(out.Flush())
 		}
 		must(sc.Err())
