@@ -36,6 +36,38 @@
 // [SessionOptions].Ready; drivers that can tell a clean exit from a crash
 // set [SessionOptions].OnExit.
 //
+// # Containment
+//
+// Every agent runs as the leader of its own process group, and stopping it
+// (Quiesce, Close, the end of the run) is SIGTERM, KillGrace, then SIGKILL
+// to everything the agent started. What "everything" covers depends on
+// the system:
+//
+//   - Linux, where the harness may create a cgroup v2 below its own (as
+//     root, or in a delegated cgroup): each agent starts in a cgroup of
+//     its own, so every process it starts is found whatever it does
+//     (setsid, a double fork, a daemon holding stdout). Stopping kills
+//     the cgroup and returns only once it is empty; artifacts are
+//     collected after that, so nothing can change them any more. A
+//     harness killed outright (SIGKILL) takes every agent with it: a
+//     watchdog process kills its cgroups when it ends.
+//   - Linux without a usable cgroup: the harness becomes a child
+//     subreaper, so orphans re-parent to it; an agent's processes are its
+//     process tree and every process whose environment carries the
+//     agent's mark (LUX_PROCESS_TREE), with their descendants; stopping
+//     kills them until none remains. A process that leaves the tree and
+//     also starts with an environment of its own (env -i) is not found.
+//     A harness killed outright takes each agent's process group with it
+//     (the leader by Pdeathsig, the group by the watchdog); what left the
+//     group survives.
+//   - Other systems: the process group only; a descendant that leaves it
+//     (setsid, setpgid) survives the run, and a harness killed outright
+//     leaves its agents running.
+//
+// A process still alive 10 s after SIGKILL (uninterruptible sleep) makes
+// Quiesce fail, and the run records that its evidence could not be
+// collected.
+//
 // [Process] and [Stdin] are the lower layer, for a driver that needs to
 // run a process outside a Session.
 package driver

@@ -15,8 +15,11 @@
 // same on every machine.
 //
 // The agent runs in its own process group: when the run ends, or the
-// harness quiesces it, the whole group is stopped (SIGTERM, then SIGKILL
-// after 5 s), so nothing it spawned survives it.
+// harness quiesces it, everything it started is stopped (SIGTERM, then
+// SIGKILL after 5 s). On Linux with a cgroup v2 the harness may create,
+// that includes processes that left the group (setsid, daemons), and a
+// killed harness takes them with it; see "Containment" in package driver
+// for exactly what is guaranteed with only the subreaper and elsewhere.
 package subprocess
 
 import (

@@ -30,6 +30,9 @@ import (
 var fakeAgent string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(harnessEnv) != "" {
+		os.Exit(runHarness())
+	}
 	dir, err := os.MkdirTemp("", "lux-subprocess-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

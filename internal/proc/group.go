@@ -8,8 +8,16 @@
 // command to completion with a timeout, a minimal environment, optional
 // standard input and output capped at a number of bytes.
 //
-// A descendant that leaves the group on purpose (setsid, setpgid) escapes;
-// nothing short of a container or cgroup can follow it.
+// Beyond the process group, each Group is contained as strongly as the
+// system allows ([HostContainment]): on Linux in a cgroup v2 of its own
+// where this process may create one, else as a child subreaper that finds
+// the group's processes by ancestry and an environment mark; elsewhere
+// only the process group is stopped, and a descendant that leaves it
+// (setsid, setpgid) escapes. See [Containment] for what each guarantees.
+// On Linux the leader also gets SIGKILL when this process dies
+// (Pdeathsig), and a watchdog process kills every cgroup (or, without
+// one, every process group) this process still had when it ended, however
+// it ended.
 package proc
 
 import (
@@ -36,6 +44,7 @@ type Group struct {
 	cmd    *exec.Cmd
 	pid    int
 	exited chan struct{}
+	box    container
 
 	mu   sync.Mutex
 	gone bool // the group was found empty after the leader exited
@@ -57,10 +66,16 @@ func Start(cmd *exec.Cmd) (*Group, error) {
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = time.Second
 	}
-	if err := cmd.Start(); err != nil {
+	box, err := prepare(cmd)
+	if err != nil {
 		return nil, err
 	}
-	g := &Group{cmd: cmd, pid: cmd.Process.Pid, exited: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		box.failed()
+		return nil, err
+	}
+	g := &Group{cmd: cmd, pid: cmd.Process.Pid, exited: make(chan struct{}), box: box}
+	box.started(g.pid, g.exited)
 	go func() {
 		err := cmd.Wait()
 		g.mu.Lock()
@@ -89,9 +104,11 @@ func (g *Group) Status() Status {
 	return statusOf(g.state)
 }
 
-// Signal sends sig to every process in the group. A group that no longer
-// has any process is not an error.
+// Signal sends sig to every process in the group, and to every process
+// its containment holds beyond it. A group that no longer has any process
+// is not an error.
 func (g *Group) Signal(sig syscall.Signal) error {
+	g.box.signal(sig)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.gone {
@@ -119,10 +136,11 @@ func (g *Group) Kill() error { return g.Signal(syscall.SIGKILL) }
 
 // Stop stops the whole group: SIGTERM, then, once the leader has exited or
 // grace has passed (DefaultGrace when grace is zero or less), SIGKILL to
-// every process still in the group, so descendants never outlive the
-// leader. It returns when the leader has been reaped, or ctx.Err() if ctx
-// ends first (the group has been sent SIGKILL by then). Safe to call more
-// than once and concurrently.
+// every process still in the group or its containment, so descendants
+// never outlive the leader. It returns when the leader has been reaped and
+// no contained process remains, or with an error if ctx ends first or a
+// contained process outlives KillTimeout (everything has been sent SIGKILL
+// by then). Safe to call more than once and concurrently.
 func (g *Group) Stop(ctx context.Context, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultGrace
@@ -138,10 +156,14 @@ func (g *Group) Stop(ctx context.Context, grace time.Duration) error {
 	_ = g.Kill()
 	select {
 	case <-g.exited:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if err := g.box.drain(ctx); err != nil {
+		return err
+	}
+	g.box.release()
+	return nil
 }
 
 // Status is how a process ended.

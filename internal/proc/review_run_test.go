@@ -17,6 +17,8 @@ import (
 // Input that nobody reads, held by a descendant that left the group, does
 // not keep Run's writer (and the pipe) alive after Run returns.
 func TestRunInputHeldByEscapedDescendant(t *testing.T) {
+	proc.ForceContainment(proc.ContainGroup) // where a descendant can escape
+	t.Cleanup(func() { proc.ForceContainment("") })
 	runtime.GC()
 	before := runtime.NumGoroutine()
 	// The descendant writes its pid once it has its own session; the

@@ -129,7 +129,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		_ = g.Stop(context.WithoutCancel(ctx), spec.Grace)
 	}
 	<-g.Exited()
-	_ = g.Kill()
+	_ = g.Stop(context.WithoutCancel(ctx), spec.Grace) // the leader is gone: whatever it left is killed
 	waitBounded(&wg, DrainTimeout)
 	closeAll(outR, errR) // unblocks readers held by an escaped descendant
 	wg.Wait()

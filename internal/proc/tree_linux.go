@@ -1,0 +1,159 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// tree is a group found by process ancestry and the TreeEnv mark, for a
+// process that is a child subreaper.
+type tree struct {
+	mu      sync.Mutex // serializes scans, kills and reaping
+	token   string
+	leader  int
+	exited  <-chan struct{}
+	adopted map[int]bool // orphans re-parented to this process, to reap
+}
+
+func (t *tree) started(pid int, exited <-chan struct{}) {
+	t.leader, t.exited = pid, exited
+	tellWatchdog("+ " + strconv.Itoa(pid))
+}
+func (t *tree) failed()  {}
+func (t *tree) release() { tellWatchdog("- " + strconv.Itoa(t.leader)) }
+
+type procEntry struct {
+	ppid   int
+	zombie bool
+}
+
+// scan lists the processes of the system by pid.
+func scan() map[int]procEntry {
+	out := map[int]procEntry{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		out[pid] = procEntry{ppid: ppid, zombie: f[0] == "Z" || f[0] == "X"}
+	}
+	return out
+}
+
+func (t *tree) marked(pid int) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(append([]byte{0}, env...), []byte("\x00"+TreeEnv+"="+t.token+"\x00"))
+}
+
+// members are the live processes of the group: the leader's tree while
+// the leader has not been reaped, and every marked process with its tree.
+func (t *tree) members() []int {
+	procs := scan()
+	children := map[int][]int{}
+	for pid, p := range procs {
+		children[p.ppid] = append(children[p.ppid], pid)
+	}
+	self := os.Getpid()
+	in := map[int]bool{}
+	var add func(pid int)
+	add = func(pid int) {
+		if in[pid] || pid == self {
+			return
+		}
+		in[pid] = true
+		for _, c := range children[pid] {
+			add(c)
+		}
+	}
+	select {
+	case <-t.exited:
+	default:
+		add(t.leader)
+	}
+	for pid, p := range procs {
+		if !p.zombie && !in[pid] && t.marked(pid) {
+			add(pid)
+		}
+	}
+	var out []int
+	for pid := range in {
+		p, ok := procs[pid]
+		if !ok {
+			continue
+		}
+		if p.ppid == self && pid != t.leader {
+			t.adopted[pid] = true
+		}
+		if !p.zombie {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// reap collects the exit status of the adopted orphans that have ended.
+func (t *tree) reap() {
+	for pid := range t.adopted {
+		var ws syscall.WaitStatus
+		n, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		if n == pid || err != nil {
+			delete(t.adopted, pid)
+		}
+	}
+}
+
+func (t *tree) signal(sig syscall.Signal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, pid := range t.members() {
+		if pid != t.leader {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+func (t *tree) drain(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, KillTimeout)
+	defer cancel()
+	wait := time.Millisecond
+	for {
+		m := t.members()
+		for _, pid := range m {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.reap()
+		if len(m) == 0 {
+			return nil
+		}
+		if err := pause(ctx, wait); err != nil {
+			return fmt.Errorf("proc: processes %v still alive after SIGKILL: %w", m, err)
+		}
+		wait = min(2*wait, 20*time.Millisecond)
+	}
+}
