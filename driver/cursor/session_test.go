@@ -330,8 +330,7 @@ func TestSessionStopsWhatTheCLILeaves(t *testing.T) {
 				"FAKE_CURSOR_ORPHAN": pidFile,
 				"FAKE_CURSOR_AFTER":  tt.after,
 			})
-			worker := readPid(t, pidFile)
-			require.True(t, proc.Alive(worker))
+			worker := readPid(t, pidFile) // it may be stopped as soon as the CLI exits
 
 			evs := r.events(t)
 			done := last(evs)

@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,6 +95,9 @@ func (w *fileWatch) wait(ctx context.Context) error {
 	if w.f == nil {
 		return pause(ctx, 5*time.Millisecond)
 	}
+	// A change is noticed at once; the file is looked at again every 50ms
+	// all the same, should a notification be lost.
+	_ = w.f.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	stop := context.AfterFunc(ctx, func() { _ = w.f.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
 	var buf [4096]byte
@@ -101,7 +105,7 @@ func (w *fileWatch) wait(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		return pause(ctx, 5*time.Millisecond)
 	}
 	return nil
