@@ -61,6 +61,9 @@ func commands() []command {
 		doctorCommand(),
 		viewCommand(),
 		compareCommand(),
+		experimentCommand(),
+		reportCommand(),
+		applyCommand(),
 	}
 }
 

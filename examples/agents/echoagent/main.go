@@ -14,6 +14,10 @@
 // step as progress (agent messages, tool calls and their results) and ends
 // with done, reporting made-up token usage proportional to the text it
 // read and wrote. `echoagent --version` prints its version.
+//
+// With ECHOAGENT_INSTRUCTIONS naming a file (an AGENTS.md, say), the
+// instructions in it are followed before the prompt's, the way a real
+// agent reads its instructions file: examples/experiment varies that file.
 package main
 
 import (
@@ -39,7 +43,16 @@ func main() {
 	if dir == "" {
 		dir = "."
 	}
-	if err := run(os.Getenv("LUX_PROMPT"), dir, os.Stdin, os.Stdout); err != nil {
+	prompt := os.Getenv("LUX_PROMPT")
+	if path := os.Getenv("ECHOAGENT_INSTRUCTIONS"); path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "echoagent:", err)
+			os.Exit(1)
+		}
+		prompt = string(b) + "\n" + prompt
+	}
+	if err := run(prompt, dir, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "echoagent:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/luxeval/lux/experiment"
+)
+
+func experimentCommand() command {
+	return command{
+		name:    "experiment",
+		args:    "[flags] CAMPAIGN.experiment.json | -resume LEDGER | -plan CAMPAIGN.experiment.json",
+		summary: "run a controlled experiment to a decision: promote a variant, retain the baseline, or reject",
+		doc: `Run a campaign: every candidate (the subject's baseline and each variant) ×
+profile × split × case × repetition as an ordinary run, then decide with the
+paired effects against the baseline. Everything is kept in a ledger under
+<runs-root>/.experiments; -resume continues one (after a crash, kill -9 or
+Ctrl-C) and refuses when the campaign, the subject, a driver's identity or an
+environment changed. -plan prints the cases, the projected runs and whether
+they fit the budget, without starting any agent (exit status 1 when not).
+Exit status 1 when the experiment does not pass (reject, a budget exceeded).`,
+		setup: experimentFlags,
+	}
+}
+
+func experimentFlags(fs *flag.FlagSet) action {
+	var root string
+	runsRootFlag(fs, &root)
+	resume := fs.String("resume", "", "continue the experiment of this ledger directory")
+	plan := fs.Bool("plan", false, "print the plan and whether it fits the budget; start nothing")
+	jobs := fs.Int("j", 1, "how many units run at once")
+	quiet := fs.Bool("q", false, "no progress lines")
+	asJSON := jsonFlag(fs, "the report (lux.experiment-report/v1) or, with -plan, the plan (lux.experiment-plan/v1)")
+	return func(ctx context.Context, e *env, args []string) int {
+		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs}
+		if !*quiet {
+			opts.Progress = experimentProgress(e.stderr)
+		}
+		var (
+			res *experiment.Result
+			err error
+		)
+		switch {
+		case *resume != "" && len(args) == 0:
+			opts.RunsRoot = "" // the runs go beside the ledger
+			res, err = experiment.Resume(ctx, e.reg, *resume, nil, opts)
+		case *resume == "" && len(args) == 1:
+			c, lerr := experiment.Load(args[0])
+			if lerr != nil {
+				e.errorf("%v", lerr)
+				return ExitUsage
+			}
+			if *plan {
+				return showPlan(ctx, e, c, *asJSON)
+			}
+			res, err = experiment.Run(ctx, e.reg, c, opts)
+		default:
+			return e.usageError("experiment", "give one campaign file, or -resume LEDGER alone")
+		}
+		if res == nil {
+			e.errorf("%v", err)
+			return ExitUsage
+		}
+		if err != nil {
+			e.errorf("%v", err)
+		}
+		rep, rerr := experiment.BuildReport(ctx, res.Dir)
+		if rerr != nil {
+			e.errorf("%v", rerr)
+			return ExitUsage
+		}
+		if *asJSON {
+			if code := e.writeJSON(rep); code != ExitOK {
+				return code
+			}
+		} else {
+			fmt.Fprintln(e.stdout, rep.Sentence)
+			for _, v := range rep.Verdicts {
+				if v != rep.Sentence {
+					fmt.Fprintln(e.stdout, "  "+v)
+				}
+			}
+			fmt.Fprintf(e.stdout, "ledger: %s\nreport: lux report '%s'\n", res.Dir, res.Dir)
+		}
+		if res.Manifest.Status != experiment.StatusPassed {
+			return ExitFailed
+		}
+		return ExitOK
+	}
+}
+
+func showPlan(ctx context.Context, e *env, c *experiment.Campaign, asJSON bool) int {
+	p, err := experiment.Plan(ctx, e.reg, c)
+	if err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
+	if asJSON {
+		if code := e.writeJSON(p); code != ExitOK {
+			return code
+		}
+	} else {
+		p.WriteText(e.stdout)
+	}
+	if !p.FitsBudget {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// experimentProgress prints one line per finished unit.
+func experimentProgress(w io.Writer) func(experiment.Progress) {
+	return func(p experiment.Progress) {
+		if !p.Finished {
+			return
+		}
+		verdict := "ungraded"
+		switch {
+		case p.Err != nil:
+			verdict = "failed: " + p.Err.Error()
+		case p.Passed != nil && *p.Passed:
+			verdict = "pass"
+		case p.Passed != nil:
+			verdict = "fail"
+		}
+		fmt.Fprintf(w, "unit %d of %d  %s  %s  %s  %s #%d  %s  elapsed %s, about %s left\n", p.Done, p.Total, p.Candidate, p.Profile,
+			p.Split, p.CaseID, p.Repetition, verdict, p.Elapsed.Round(time.Second), p.Estimate.Round(time.Second))
+	}
+}

@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/stats"
+)
+
+// CampaignPlan is what a campaign would run, computed without starting
+// any agent; its JSON form is `lux experiment -plan -json` (schema
+// "lux.experiment-plan/v1").
+type CampaignPlan struct {
+	Schema      string      `json:"schema"`
+	CampaignID  string      `json:"campaignId"`
+	SubjectRoot string      `json:"subjectRoot"`
+	Mutable     []string    `json:"mutable"` // the baseline's mutable files
+	Candidates  []string    `json:"candidates"`
+	Profiles    []string    `json:"profiles"`
+	Splits      []SplitPlan `json:"splits"`
+	Projected   Projected   `json:"projected"`
+	Budget      Budget      `json:"budget"`
+	FitsBudget  bool        `json:"fitsBudget"`
+	Warnings    []string    `json:"warnings"`
+}
+
+// SplitPlan is one split's cases.
+type SplitPlan struct {
+	Split    string   `json:"split"`
+	Cases    []string `json:"cases"`
+	Clusters int      `json:"clusters"` // independent units: clusters, a case without one counting alone
+}
+
+// Projected is what the experiment would spend, at most.
+type Projected struct {
+	Candidates int `json:"candidates"`
+	Runs       int `json:"runs"`
+	JudgeCalls int `json:"judgeCalls"`
+}
+
+// Plan validates the campaign against the registry (cases, profiles,
+// drivers' experiment support and identities, the subject) and projects
+// what it would run, whether that fits the budget, and warnings about
+// constraints the campaign cannot decide well: too few independent units
+// for a requested confidence, a bound no result could attain, a split
+// smaller than the power needed to detect a constraint's effect.
+func Plan(ctx context.Context, reg *lux.Registry, c *Campaign) (*CampaignPlan, error) {
+	s, err := start(ctx, reg, c, Options{})
+	if err != nil {
+		return nil, err
+	}
+	d := s.camp
+	p := &CampaignPlan{Schema: "lux.experiment-plan/v1", CampaignID: d.ID, SubjectRoot: s.sub.root, Mutable: sortedKeys(s.cands[0].Files),
+		Profiles: d.profileNames(), Budget: d.Budget, Warnings: []string{}}
+	for _, cand := range s.cands {
+		p.Candidates = append(p.Candidates, cand.ID)
+	}
+	units := map[string]int{}
+	judges := 0
+	for _, split := range s.corp.splits {
+		sp := SplitPlan{Split: split, Cases: []string{}}
+		clusters := map[string]bool{}
+		for _, lc := range s.corp.cases[split] {
+			sp.Cases = append(sp.Cases, lc.CanonicalID())
+			key := "\x00" + lc.CanonicalID()
+			if lc.Cluster != "" {
+				key = lc.Cluster
+			}
+			clusters[key] = true
+			for _, a := range lc.Assertions {
+				if strings.Contains(a.Type, "rubric") || strings.Contains(a.Type, "judge") {
+					judges++
+				}
+			}
+		}
+		sp.Clusters = len(clusters)
+		units[split] = sp.Clusters
+		p.Splits = append(p.Splits, sp)
+	}
+	perRun := len(s.cands) * len(p.Profiles) * d.Repetitions.Promotion
+	p.Projected = Projected{Candidates: len(s.cands), JudgeCalls: judges * perRun}
+	for _, sp := range p.Splits {
+		p.Projected.Runs += perRun * len(sp.Cases)
+	}
+	p.FitsBudget = p.Projected.Candidates <= d.Budget.MaxCandidates && p.Projected.Runs <= d.Budget.MaxRuns && p.Projected.JudgeCalls <= d.Budget.MaxJudgeCalls
+	if !p.FitsBudget {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the projected %d runs and %d judge calls exceed the budget (maxRuns %d, maxJudgeCalls %d)",
+			p.Projected.Runs, p.Projected.JudgeCalls, d.Budget.MaxRuns, d.Budget.MaxJudgeCalls))
+	}
+	for i, k := range d.Objectives.Constraints {
+		p.Warnings = append(p.Warnings, constraintWarnings(i, k, units[k.Split])...)
+	}
+	p.Warnings = append(p.Warnings, "tokens, cost and wall time are enforced while the experiment runs, not projected")
+	return p, nil
+}
+
+// constraintWarnings are the plan's caveats about constraint i.
+func constraintWarnings(i int, k Constraint, n int) []string {
+	if k.Confidence == nil || k.Metric == MetricSubjectBytes {
+		return nil
+	}
+	at := fmt.Sprintf("objectives.constraints[%d] (%s on %s)", i, k.Metric, k.Split)
+	cfg := k.Confidence.config()
+	var out []string
+	minUnits := max(cfg.MinUnits, stats.DefaultMinUnits)
+	if n < minUnits {
+		return append(out, fmt.Sprintf("%s: the split has %d independent units, below the %d a confidence interval needs", at, n, minUnits))
+	}
+	if n < stats.FewClusters {
+		out = append(out, fmt.Sprintf("%s: only %d independent units; intervals over fewer than %d are wide and their coverage is approximate", at, n, stats.FewClusters))
+	}
+	if cfg.Method == stats.Hoeffding && k.RelativeTo == "" {
+		hw := stats.HoeffdingHalfWidth(n, cfg.Level)
+		if k.Min != nil && 1-hw < *k.Min {
+			out = append(out, fmt.Sprintf("%s: cannot attain the lower bound %v even with every case passing (best %.3f with %d units)", at, *k.Min, 1-hw, n))
+		}
+		if k.Max != nil && hw > *k.Max {
+			out = append(out, fmt.Sprintf("%s: cannot attain the upper bound %v even with every case failing (best %.3f with %d units)", at, *k.Max, hw, n))
+		}
+	}
+	if k.RelativeTo != "" && k.Metric == MetricPassRate && k.Min != nil && *k.Min > 0 {
+		// The largest variance of a paired pass-rate difference is 1.
+		need := stats.SampleSize(*k.Min, 1, 1-cfg.Level, 0.8)
+		if need > n && need != math.MaxInt {
+			out = append(out, fmt.Sprintf("%s: detecting an effect of %v with 80%% power needs about %d independent units at worst; the split has %d", at, *k.Min, need, n))
+		}
+	}
+	return out
+}
+
+// WriteText prints the plan for people.
+func (p *CampaignPlan) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "campaign %s: %d candidates (%s), %d profiles (%s)\n", p.CampaignID, len(p.Candidates), strings.Join(p.Candidates, ", "),
+		len(p.Profiles), strings.Join(p.Profiles, ", "))
+	fmt.Fprintf(w, "subject %s: %s\n", p.SubjectRoot, strings.Join(p.Mutable, ", "))
+	for _, s := range p.Splits {
+		fmt.Fprintf(w, "split %s: %d cases, %d independent units\n", s.Split, len(s.Cases), s.Clusters)
+	}
+	fmt.Fprintf(w, "projected: %d runs, %d judge calls (budget: %d runs, %d judge calls)\n", p.Projected.Runs, p.Projected.JudgeCalls, p.Budget.MaxRuns, p.Budget.MaxJudgeCalls)
+	if p.FitsBudget {
+		fmt.Fprintln(w, "fits the budget")
+	} else {
+		fmt.Fprintln(w, "does NOT fit the budget")
+	}
+	for _, x := range p.Warnings {
+		fmt.Fprintln(w, "warning: "+x)
+	}
+}
