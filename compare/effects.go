@@ -25,7 +25,12 @@ type Effect struct {
 	// left out because some of their runs lack the metric.
 	Cases   int `json:"cases"`
 	Dropped int `json:"dropped"`
+	// RunsWith counts the runs of each side that have the metric; a metric
+	// no run of either side has (usage an agent never reports) is left
+	// out of the text.
+	RunsWith Change[int] `json:"runsWith"`
 	// Interval is null when none could be computed (Unavailable says why).
+	// For a bounded metric (a rate or a score) it lies within [−1, 1].
 	Interval *Interval `json:"interval"`
 	// Significant is true when the interval excludes 0. Outcome is then
 	// "better" or "worse" for a metric with a direction, else "".
@@ -45,6 +50,10 @@ type Interval struct {
 	Units     int          `json:"units"` // independent units: clusters when clustered, else cases
 	Clustered bool         `json:"clustered"`
 	Resamples int          `json:"resamples,omitempty"`
+	// Clipped is true when the method's interval reached beyond the range
+	// the metric's difference can take and was cut to it, or when too few
+	// units made it the whole range (the effect's warnings say which).
+	Clipped bool `json:"clipped,omitempty"`
 }
 
 // MetricBetter says which way metric name improves: "higher" (pass rate,
@@ -143,6 +152,7 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 		}
 	}
 	e.Cases = len(before)
+	e.RunsWith = Change[int]{sa.runsHaving(name), sb.runsHaving(name)}
 	if e.Cases == 0 {
 		e.Unavailable = fmt.Sprintf("no paired case has it in every run (A: %d of %d runs have it, B: %d of %d)",
 			sa.runsHaving(name), sa.info.Runs, sb.runsHaving(name), sb.info.Runs)
@@ -160,17 +170,18 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 		Lower: iv.Lower, Upper: iv.Upper, Method: iv.Method, Level: iv.Level, StdErr: iv.StdErr,
 		Units: iv.Units, Clustered: iv.Units < iv.N, Resamples: iv.Resamples,
 	}
-	e.Significant = iv.Lower > 0 || iv.Upper < 0
+	for _, w := range iv.Warnings {
+		e.Warnings = append(e.Warnings, warningOf(w))
+	}
+	e.bound(st.cfg.Level)
+	lo, hi := e.Interval.Lower, e.Interval.Upper
+	e.Significant = lo > 0 || hi < 0
 	if e.Significant && e.Better != "" {
-		up := iv.Lower > 0
-		if up == (e.Better == "higher") {
+		if up := lo > 0; up == (e.Better == "higher") {
 			e.Outcome = "better"
 		} else {
 			e.Outcome = "worse"
 		}
-	}
-	for _, w := range iv.Warnings {
-		e.Warnings = append(e.Warnings, warningOf(w))
 	}
 	return e
 }

@@ -48,7 +48,7 @@ func Example() {
 	var text strings.Builder
 	_ = c.WriteText(&text)
 	for _, line := range strings.Split(text.String(), "\n") {
-		if strings.Contains(line, "agent tokens") {
+		if strings.Contains(line, "agent usage") {
 			fmt.Println(strings.TrimSpace(line))
 		}
 	}
@@ -57,7 +57,7 @@ func Example() {
 	// gate failed: true
 	//  - case verdict pass → fail
 	//  - assertion "tests" pass → fail
-	// agent tokens      unavailable → unavailable
+	// agent usage       not reported by either run
 }
 
 // Two suites compared case by case: each case's repetitions are reduced to
@@ -85,6 +85,6 @@ func ExampleSuiteRecords() {
 	fmt.Printf("flips: %d pass → fail, McNemar p = %.5f\n", c.Flips.PassToFail, c.Flips.PValue)
 	// Output:
 	// worse | gate failed: true
-	// pass rate fell significantly: -30.0 pts [-44.8 pts, -15.2 pts] (t, 95%, 40 cases)
+	// pass rate fell (95% t interval excludes 0): -30.0 pts [-44.8 pts, -15.2 pts] over 40 cases
 	// flips: 12 pass → fail, McNemar p = 0.00049
 }

@@ -156,27 +156,52 @@ func mismatchValue(f Field, v any) string {
 		}
 		return shortHash(s)
 	}
-	return compactJSON(v, 160)
+	return compactJSON(v, textValue)
 }
 
-// writeMismatch writes one identity mismatch with its diff.
+// writeMismatch writes one identity mismatch: the field, the flag that
+// accepts it, and what differs inside it as "path: A → B", at most
+// textChanges lines.
 func (t *textWriter) writeMismatch(indent int, m Mismatch) {
 	label := string(m.Field)
 	if m.Within != "" {
-		label += " (within " + strings.ToUpper(m.Within) + ")"
+		label += fmt.Sprintf(" (within %s: its runs disagree)", strings.ToUpper(m.Within))
 	}
-	if m.Varied {
-		label += " (varied)"
+	switch {
+	case m.Varied:
+		label += " (varied on purpose)"
+	case m.Flag != "":
+		label += " — accept with " + m.Flag
+	default:
+		label += " — cannot vary"
 	}
-	a, b := "A", "B"
-	if m.Within != "" {
-		a, b = "first run", "other run"
+	t.line("%s%s", strings.Repeat(" ", indent), label)
+	pad := strings.Repeat(" ", indent+4)
+	if len(m.Changes) == 0 {
+		t.line("%s%s → %s", pad, mismatchValue(m.Field, m.A), mismatchValue(m.Field, m.B))
 	}
-	t.row(indent, 22, label, fmt.Sprintf("%s=%s | %s=%s", a, mismatchValue(m.Field, m.A), b, mismatchValue(m.Field, m.B)))
+	for i, ch := range m.Changes {
+		if i == textChanges {
+			break
+		}
+		path := ch.Path
+		if path != "" {
+			path += ": "
+		}
+		t.line("%s%s%s → %s", pad, path, changeValue(ch.A), changeValue(ch.B))
+	}
+	if more := len(m.Changes) + m.MoreChanges - textChanges; more > 0 {
+		t.line("%s… %d more %s", pad, more, plural(more, "change", "changes"))
+	}
 	if m.Note != "" {
 		t.block(indent+4, m.Note)
 	}
-	if m.Diff != "" {
-		t.block(indent+4, m.Diff)
+}
+
+// acceptAll writes the one command line that accepts every mismatch that
+// is not varied, when there is one.
+func (t *textWriter) acceptAll(ms []Mismatch) {
+	if flags := varyFlags(ms); flags != "" {
+		t.line("To compare anyway, name what B changes on purpose: lux compare %s A B", flags)
 	}
 }

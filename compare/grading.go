@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/luxeval/lux"
@@ -121,17 +120,7 @@ func gradingDelta(a, b *lux.GradingReport, exitA, exitB lux.ExitReason) GradingD
 		Assertions: []AssertionDelta{},
 	}
 	ka, kb := keyed(a), keyed(b)
-	keys := make([]string, 0, len(ka)+len(kb))
-	for k := range ka {
-		keys = append(keys, k)
-	}
-	for k := range kb {
-		if _, ok := ka[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(ka, kb) {
 		oa, inA := ka[k]
 		ob, inB := kb[k]
 		ad := AssertionDelta{Key: k}

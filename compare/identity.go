@@ -59,9 +59,16 @@ type Mismatch struct {
 	Field Field `json:"field"`
 	A     any   `json:"a"`
 	B     any   `json:"b"`
-	// Diff is a go-cmp diff of the values (or, for caseHash and
-	// assertionsHash, of the authored cases when both case.json files are
-	// at hand), lines prefixed "-" for A and "+" for B.
+	// Changes are the values that differ inside the field, by path (for
+	// caseHash and assertionsHash, inside the authored cases when both
+	// case.json files are at hand), at most 20; MoreChanges counts the rest.
+	Changes     []FieldChange `json:"changes,omitempty"`
+	MoreChanges int           `json:"moreChanges,omitempty"`
+	// Flag is the command-line flag that accepts the difference
+	// ("-vary runtime"; Options.Vary in Go); empty for caseId.
+	Flag string `json:"flag,omitempty"`
+	// Diff is a go-cmp diff of the same values, lines prefixed "-" for A
+	// and "+" for B, for tools; the text shows Changes instead.
 	Diff string `json:"diff,omitempty"`
 	// Note explains a mismatch the values alone do not show.
 	Note string `json:"note,omitempty"`
@@ -84,40 +91,53 @@ func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mi
 	}
 	pa, pb := ma.Provenance, mb.Provenance
 	var out []Mismatch
-	hash := func(f Field, a, b string, diff string) {
-		if a != b {
-			out = append(out, Mismatch{Field: f, A: a, B: b, Diff: diff})
+	// hash reports a hash field, explained by the values x and y it is the
+	// hash of when they are known (non-nil).
+	hash := func(f Field, a, b string, x, y any) {
+		if a == b {
+			return
 		}
+		m := Mismatch{Field: f, A: a, B: b, Flag: varyFlag(f)}
+		if x != nil && y != nil {
+			m.Changes, m.MoreChanges = fieldChanges(x, y)
+			m.Diff = diff(x, y)
+		}
+		out = append(out, m)
 	}
 	value := func(f Field, a, b any) {
 		if !sameJSON(a, b) {
-			out = append(out, Mismatch{Field: f, A: a, B: b, Diff: diff(a, b)})
+			m := Mismatch{Field: f, A: a, B: b, Diff: diff(a, b), Flag: varyFlag(f)}
+			m.Changes, m.MoreChanges = fieldChanges(a, b)
+			out = append(out, m)
 		}
 	}
-	hash(FieldCaseHash, pa.CaseHash, pb.CaseHash, caseDiff(ca, cb))
-	hash(FieldAssertionsHash, pa.AssertionsHash, pb.AssertionsHash, assertionsDiff(ca, cb))
-	hash(FieldFixturesHash, pa.FixturesHash, pb.FixturesHash, fixturesDiff(ca, cb))
-	hash(FieldDriverConfigHash, pa.DriverConfigHash, pb.DriverConfigHash, "")
-	hash(FieldAnswererConfigHash, pa.AnswererConfigHash, pb.AnswererConfigHash, "")
-	hash(FieldEvaluatorConfigHash, pa.EvaluatorConfigHash, pb.EvaluatorConfigHash, "")
+	caseA, caseB := authoredOf(ca), authoredOf(cb)
+	hash(FieldCaseHash, pa.CaseHash, pb.CaseHash, caseA, caseB)
+	hash(FieldAssertionsHash, pa.AssertionsHash, pb.AssertionsHash, assertionsOf(ca), assertionsOf(cb))
+	hash(FieldFixturesHash, pa.FixturesHash, pb.FixturesHash, fixturesOf(ca, cb), fixturesOf(cb, ca))
+	hash(FieldDriverConfigHash, pa.DriverConfigHash, pb.DriverConfigHash, nil, nil)
+	hash(FieldAnswererConfigHash, pa.AnswererConfigHash, pb.AnswererConfigHash, nil, nil)
+	hash(FieldEvaluatorConfigHash, pa.EvaluatorConfigHash, pb.EvaluatorConfigHash, nil, nil)
 	value(FieldRuntime, pa.Runtime.Identity(), pb.Runtime.Identity())
 	value(FieldEnvironment, rawValue(pa.Environment), rawValue(pb.Environment))
 	if unproven(pa.Source) || unproven(pb.Source) {
-		out = append(out, Mismatch{
-			Field: FieldSource, A: pa.Source, B: pb.Source, Diff: diff(pa.Source, pb.Source),
+		m := Mismatch{
+			Field: FieldSource, A: pa.Source, B: pb.Source, Diff: diff(pa.Source, pb.Source), Flag: varyFlag(FieldSource),
 			Note: "the repository was dirty and no working-tree snapshot was recorded, so what ran cannot be proven equal",
-		})
+		}
+		m.Changes, m.MoreChanges = fieldChanges(pa.Source, pb.Source)
+		out = append(out, m)
 	} else {
 		value(FieldSource, pa.Source, pb.Source)
 	}
 	value(FieldHost, pa.Host, pb.Host)
 	value(FieldDriver, record.IdentityDriver(ma.Driver), record.IdentityDriver(mb.Driver))
 	if ma.Answerer.Name != mb.Answerer.Name {
-		out = append(out, Mismatch{Field: FieldAnswerer, A: ma.Answerer.Name, B: mb.Answerer.Name})
+		out = append(out, Mismatch{Field: FieldAnswerer, A: ma.Answerer.Name, B: mb.Answerer.Name, Flag: varyFlag(FieldAnswerer)})
 	}
-	hash(FieldExperimentID, pa.ExperimentID, pb.ExperimentID, "")
+	hash(FieldExperimentID, pa.ExperimentID, pb.ExperimentID, nil, nil)
 	if len(out) == 0 {
-		out = append(out, Mismatch{Field: FieldIdentityHash, A: ha, B: hb,
+		out = append(out, Mismatch{Field: FieldIdentityHash, A: ha, B: hb, Flag: varyFlag(FieldIdentityHash),
 			Note: "the identity hashes differ in a field this version does not name"})
 	}
 	return out
@@ -168,25 +188,30 @@ func authored(c *record.CaseRecord) lux.Case {
 	return cc
 }
 
-func caseDiff(ca, cb *record.CaseRecord) string {
-	if ca == nil || cb == nil {
-		return ""
+// authoredOf is the authored case of a record, nil without one.
+func authoredOf(c *record.CaseRecord) any {
+	if c == nil {
+		return nil
 	}
-	return diff(authored(ca), authored(cb))
+	return authored(c)
 }
 
-func assertionsDiff(ca, cb *record.CaseRecord) string {
-	if ca == nil || cb == nil {
-		return ""
+// assertionsOf is the authored assertions of a record, nil without one.
+func assertionsOf(c *record.CaseRecord) any {
+	if c == nil {
+		return nil
 	}
-	return diff(ca.Assertions, cb.Assertions)
+	return map[string]any{"assertions": c.Assertions}
 }
 
-func fixturesDiff(ca, cb *record.CaseRecord) string {
-	if ca == nil || cb == nil || ca.Fixtures == cb.Fixtures {
-		return ""
+// fixturesOf is the fixtures path of c when both records name different
+// ones; nil otherwise (the tree's content changed, which only its hash
+// shows).
+func fixturesOf(c, other *record.CaseRecord) any {
+	if c == nil || other == nil || c.Fixtures == other.Fixtures {
+		return nil
 	}
-	return diff(ca.Fixtures, cb.Fixtures)
+	return map[string]any{"fixtures": c.Fixtures}
 }
 
 // markVaried sets Varied on the mismatches whose field s.vary lists and

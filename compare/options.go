@@ -169,18 +169,6 @@ const (
 	NotComparable Verdict = "not comparable"
 )
 
-// Gate is the regression gate of a comparison: a CI job fails when Failed
-// is true (the command line exits non-zero).
-type Gate struct {
-	Failed  bool     `json:"failed"`
-	Reasons []string `json:"reasons"` // why it failed; empty when it passed
-}
-
-func (g *Gate) fail(reason string) {
-	g.Failed = true
-	g.Reasons = append(g.Reasons, reason)
-}
-
 // Change is a value on side A and on side B.
 type Change[T any] struct {
 	A T `json:"a"`
@@ -198,7 +186,7 @@ type Warning struct {
 // The warning codes.
 const (
 	WarnFewClusters     = "few-clusters"     // stats.ErrFewClusters
-	WarnFewUnits        = "few-units"        // stats.ErrFewUnits
+	WarnFewUnits        = "few-units"        // stats.ErrFewUnits, or too few units for a useful interval of a bounded metric
 	WarnDegenerate      = "degenerate"       // stats.ErrDegenerate: zero spread, zero-width interval
 	WarnFewResamples    = "few-resamples"    // stats.ErrFewResamples
 	WarnFewCases        = "few-cases"        // fewer paired cases than stats.FewUnits
@@ -206,5 +194,7 @@ const (
 	WarnUngraded        = "ungraded-runs"    // runs without a verdict count as not passed
 	WarnIncompleteSuite = "incomplete-suite" // a suite was cancelled or never finished
 	WarnMcNemarClusters = "mcnemar-clusters" // McNemar's test assumes independent cases
+	WarnClipped         = "clipped"          // an interval was cut to the range the metric can take
+	WarnTestsDisagree   = "tests-disagree"   // the pass rate's interval and McNemar's test disagree
 	WarnStats           = "stats"            // any other caveat from package stats
 )

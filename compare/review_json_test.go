@@ -21,19 +21,22 @@ func TestReviewSuiteJSONKeys(t *testing.T) {
 	docs := map[string][]string{
 		"":           {"a", "b", "verdict", "reasons", "gate", "settings", "counts", "onlyA", "onlyB", "mismatches", "varied", "cases", "effects", "flips", "warnings"},
 		"a":          {"dir", "suiteId", "status", "attempts", "runs", "cases", "passed", "failed", "ungraded", "pending", "passRate"},
-		"gate":       {"failed", "reasons"},
+		"gate":       {"failed", "reasons", "checks"},
+		"checks":     {"rule", "metric", "test", "failed", "cases", "detail"},
 		"settings":   {"method", "level", "resamples", "seed", "passRateTolerance", "strict", "gateMetrics", "vary"},
 		"counts":     {"paired", "onlyA", "onlyB", "mismatched", "clusters"},
 		"mismatches": {"caseId", "mismatches"},
-		"cases":      {"caseId", "cluster", "runs", "passRate", "passed", "score", "status"},
-		"effects":    {"metric", "unit", "better", "a", "b", "delta", "cases", "dropped", "interval", "significant", "outcome", "unavailable", "warnings"},
-		"interval":   {"lower", "upper", "method", "level", "stdErr", "units", "clustered", "resamples"},
+		"cases":      {"caseId", "cluster", "runs", "passRate", "passed", "score", "status", "fallP", "riseP", "gateFailed"},
+		"effects":    {"metric", "unit", "better", "a", "b", "delta", "cases", "dropped", "runsWith", "interval", "significant", "outcome", "unavailable", "warnings"},
+		"interval":   {"lower", "upper", "method", "level", "stdErr", "units", "clustered", "resamples", "clipped"},
 		"flips":      {"passToFail", "failToPass", "mcnemarP"},
 		"warnings":   {"code", "message"},
 	}
 	maybe := map[string][]string{
-		"cases":   {"cluster"},
-		"effects": {"unavailable"},
+		"cases":    {"cluster"},
+		"effects":  {"unavailable"},
+		"checks":   {"metric", "cases"},
+		"interval": {"clipped"},
 	}
 	for _, o := range []Options{{Method: stats.PercentileBootstrap}, {Method: stats.PercentileBootstrap, Seed: 9, Resamples: 1500}} {
 		c, err := SuiteRecords(ctx, a, b, o)
@@ -68,6 +71,7 @@ func TestReviewSuiteJSONKeys(t *testing.T) {
 		for _, k := range []string{"a", "gate", "settings", "counts", "mismatches", "cases", "effects", "flips", "warnings"} {
 			note(k, top[k])
 		}
+		note("checks", top["gate"].(map[string]any)["checks"])
 		for _, e := range top["effects"].([]any) {
 			note("interval", e.(map[string]any)["interval"])
 			note("warnings", e.(map[string]any)["warnings"])
@@ -123,9 +127,12 @@ func TestReviewRunJSONKeys(t *testing.T) {
 	sorted := func(s ...string) []string { slices.Sort(s); return s }
 	assert.Equal(t, sorted("a", "b", "verdict", "reasons", "gate", "mismatches", "run", "grading", "artifacts"), keysOf(top))
 	assert.Equal(t, sorted("dir", "runId", "caseId", "driver", "startedAt"), keysOf(top["a"]), "suiteId and repetition only for runs of a suite")
-	assert.Equal(t, sorted("failed", "reasons"), keysOf(top["gate"]))
+	assert.Equal(t, sorted("failed", "reasons", "checks"), keysOf(top["gate"]))
+	for _, ch := range top["gate"].(map[string]any)["checks"].([]any) {
+		assert.Subset(t, []string{"rule", "metric", "test", "failed", "cases", "detail"}, keysOf(ch))
+	}
 	m := top["mismatches"].([]any)[0]
-	assert.Subset(t, []string{"field", "a", "b", "diff", "note", "varied", "within"}, keysOf(m))
+	assert.Subset(t, []string{"field", "a", "b", "changes", "moreChanges", "flag", "diff", "note", "varied", "within"}, keysOf(m))
 	assert.Equal(t, sorted("exitReason", "reason", "operationalFailure", "durationMs", "interrupts", "toolCalls", "artifacts",
 		"agentUsageAvailable", "agentTokens", "agentCostUsd", "harnessTokens", "answererTokens", "judgeTokens", "usage"), keysOf(top["run"]))
 	for _, v := range top["run"].(map[string]any) {
@@ -139,5 +146,5 @@ func TestReviewRunJSONKeys(t *testing.T) {
 	assert.Equal(t, sorted("key", "type", "name", "status", "a", "b"), keysOf(as[0]))
 	assert.Equal(t, sorted("passed", "score"), keysOf(as[1].(map[string]any)["a"]))
 	assert.Equal(t, sorted("passed", "score", "error"), keysOf(as[1].(map[string]any)["b"]))
-	assert.Equal(t, sorted("added", "removed", "changed", "unchanged"), keysOf(top["artifacts"]))
+	assert.Equal(t, sorted("added", "removed", "changed", "unchanged", "diffs"), keysOf(top["artifacts"]))
 }

@@ -17,6 +17,6 @@ func TestReviewTextListsFlips(t *testing.T) {
 	require.Equal(t, CaseUnchanged, caseOf(t, c, "f").Status)
 	var buf bytes.Buffer
 	require.NoError(t, c.WriteText(&buf))
-	assert.Contains(t, buf.String(), "  ↓ f: pass rate 66.7% → 33.3% (3 → 3 runs), passed → failed within the tolerance\n")
+	assert.Contains(t, buf.String(), "  ↓ f: pass rate 66.7% → 33.3% (3 → 3 runs), passed → failed within the tolerance, Fisher one-sided p = 0.5\n")
 	assert.NotContains(t, buf.String(), " g: ")
 }

@@ -70,6 +70,9 @@ type ArtifactDelta struct {
 	Removed   []string `json:"removed"`
 	Changed   []string `json:"changed"`
 	Unchanged int      `json:"unchanged"`
+	// Diffs show how the first ten changed artifacts changed, when both
+	// runs were read from disk.
+	Diffs []ArtifactDiff `json:"diffs"`
 }
 
 // Runs compares the run directories a and b. Errors name the directory
@@ -171,7 +174,7 @@ func runInfo(r *record.Run) RunInfo {
 }
 
 func compareRuns(a, b *record.Run, s settings) *RunComparison {
-	c := &RunComparison{A: runInfo(a), B: runInfo(b), Reasons: []string{}, Gate: Gate{Reasons: []string{}}, Mismatches: []Mismatch{}}
+	c := &RunComparison{A: runInfo(a), B: runInfo(b), Reasons: []string{}, Gate: Gate{Reasons: []string{}, Checks: []GateCheck{}}, Mismatches: []Mismatch{}}
 	var notComparable []string
 	if a.Metadata.CaseID != b.Metadata.CaseID {
 		c.Mismatches = append(c.Mismatches, Mismatch{Field: FieldCaseID, A: a.Metadata.CaseID, B: b.Metadata.CaseID})
@@ -189,14 +192,32 @@ func compareRuns(a, b *record.Run, s settings) *RunComparison {
 	c.Run = runDelta(a.Metadata, b.Metadata)
 	c.Grading = gradingDelta(a.Grading, b.Grading, a.Metadata.ExitReason, b.Metadata.ExitReason)
 	c.Artifacts = artifactDelta(a.Artifacts, b.Artifacts)
+	c.Artifacts.Diffs = artifactDiffs(a.Dir, b.Dir, c.Artifacts.Changed)
 
 	regressions, improvements := c.Grading.flips()
+	id := GateCheck{Rule: GateIdentity, Test: "identity hashes of the two runs", Failed: len(notComparable) > 0,
+		Detail: "A and B measure the same thing"}
+	if id.Failed {
+		id.Detail = strings.Join(notComparable, "; ")
+		if flags := varyFlags(c.Mismatches); flags != "" {
+			id.Detail += "; if B changes it on purpose, accept it with " + flags
+		}
+	} else if varied := variedFields(c.Mismatches); varied != "" {
+		id.Detail += " (varied on purpose: " + varied + ")"
+	}
+	c.Gate.Checks = append(c.Gate.Checks, id)
+	for _, r := range notComparable {
+		c.Gate.fail("not comparable: " + r)
+	}
+	gr := GateCheck{Rule: GateGrading, Test: "pass or fail of the case verdict and of each assertion, one run a side", Failed: len(regressions) > 0,
+		Detail: "neither the case verdict nor any assertion went from pass to fail or to no verdict"}
+	if gr.Failed {
+		gr.Detail = strings.Join(regressions, "; ")
+	}
+	c.Gate.Checks = append(c.Gate.Checks, gr)
 	switch {
 	case len(notComparable) > 0:
 		c.Verdict, c.Reasons = NotComparable, notComparable
-		for _, r := range notComparable {
-			c.Gate.fail("not comparable: " + r)
-		}
 	case len(regressions) > 0:
 		c.Verdict, c.Reasons = Worse, regressions
 	case len(improvements) > 0:
@@ -215,6 +236,17 @@ func compareRuns(a, b *record.Run, s settings) *RunComparison {
 		c.Gate.fail(r)
 	}
 	return c
+}
+
+// variedFields names the varied mismatches: "source, runtime".
+func variedFields(ms []Mismatch) string {
+	var names []string
+	for _, m := range ms {
+		if m.Varied && !slices.Contains(names, string(m.Field)) {
+			names = append(names, string(m.Field))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // where is " (dir)" for a run read from disk.
@@ -254,7 +286,7 @@ func agentTokens(u lux.Usage) *int64 {
 }
 
 func artifactDelta(a, b []lux.Artifact) ArtifactDelta {
-	d := ArtifactDelta{Added: []string{}, Removed: []string{}, Changed: []string{}}
+	d := ArtifactDelta{Added: []string{}, Removed: []string{}, Changed: []string{}, Diffs: []ArtifactDiff{}}
 	ha := make(map[string]string, len(a))
 	for _, x := range a {
 		ha[x.Path] = artifactKey(x)

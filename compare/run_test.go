@@ -258,7 +258,7 @@ func TestRunArtifacts(t *testing.T) {
 		[]lux.Artifact{{Path: "a", SHA256: "1"}, {Path: "b", SHA256: "2"}, {Path: "c", Size: 3}},
 		[]lux.Artifact{{Path: "b", SHA256: "9"}, {Path: "c", Size: 3}, {Path: "d", SHA256: "4"}},
 	)
-	assert.Equal(t, ArtifactDelta{Added: []string{"d"}, Removed: []string{"a"}, Changed: []string{"b"}, Unchanged: 1}, got)
+	assert.Equal(t, ArtifactDelta{Added: []string{"d"}, Removed: []string{"a"}, Changed: []string{"b"}, Unchanged: 1, Diffs: []ArtifactDiff{}}, got)
 }
 
 func TestRunsFromDisk(t *testing.T) {

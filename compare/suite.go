@@ -124,6 +124,15 @@ type CaseDelta struct {
 	// Settings.PassRateTolerance, "improved" when it rose by more, else
 	// "unchanged".
 	Status string `json:"status"`
+	// FallP is the one-sided p-value of Fisher's exact test that the
+	// case's pass rate fell, over its own runs (stats.FisherExactLess;
+	// 3/3 → 0/3 gives 0.05); RiseP the same for a rise. Each is 1 when the
+	// pass rate did not move that way.
+	FallP float64 `json:"fallP"`
+	RiseP float64 `json:"riseP"`
+	// GateFailed is true when the case fails the gate on its own: it
+	// regressed (beyond the tolerance) and FallP is at or below 1 − Level.
+	GateFailed bool `json:"gateFailed"`
 }
 
 // The statuses of a paired case.
@@ -208,7 +217,7 @@ func compareSides(ctx context.Context, opts Options, readA, readB func(context.C
 
 func compareSuites(ctx context.Context, sa, sb *side, st settings) (*SuiteComparison, error) {
 	c := &SuiteComparison{
-		A: sa.info, B: sb.info, Reasons: []string{}, Gate: Gate{Reasons: []string{}},
+		A: sa.info, B: sb.info, Reasons: []string{}, Gate: Gate{Reasons: []string{}, Checks: []GateCheck{}},
 		OnlyA: []string{}, OnlyB: []string{}, Mismatches: []CaseMismatch{}, Varied: []FieldCount{},
 		Cases: []CaseDelta{}, Effects: []Effect{}, Warnings: []Warning{},
 		Settings: Settings{
@@ -238,7 +247,7 @@ func compareSuites(ctx context.Context, sa, sb *side, st settings) (*SuiteCompar
 	}
 	c.Counts.Paired, c.Counts.Clusters = len(paired), len(units)
 	for _, pc := range paired {
-		c.Cases = append(c.Cases, caseDelta(pc, sa, sb, st.tolerance))
+		c.Cases = append(c.Cases, caseDelta(pc, sa, sb, st))
 	}
 	for _, cd := range c.Cases {
 		switch {
@@ -253,7 +262,7 @@ func compareSuites(ctx context.Context, sa, sb *side, st settings) (*SuiteCompar
 		c.Effects = append(c.Effects, effect(name, paired, sa, sb, clustered, st))
 	}
 	c.decide(st)
-	c.warn(clustered)
+	c.warn(clustered, st.cfg.Level)
 	return c, nil
 }
 
@@ -353,7 +362,7 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 	}
 	explain := func(x, y identRep, within string) {
 		if x.hash == "" || y.hash == "" {
-			out = append(out, Mismatch{Field: FieldIdentityHash, A: x.hash, B: y.hash, Within: within,
+			out = append(out, Mismatch{Field: FieldIdentityHash, A: x.hash, B: y.hash, Within: within, Flag: varyFlag(FieldIdentityHash),
 				Note: "a run without run.json has no identity, so it cannot be shown to measure the same thing"})
 			return
 		}
@@ -367,7 +376,7 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 			if why == nil {
 				why = errB
 			}
-			out = append(out, Mismatch{Field: FieldIdentityHash, A: x.hash, B: y.hash, Within: within,
+			out = append(out, Mismatch{Field: FieldIdentityHash, A: x.hash, B: y.hash, Within: within, Flag: varyFlag(FieldIdentityHash),
 				Note: "the fields that differ are unknown: " + strings.TrimPrefix(why.Error(), "record: ")})
 			return
 		}
@@ -386,14 +395,21 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 	return out
 }
 
-func caseDelta(pc pairedCase, sa, sb *side, tolerance float64) CaseDelta {
+func caseDelta(pc pairedCase, sa, sb *side, st settings) CaseDelta {
 	a, b := pc.a, pc.b
+	tolerance := st.tolerance
 	d := CaseDelta{
 		CaseID: pc.id, Cluster: pc.cluster,
 		Runs:     Change[int]{a.runs, b.runs},
 		PassRate: Change[float64]{float64(a.passed) / float64(a.runs), float64(b.passed) / float64(b.runs)},
 		Passed:   Change[bool]{2*a.passed > a.runs, 2*b.passed > b.runs},
 		Status:   CaseUnchanged,
+		FallP:    1, RiseP: 1,
+	}
+	if d.PassRate.B < d.PassRate.A {
+		d.FallP = stats.FisherExactLess(a.passed, a.runs, b.passed, b.runs)
+	} else if d.PassRate.B > d.PassRate.A {
+		d.RiseP = stats.FisherExactLess(b.passed, b.runs, a.passed, a.runs)
 	}
 	if v, ok := sa.mean(a, MetricScore); ok {
 		d.Score.A = &v
@@ -407,6 +423,7 @@ func caseDelta(pc pairedCase, sa, sb *side, tolerance float64) CaseDelta {
 	switch fall := d.PassRate.A - d.PassRate.B; {
 	case fall > tolerance+rateSlack:
 		d.Status = CaseRegressed
+		d.GateFailed = significantP(d.FallP, st.cfg.Level)
 	case -fall > tolerance+rateSlack:
 		d.Status = CaseImproved
 	}

@@ -107,6 +107,14 @@ func TestSuiteEffectsEqualStatsPaired(t *testing.T) {
 				e := effectOf(t, c, tc.metric)
 				require.NotNil(t, e.Interval, e.Unavailable)
 				assert.InDelta(t, want.Estimate, e.Delta, 1e-12, tc.metric)
+				wantWarnings := len(want.Warnings)
+				if tc.metric == MetricPassRate {
+					// Four clusters are too few for a useful interval of a rate.
+					want.Lower, want.Upper = -1, 1
+					wantWarnings++
+					assert.True(t, e.Interval.Clipped)
+					assert.False(t, e.Significant)
+				}
 				assert.InDelta(t, want.Lower, e.Interval.Lower, 1e-12, tc.metric)
 				assert.InDelta(t, want.Upper, e.Interval.Upper, 1e-12, tc.metric)
 				assert.Equal(t, want.Units, e.Interval.Units)
@@ -115,7 +123,7 @@ func TestSuiteEffectsEqualStatsPaired(t *testing.T) {
 				assert.Equal(t, n, e.Cases)
 				assert.InDelta(t, mean(tc.before), e.A, 1e-12)
 				assert.InDelta(t, mean(tc.after), e.B, 1e-12)
-				assert.Len(t, e.Warnings, len(want.Warnings))
+				assert.Len(t, e.Warnings, wantWarnings)
 			}
 			assert.Equal(t, 4, c.Counts.Clusters)
 		})
@@ -197,8 +205,14 @@ func TestSuiteComparedWithItself(t *testing.T) {
 			}
 			assert.Zero(t, e.Delta, e.Metric)
 			require.NotNil(t, e.Interval, e.Metric)
-			assert.Zero(t, e.Interval.Lower, e.Metric)
-			assert.Zero(t, e.Interval.Upper, e.Metric)
+			if bounded(e.Unit) {
+				// Three clusters are too few for a useful interval of a rate or score.
+				assert.Equal(t, -1.0, e.Interval.Lower, e.Metric)
+				assert.Equal(t, 1.0, e.Interval.Upper, e.Metric)
+			} else {
+				assert.Zero(t, e.Interval.Lower, e.Metric)
+				assert.Zero(t, e.Interval.Upper, e.Metric)
+			}
 			assert.False(t, e.Significant, e.Metric)
 		}
 		for _, cd := range c.Cases {
@@ -217,10 +231,10 @@ func TestSuiteGate(t *testing.T) {
 		gate    bool
 		reason  string
 	}{
-		{"half fail", func(i int) bool { return i%2 == 0 }, Options{}, Worse, true, "pass rate fell significantly: -50.0 pts"},
-		{"one flip", func(i int) bool { return i != 7 }, Options{}, NoDifference, false, "pass rate: -2.5 pts"},
+		{"half fail", func(i int) bool { return i%2 == 0 }, Options{}, Worse, true, "pass rate fell (95% t interval excludes 0): -50.0 pts"},
+		{"one flip", func(i int) bool { return i != 7 }, Options{}, NoDifference, false, "pass rate: no significant change (95% t interval includes 0): -2.5 pts"},
 		{"one flip, strict", func(i int) bool { return i != 7 }, Options{Strict: true}, NoDifference, true, ""},
-		{"none fail", func(int) bool { return true }, Options{}, NoDifference, false, "pass rate: +0.0 pts"},
+		{"none fail", func(int) bool { return true }, Options{}, NoDifference, false, "pass rate: no significant change (95% t interval includes 0): +0.0 pts"},
 	}
 	root := t.TempDir()
 	a, _ := writeSuite(t, root, allPass, suiteOpts{summary: true})
@@ -305,7 +319,8 @@ func TestSuiteGateMetrics(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Worse, c.Verdict)
 	assert.True(t, c.Gate.Failed)
-	assert.Contains(t, c.Gate.Reasons[0], "duration rose significantly: +500ms")
+	assert.Contains(t, c.Gate.Reasons[0], "rose: +500ms")
+	assert.Equal(t, "95% t interval", checkOf(t, c.Gate, GateMetric).Test)
 }
 
 func TestSuiteIdentity(t *testing.T) {

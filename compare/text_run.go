@@ -26,7 +26,7 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 		t.line("Case: %s → %s", c.A.CaseID, c.B.CaseID)
 	}
 	t.line("")
-	writeVerdict(t, c.Verdict, c.Reasons, c.Gate)
+	writeVerdict(t, c.Verdict, c.Reasons, c.Gate, nil)
 
 	if len(c.Mismatches) > 0 {
 		t.line("")
@@ -34,6 +34,7 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 		for _, m := range c.Mismatches {
 			t.writeMismatch(2, m)
 		}
+		t.acceptAll(c.Mismatches)
 	}
 
 	r := c.Run
@@ -56,8 +57,19 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 	t.row(2, labelWidth, "interrupts", fmt.Sprintf("%s → %s", interrupts(r.Interrupts.A), interrupts(r.Interrupts.B)))
 	t.row(2, labelWidth, "tool calls", fmt.Sprintf("%s → %s", toolCalls(r.ToolCalls.A), toolCalls(r.ToolCalls.B)))
 	t.row(2, labelWidth, "artifacts", fmt.Sprintf("%s → %s", artifacts(r.Artifacts.A), artifacts(r.Artifacts.B)))
-	t.row(2, labelWidth, "agent tokens", changeLine(tokensOrUnavailable(r.AgentTokens.A), tokensOrUnavailable(r.AgentTokens.B), ptrDelta(r.AgentTokens.A, r.AgentTokens.B), "tokens"))
-	t.row(2, labelWidth, "agent cost", changeLine(costOrUnavailable(r.AgentCostUSD.A), costOrUnavailable(r.AgentCostUSD.B), ptrDelta(r.AgentCostUSD.A, r.AgentCostUSD.B), "usd"))
+	switch {
+	case r.AgentTokens.A == nil && r.AgentTokens.B == nil && r.AgentCostUSD.A == nil && r.AgentCostUSD.B == nil:
+		t.row(2, labelWidth, "agent usage", "not reported by either run")
+	default:
+		if r.AgentTokens.A != nil || r.AgentTokens.B != nil {
+			t.row(2, labelWidth, "agent tokens", changeLine(tokensOrUnavailable(r.AgentTokens.A), tokensOrUnavailable(r.AgentTokens.B), ptrDelta(r.AgentTokens.A, r.AgentTokens.B), "tokens"))
+		}
+		if r.AgentCostUSD.A != nil || r.AgentCostUSD.B != nil {
+			t.row(2, labelWidth, "agent cost", changeLine(costOrUnavailable(r.AgentCostUSD.A), costOrUnavailable(r.AgentCostUSD.B), ptrDelta(r.AgentCostUSD.A, r.AgentCostUSD.B), "usd"))
+		} else {
+			t.row(2, labelWidth, "agent cost", "not reported by either run")
+		}
+	}
 	ha, hb := float64(r.HarnessTokens.A), float64(r.HarnessTokens.B)
 	t.row(2, labelWidth, "harness tokens", fmt.Sprintf("%s  (answerer %d → %d, judge %d → %d)",
 		changeLine(trimFloat(ha, 0), trimFloat(hb, 0), &[2]float64{ha, hb}, "tokens"),
@@ -101,8 +113,26 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 	for _, p := range a.Removed {
 		t.line("  - %s", p)
 	}
+	diffs := map[string]ArtifactDiff{}
+	for _, d := range a.Diffs {
+		diffs[d.Path] = d
+	}
 	for _, p := range a.Changed {
-		t.line("  ~ %s", p)
+		d, ok := diffs[p]
+		switch {
+		case !ok:
+			t.line("  ~ %s", p)
+		case d.Binary:
+			t.line("  ~ %s (binary)", p)
+		case d.Note != "":
+			t.line("  ~ %s (%s)", p, d.Note)
+		default:
+			t.line("  ~ %s", p)
+			t.block(6, d.Diff)
+			if d.MoreLines > 0 {
+				t.line("      … %d more diff lines", d.MoreLines)
+			}
+		}
 	}
 	return t.err
 }
@@ -132,23 +162,56 @@ func assertionChange(ad AssertionDelta) string {
 	return side(ad.A) + " → " + side(ad.B)
 }
 
-// writeVerdict writes the verdict, its reasons, and the gate with the
-// reasons it adds.
-func writeVerdict(t *textWriter, v Verdict, reasons []string, g Gate) {
+// writeVerdict writes the verdict and its reasons, then the gate: each
+// rule it checked, failed ones first, with the test it rests on and what
+// it found. sub, when not nil, may give a check a shorter detail and the
+// lines to write under it.
+func writeVerdict(t *textWriter, v Verdict, reasons []string, g Gate, sub func(GateCheck) (string, []string)) {
 	t.line("Verdict: %s", v)
 	for _, r := range reasons {
 		t.line("  - %s", r)
 	}
-	if !g.Failed {
+	if g.Failed {
+		t.line("Gate: FAILED")
+	} else {
 		t.line("Gate: passed")
-		return
 	}
-	t.line("Gate: FAILED")
-	for _, r := range g.Reasons {
-		if !slices.Contains(reasons, r) && !slices.Contains(reasons, strings.TrimPrefix(r, "not comparable: ")) {
-			t.line("  - %s", r)
+	checks := slices.Clone(g.Checks)
+	slices.SortStableFunc(checks, func(x, y GateCheck) int { return boolRank(y.Failed) - boolRank(x.Failed) })
+	for _, ch := range checks {
+		mark := "✓"
+		if ch.Failed {
+			mark = "✗"
+		}
+		detail, lines := ch.Detail, []string(nil)
+		if sub != nil {
+			if d, ls := sub(ch); d != "" {
+				detail, lines = d, ls
+			}
+		}
+		t.line("  %s %s (%s): %s", mark, checkLabel(ch), ch.Test, detail)
+		for _, l := range lines {
+			t.line("      %s", l)
 		}
 	}
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkLabel is how the text names a gate rule.
+func checkLabel(ch GateCheck) string {
+	switch ch.Rule {
+	case GateMetric:
+		return metricLabel(ch.Metric)
+	case GateCaseFalls:
+		return "case falls"
+	}
+	return ch.Rule
 }
 
 // changeLine is "a → b  ↑ +d" when both values are known, else "a → b".

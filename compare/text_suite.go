@@ -20,7 +20,7 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 	t.line("A: %s", suiteLine(c.A))
 	t.line("B: %s", suiteLine(c.B))
 	t.line("")
-	writeVerdict(t, c.Verdict, c.Reasons, c.Gate)
+	writeVerdict(t, c.Verdict, c.Reasons, c.Gate, c.gateLines)
 
 	t.line("")
 	n := c.Counts
@@ -37,11 +37,7 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 		t.line("  only in B: %s", listSome(c.OnlyB, maxListed))
 	}
 	if len(c.Varied) > 0 {
-		var parts []string
-		for _, v := range c.Varied {
-			parts = append(parts, fmt.Sprintf("%s (%d %s)", v.Field, v.Cases, plural(v.Cases, "case", "cases")))
-		}
-		t.line("  varied on purpose: %s", strings.Join(parts, ", "))
+		t.line("  varied on purpose: %s", variedList(c.Varied))
 	}
 
 	if len(c.Mismatches) > 0 {
@@ -57,6 +53,7 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 				t.writeMismatch(4, m)
 			}
 		}
+		t.acceptAll(c.caseMismatches())
 	}
 
 	t.line("")
@@ -64,7 +61,12 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  metric\tA\tB\tchange\tinterval\tcases\t")
+	var neither []string
 	for _, e := range c.Effects {
+		if e.RunsWith.A == 0 && e.RunsWith.B == 0 && e.Interval == nil {
+			neither = append(neither, metricLabel(e.Metric))
+			continue
+		}
 		fmt.Fprintln(tw, effectRow(e))
 	}
 	_ = tw.Flush()
@@ -72,15 +74,26 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 		t.line("%s", strings.TrimRight(l, " "))
 	}
 	for _, e := range c.Effects {
-		if e.Unavailable != "" {
+		switch {
+		case e.RunsWith.A == 0 && e.RunsWith.B == 0 && e.Interval == nil:
+		case e.Unavailable != "":
 			t.line("  %s: unavailable: %s", metricLabel(e.Metric), e.Unavailable)
-		} else if e.Dropped > 0 {
+		case e.Dropped > 0:
 			t.line("  %s: %d paired %s left out (not every run has it)", metricLabel(e.Metric), e.Dropped, plural(e.Dropped, "case", "cases"))
 		}
 	}
+	if len(neither) > 0 {
+		t.line("  not reported on either side: %s", strings.Join(neither, ", "))
+	}
 
 	t.line("")
-	t.line("Flips: %d pass → fail, %d fail → pass (McNemar exact p = %s)", c.Flips.PassToFail, c.Flips.FailToPass, trimFloat(c.Flips.PValue, 4))
+	level := c.Settings.Level
+	verdict := "not significant"
+	if significantP(c.Flips.PValue, level) {
+		verdict = "significant"
+	}
+	t.line("Flips: %d pass → fail, %d fail → pass; McNemar's exact test: p = %s, %s at %s",
+		c.Flips.PassToFail, c.Flips.FailToPass, formatP(c.Flips.PValue), verdict, alphaPct(level))
 	var changed []CaseDelta
 	for _, cd := range c.Cases {
 		if cd.Status != CaseUnchanged || cd.Passed.A != cd.Passed.B {
@@ -106,8 +119,18 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 				flip = ", failed → passed within the tolerance"
 			}
 		}
-		t.line("  %s %s: pass rate %s → %s (%d → %d runs)%s", mark, cd.CaseID,
-			formatValue("fraction", cd.PassRate.A), formatValue("fraction", cd.PassRate.B), cd.Runs.A, cd.Runs.B, flip)
+		p := cd.FallP
+		if cd.PassRate.B > cd.PassRate.A {
+			p = cd.RiseP
+		}
+		fisher := ""
+		if cd.PassRate.A != cd.PassRate.B {
+			fisher = ", Fisher one-sided p = " + formatP(p)
+		}
+		if cd.GateFailed {
+			fisher += ": fails the gate"
+		}
+		t.line("  %s %s: %s%s%s", mark, cd.CaseID, casePassLine(cd), flip, fisher)
 	}
 
 	if ws := c.allWarnings(); len(ws) > 0 {
@@ -118,6 +141,28 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 		}
 	}
 	return t.err
+}
+
+// gateLines lists, under the per-case rule when it failed, the cases
+// that fail it, one a line.
+func (c *SuiteComparison) gateLines(ch GateCheck) (string, []string) {
+	if ch.Rule != GateCaseFalls || !ch.Failed {
+		return "", nil
+	}
+	n := len(ch.Cases)
+	head := fmt.Sprintf("%d %s fell, significant on %s own:", n, plural(n, "case", "cases"), plural(n, "its", "their"))
+	var out []string
+	for _, cd := range c.Cases {
+		if !cd.GateFailed {
+			continue
+		}
+		if len(out) == maxListed {
+			out = append(out, fmt.Sprintf("… %d more cases", len(ch.Cases)-maxListed))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: %s, one-sided p = %s", cd.CaseID, casePassLine(cd), formatP(cd.FallP)))
+	}
+	return head, out
 }
 
 func suiteLine(s SuiteInfo) string {

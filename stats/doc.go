@@ -37,7 +37,9 @@
 // [Paired] compares two runs case by case (after − before), which removes
 // the difficulty the cases share and is much tighter than comparing two
 // separate intervals. For 0/1 outcomes, [McNemarExact] tests the
-// discordant pairs exactly. [SampleSize] and [MinimumDetectableEffect] plan
+// discordant pairs exactly, and [FisherExactLess] tests whether one case's
+// pass rate over its repetitions fell (k of n runs passed before, j of m
+// after). [SampleSize] and [MinimumDetectableEffect] plan
 // how many cases a comparison needs.
 //
 // # Reproducible bootstrap

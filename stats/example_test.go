@@ -111,3 +111,13 @@ func ExampleHolmBonferroni() {
 	// [0.03 0.06 0.06 0.02]
 	// [0.02 0.04 0.04 0.02]
 }
+
+func ExampleFisherExactLess() {
+	// A case passed 3 of 3 runs before a change and 0 of 3 after it.
+	fmt.Printf("%.3f\n", stats.FisherExactLess(3, 3, 0, 3))
+	// 2 of 2 against 0 of 2 is not significant on its own.
+	fmt.Printf("%.3f\n", stats.FisherExactLess(2, 2, 0, 2))
+	// Output:
+	// 0.050
+	// 0.167
+}

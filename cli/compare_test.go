@@ -1,0 +1,79 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux/cli"
+	"github.com/luxeval/lux/record"
+)
+
+// Three cases, three repetitions each; between the two suites something
+// the cases depend on breaks (a file outside the workspace disappears), so
+// one case goes from 3/3 to 0/3 while every identity stays the same.
+// `lux compare` must fail the gate and say which case and why.
+func TestCompareFailsOnASureCaseRegression(t *testing.T) {
+	reg := registry(t)
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	dep := filepath.Join(dir, "dependency")
+	require.NoError(t, os.WriteFile(dep, []byte("ok\n"), 0o644))
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		extra := ""
+		if name == "beta" {
+			extra = fmt.Sprintf(`, {"type": "command-exits-zero", "id": "dependency", "command": %q}`, "test -f "+dep)
+		}
+		writeCase(t, cases, name+".case.json", fmt.Sprintf(`{
+		  "prompt": "write %[1]s.txt containing \"%[1]s\"",
+		  "assertions": [{"type": "file-contains", "path": "%[1]s.txt", "text": "%[1]s"}%[2]s]
+		}`, name, extra))
+	}
+	root := filepath.Join(dir, "runs")
+	code, out, errOut := run(t, reg, "run", "-q", "-repeat", "3", "-runs-root", root, "-driver", driverJSON(), cases)
+	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+	require.NoError(t, os.Remove(dep))
+	code, out, errOut = run(t, reg, "run", "-q", "-repeat", "3", "-runs-root", root, "-driver", driverJSON(), cases)
+	require.Equal(t, cli.ExitFailed, code, "%s\n%s", out, errOut)
+	suites, err := record.FindSuites(root)
+	require.NoError(t, err)
+	require.Len(t, suites, 2)
+	before, after := suites[0], suites[1]
+	if strings.Compare(before, after) > 0 {
+		before, after = after, before
+	}
+
+	code, out, errOut = run(t, reg, "compare", before, after)
+	require.Equal(t, cli.ExitFailed, code, "a sure regression fails the default gate\n%s\n%s", out, errOut)
+	require.Contains(t, out, "Gate: FAILED")
+	require.Contains(t, out, "beta: pass rate 100.0% → 0.0% (3 → 3 runs), one-sided p = 0.05")
+	require.NotContains(t, out, "176.8", "the interval stays inside [-100, +100] pts")
+	require.Contains(t, out, "too few independent units for a useful interval (n=3)")
+
+	code, out, _ = run(t, reg, "compare", "-json", before, after)
+	require.Equal(t, cli.ExitFailed, code)
+	var doc struct {
+		Gate struct {
+			Failed bool `json:"failed"`
+			Checks []struct {
+				Rule   string   `json:"rule"`
+				Failed bool     `json:"failed"`
+				Cases  []string `json:"cases"`
+			} `json:"checks"`
+		} `json:"gate"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.True(t, doc.Gate.Failed)
+	var failing []string
+	for _, ch := range doc.Gate.Checks {
+		if ch.Failed {
+			failing = append(failing, ch.Rule+":"+strings.Join(ch.Cases, ","))
+		}
+	}
+	require.Equal(t, []string{"case-falls:beta"}, failing)
+}
