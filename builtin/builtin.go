@@ -1,5 +1,5 @@
 // Package builtin registers every plugin that ships with lux: the drivers
-// (subprocess, claude-code, codex, cursor), the scripted answerer and the
+// (subprocess, claude-code, codex, cursor, mcp-probe), the scripted answerer and the
 // core assertions. It is a convenience: a program that wants fewer
 // plugins, or its own, registers them one by one instead.
 package builtin
@@ -11,12 +11,13 @@ import (
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/driver/cursor"
+	"github.com/luxeval/lux/driver/mcpprobe"
 	"github.com/luxeval/lux/driver/subprocess"
 )
 
 // Drivers returns the built-in driver plugins.
 func Drivers() []*lux.DriverPlugin {
-	return []*lux.DriverPlugin{subprocess.Plugin(), claudecode.Plugin(), codex.Plugin(), cursor.Plugin()}
+	return []*lux.DriverPlugin{subprocess.Plugin(), claudecode.Plugin(), codex.Plugin(), cursor.Plugin(), mcpprobe.Plugin()}
 }
 
 // Answerers returns the built-in answerer plugins.

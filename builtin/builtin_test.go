@@ -21,6 +21,6 @@ func ExampleRegistry() {
 	fmt.Println(reg.Drivers())
 	fmt.Println(reg.Answerers())
 	// Output:
-	// [claude-code codex cursor subprocess]
+	// [claude-code codex cursor mcp-probe subprocess]
 	// [scripted]
 }

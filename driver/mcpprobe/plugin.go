@@ -1,0 +1,101 @@
+package mcpprobe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
+)
+
+// Name is the driver's registered name.
+const Name = "mcp-probe"
+
+// ExperimentVersion is the version of the driver's behaviour in controlled
+// experiments.
+const ExperimentVersion = "1"
+
+// Plugin returns the mcp-probe driver, ready to register.
+func Plugin() *lux.DriverPlugin {
+	return &lux.DriverPlugin{
+		Name: Name,
+		Doc:  "probes an MCP server (stdio or streamable HTTP): lists its tools and calls them, without a model",
+		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
+			c, err := Parse(raw)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		Experiment: &lux.DriverExperiment{Version: ExperimentVersion, Prepare: prepare, Identity: identity},
+	}
+}
+
+// prepare makes the controlled-experiment config. The probe never
+// inherits the host's environment beyond the variables it names, so the
+// config is already controlled: prepare validates a copy.
+func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
+	c, ok := dc.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("mcp-probe: prepare: config is %T, not *mcpprobe.Config", dc)
+	}
+	out := *c
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("mcp-probe: prepare: %w", err)
+	}
+	return &out, nil
+}
+
+// Identity is what shapes the server's behaviour beyond the config: the
+// executable and the files its arguments name (a script, say), by content.
+// A server reached by URL has only its URL.
+type Identity struct {
+	Command string            `json:"command,omitempty"`
+	Path    string            `json:"path,omitempty"`
+	SHA256  string            `json:"sha256,omitempty"` // of the executable
+	Files   map[string]string `json:"files,omitempty"`  // argument -> SHA-256 of the file it names
+	URL     string            `json:"url,omitempty"`
+}
+
+func identity(_ context.Context, dc lux.DriverConfig, _ string) (any, error) {
+	c, ok := dc.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("mcp-probe: identity: config is %T, not *mcpprobe.Config", dc)
+	}
+	if c.URL != "" {
+		return Identity{URL: c.URL}, nil
+	}
+	path, err := driver.ResolveCommand(c.Command)
+	if err != nil {
+		return nil, fmt.Errorf("mcp-probe: identity: %w", err)
+	}
+	sum, err := driver.HashFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("mcp-probe: identity: %w", err)
+	}
+	id := Identity{Command: c.Command, Path: path, SHA256: sum}
+	for _, a := range c.Args {
+		if a == "" || a[0] == '-' {
+			continue
+		}
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			continue
+		}
+		if info, err := os.Stat(abs); err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		h, err := driver.HashFile(abs)
+		if err != nil {
+			return nil, fmt.Errorf("mcp-probe: identity: %w", err)
+		}
+		if id.Files == nil {
+			id.Files = map[string]string{}
+		}
+		id.Files[a] = h
+	}
+	return id, nil
+}
