@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -33,6 +34,7 @@ func (f *caseFlags) register(fs *flag.FlagSet) {
 // default driver and answerer of opts; on failure it has reported the
 // problem and returns a non-zero status.
 func (f *caseFlags) load(e *env, paths []string, opts *orchestrator.Options) ([]*lux.Case, int) {
+	opts.OptionNames = optionFlags
 	var err error
 	if opts.DefaultDriver, err = parseRef("-driver", f.driver); err != nil {
 		e.errorf("%v", err)
@@ -57,6 +59,19 @@ func (f *caseFlags) load(e *env, paths []string, opts *orchestrator.Options) ([]
 	return cases, ExitOK
 }
 
+// optionFlags names the flag that sets each orchestrator option, so that
+// the orchestrator's messages speak the command line (see
+// orchestrator.Options.OptionNames). A command that adds a flag for an
+// option adds it here.
+var optionFlags = map[string]string{
+	"RunsRoot":        "-runs-root",
+	"Concurrency":     "-j",
+	"Repetitions":     "-repeat",
+	"DefaultDriver":   "-driver",
+	"DefaultAnswerer": "-answerer",
+	"Environment":     "-environment",
+}
+
 // casesArgs is the argument synopsis of the commands over case files.
 const casesArgs = "[flags] [case files or directories...]  (default: cases)"
 
@@ -68,6 +83,7 @@ type runFlags struct {
 	repeat      int
 	environment string
 	quiet       bool
+	resume      string
 	json        *bool
 }
 
@@ -78,6 +94,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")
+	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	f.json = jsonFlag(fs, "the suite (schema lux.run/v1)")
 }
 
@@ -148,6 +165,24 @@ Exit status 1 when a run did not pass.`,
 }
 
 func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
+	var resumed *record.Suite
+	if f.resume != "" {
+		s, err := record.ReadSuite(f.resume)
+		if err != nil {
+			e.errorf("-resume: %v", err)
+			return ExitUsage
+		}
+		resumed = s
+		abs, _ := filepath.Abs(f.resume)
+		f.runsRoot = filepath.Dir(filepath.Dir(abs))
+		if len(args) == 0 {
+			if args = suiteCaseFiles(s.Manifest); len(args) == 0 {
+				e.errorf("-resume: suite %s has nothing left to run", f.resume)
+				newSuiteReport(s.Dir, s.Manifest, s.Summary).writeText(e.stdout)
+				return suiteExit(s.Summary)
+			}
+		}
+	}
 	var opts orchestrator.Options
 	cases, code := f.cases.load(e, args, &opts)
 	if code != ExitOK {
@@ -161,7 +196,17 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	if code := preflight(ctx, e, o, cases, f.quiet); code != ExitOK {
 		return code
 	}
-	res, err := o.RunSuite(ctx, cases)
+	var res *orchestrator.SuiteResult
+	var err error
+	if resumed != nil {
+		res, err = o.ResumeSuite(ctx, resumed.Dir, cases)
+		if errors.Is(err, orchestrator.ErrNothingToResume) {
+			e.errorf("-resume: %v", err)
+			err = nil
+		}
+	} else {
+		res, err = o.RunSuite(ctx, cases)
+	}
 	if res == nil {
 		e.errorf("%v", err)
 		if errors.Is(err, lux.ErrInvalidCase) {
@@ -178,10 +223,29 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		e.errorf("%v", err)
 		return ExitFailed
 	}
-	if res.Summary == nil || res.Summary.Totals.Passed != res.Summary.Totals.Attempts {
+	return suiteExit(res.Summary)
+}
+
+// suiteExit is the exit status of a suite: 0 when every run passed.
+func suiteExit(s *record.SuiteSummary) int {
+	if s == nil || s.Totals.Passed != s.Totals.Attempts {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// suiteCaseFiles lists the case files of the items of m that a resume
+// would run, once each.
+func suiteCaseFiles(m *record.SuiteManifest) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, i := range orchestrator.Missing(m) {
+		if p := m.Items[i].CasePath; p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // preflight runs the doctor's checks before a suite starts: a suite whose

@@ -124,25 +124,32 @@ func TestRunRefusesASuiteWhoseCommandsAreMissing(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "no suite was started")
 }
 
-// blockingAgent tells the test it has started by writing to the fifo
-// $STARTED, then waits for answers that never come.
+// blockingAgent, while the file $BLOCK exists, tells the test it has
+// started by writing to the fifo $STARTED, then waits for answers that
+// never come; otherwise it writes hello.txt and finishes.
 const blockingAgent = `#!/bin/sh
 echo '{"type":"ready","agentId":"blocking-agent"}'
-echo started > "$STARTED"
-cat
+if [ -e "$BLOCK" ]; then
+  echo started > "$STARTED"
+  cat
+fi
+echo hi > "$LUX_ARTIFACTS_DIR/hello.txt"
+echo '{"type":"done"}'
 `
 
 // After an interruption, the run in flight is cancelled, the runs that
-// never started are "not run", and no pass rate is made of them.
-func TestInterruptedSuiteCountsCancelledAndNotRun(t *testing.T) {
+// never started are "not run", and no pass rate is made of them; -resume
+// then runs only those.
+func TestInterruptedSuiteCountsCancelledAndNotRunThenResumes(t *testing.T) {
 	p := newProject(t)
 	p.writeAgent(t, "agent/block.sh", blockingAgent)
-	fifo := filepath.Join(p.dir, "started")
+	fifo, block := filepath.Join(p.dir, "started"), filepath.Join(p.dir, "block")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	require.NoError(t, os.WriteFile(block, nil, 0o600))
 	p.writeCase(t, "a-block.case.json", `{
 	  "prompt": "p",
-	  "driver": {"name": "subprocess", "config": {"command": "../agent/block.sh", "env": {"STARTED": "`+fifo+`"}}},
-	  "assertions": [{"type": "file-exists", "path": "x"}]
+	  "driver": {"name": "subprocess", "config": {"command": "../agent/block.sh", "env": {"STARTED": "`+fifo+`", "BLOCK": "`+block+`"}}},
+	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
 	}`)
 	p.writeCase(t, "b-hello.case.json", helloCase)
 	p.writeCase(t, "c-hello.case.json", helloCase)
@@ -166,4 +173,27 @@ func TestInterruptedSuiteCountsCancelledAndNotRun(t *testing.T) {
 	require.Regexp(t, `b-hello\s+1\s+not run\s`, out)
 	require.Regexp(t, `c-hello\s+1\s+not run\s`, out)
 	require.Contains(t, out, "3 runs: 0 passed, 0 failed, 1 cancelled, 2 not run (no graded runs, no pass rate)")
+
+	suite := regexp.MustCompile(`records: (\S+)`).FindStringSubmatch(out)[1]
+	require.NoError(t, os.Remove(block))
+	t.Chdir(t.TempDir()) // the suite knows its case files and its runs root
+	code, out, errOut := run(t, registry(t), "run", "-resume", suite)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	require.Contains(t, out, "3 runs: 3 passed, 0 failed (pass rate 100.0% of 3 graded)")
+	require.Equal(t, 3, strings.Count(errOut, "pass "), "the three missing runs ran:\n%s", errOut)
+	require.Contains(t, out, "records: "+suite)
+
+	code, _, errOut = run(t, registry(t), "run", "-resume", suite)
+	require.Equal(t, 0, code)
+	require.Contains(t, errOut, "nothing left to run")
+}
+
+// The command line's messages name its flags, not the library's options.
+func TestMessagesSpeakTheCommandLine(t *testing.T) {
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", `{"prompt": "p", "assertions": [{"type": "file-exists", "path": "x"}]}`)
+	code, out, _ := run(t, registry(t), "validate", p.cases)
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, out, "driver: required (name a driver in the case or set -driver)")
+	require.NotContains(t, out, "Options.")
 }

@@ -39,6 +39,11 @@ type Options struct {
 	// provenance: the experiment the run is a unit of, the candidate it
 	// measured and the candidate's content hash.
 	Experiment ExperimentInfo
+	// OptionNames says how the caller spells these options in the
+	// messages that tell a user what to set: a command line maps
+	// "DefaultDriver" to "-driver". An option it does not name is spelled
+	// Options.<Name>.
+	OptionNames map[string]string
 	// Progress, when set, is told as runs and suites start and end. Calls
 	// are serialized, never concurrent; keep it quick.
 	Progress func(Update)

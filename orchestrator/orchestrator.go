@@ -39,7 +39,7 @@ func New(reg *lux.Registry, opts Options) *Orchestrator {
 			err = fmt.Errorf("not valid JSON")
 		}
 		if err != nil {
-			o.envErr = fmt.Errorf("orchestrator: Options.Environment: %w", err)
+			o.envErr = fmt.Errorf("orchestrator: %s: %w", o.optionName("Environment"), err)
 		}
 		o.env = raw
 	}
@@ -56,4 +56,13 @@ func (o *Orchestrator) progress(u Update) {
 	o.progMu.Lock()
 	defer o.progMu.Unlock()
 	o.opts.Progress(u)
+}
+
+// optionName is how the caller spells the option field (see
+// Options.OptionNames).
+func (o *Orchestrator) optionName(field string) string {
+	if n := o.opts.OptionNames[field]; n != "" {
+		return n
+	}
+	return "Options." + field
 }

@@ -65,7 +65,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	// The plugins see the case with the subject root bound; the hashes
 	// below are of the authored case.
 	authored := c
-	b := newBinder(o.opts.SubjectRoot)
+	b := newBinder(o.opts.SubjectRoot, o.optionName("SubjectRoot"))
 	c = b.bindCase(&probs, authored)
 
 	// Driver.
@@ -74,7 +74,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	case derr != nil:
 		probs.Add("driver.config", derr.Error())
 	case dref == nil:
-		probs.AddFix("driver", "required", "name a driver in the case or set Options.DefaultDriver")
+		probs.AddFix("driver", "required", "name a driver in the case or set "+o.optionName("DefaultDriver"))
 	case strings.TrimSpace(dref.Name) == "":
 		// reported by c.Validate
 	default:

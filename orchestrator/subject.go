@@ -25,22 +25,23 @@ var tokenBytes = []byte(SubjectRootToken)
 
 // binder replaces SubjectRootToken with a directory.
 type binder struct {
-	root string // absolute; "" when no root is configured
+	root     string // absolute; "" when no root is configured
+	rootName string // how the caller spells the option that sets it
 }
 
-func newBinder(root string) binder {
+func newBinder(root, rootName string) binder {
 	if root != "" {
 		if abs, err := filepath.Abs(root); err == nil {
 			root = abs
 		}
 	}
-	return binder{root: root}
+	return binder{root: root, rootName: rootName}
 }
 
 // noRoot is the problem of a token with no root to bind it to.
-func noRoot(probs *lux.Problems, path string) {
+func (b binder) noRoot(probs *lux.Problems, path string) {
 	probs.AddFix(path, "uses "+SubjectRootToken+" but no subject root is configured",
-		"set orchestrator.Options.SubjectRoot, or run the case in an experiment")
+		"set "+b.rootName+", or run the case in an experiment")
 }
 
 // str binds s.
@@ -49,7 +50,7 @@ func (b binder) str(probs *lux.Problems, path, s string) string {
 		return s
 	}
 	if b.root == "" {
-		noRoot(probs, path)
+		b.noRoot(probs, path)
 		return s
 	}
 	return strings.ReplaceAll(s, SubjectRootToken, b.root)
@@ -64,7 +65,7 @@ func (b binder) value(probs *lux.Problems, path string, v any) any {
 		return v // an encoding problem is reported where the config is parsed
 	}
 	if b.root == "" {
-		noRoot(probs, path)
+		b.noRoot(probs, path)
 		return v
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))

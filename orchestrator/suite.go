@@ -35,8 +35,57 @@ const manifestInterval = 50 * time.Millisecond
 // never stops the others. When ctx is cancelled no further run starts, the
 // runs in flight end as cancelled, the items never started are marked
 // skipped, the suite's status is cancelled, and RunSuite returns the
-// complete result with an error wrapping ctx's error.
+// complete result with an error wrapping ctx's error. ResumeSuite runs
+// what such a suite is missing.
 func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteResult, error) {
+	plans, err := o.suitePlans(cases)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now().UTC()
+	dir, err := record.ReserveSuiteDir(o.opts.RunsRoot, start)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
+	reps := o.opts.Repetitions
+	m := &record.SuiteManifest{
+		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
+		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env, Owner: record.CurrentOwner(),
+		Items: make([]record.SuiteItem, 0, len(plans)*reps),
+	}
+	jobs := make([]job, 0, len(plans)*reps)
+	for _, p := range plans {
+		for rep := 1; rep <= reps; rep++ {
+			jobs = append(jobs, job{p: p, rep: rep, item: len(m.Items)})
+			m.Items = append(m.Items, record.SuiteItem{CaseID: p.caseID, Repetition: rep, Cluster: p.c.Cluster,
+				CasePath: absPath(p.c.Path), Status: record.ItemPending})
+		}
+	}
+	m.Concurrency = min(o.opts.Concurrency, len(jobs))
+	return o.runJobs(ctx, dir, m, jobs)
+}
+
+// job is one run of a suite: a plan at a repetition, recorded as the
+// manifest's item-th item.
+type job struct {
+	p    *plan
+	rep  int
+	item int
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// suitePlans validates the cases of a suite: every problem of every case,
+// and two cases under one id, refuse it.
+func (o *Orchestrator) suitePlans(cases []*lux.Case) ([]*plan, error) {
 	if o.envErr != nil {
 		return nil, o.envErr
 	}
@@ -55,8 +104,8 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 		// Runs of one canonical id are repetitions of one measurement;
 		// two different cases under one id would be pooled silently.
 		if j, dup := firstOf[p.caseID]; dup {
-			bad = append(bad, fmt.Errorf("cases[%d]: %w: id: %q is also the id of cases[%d] (give each case its own id; use Options.Repetitions to run a case again)",
-				i, lux.ErrInvalidCase, p.caseID, j))
+			bad = append(bad, fmt.Errorf("cases[%d]: %w: id: %q is also the id of cases[%d] (give each case its own id; use %s to run a case again)",
+				i, lux.ErrInvalidCase, p.caseID, j, o.optionName("Repetitions")))
 			continue
 		}
 		firstOf[p.caseID] = i
@@ -65,50 +114,33 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	if len(bad) > 0 {
 		return nil, &suiteRefused{total: len(cases), errs: bad}
 	}
+	return plans, nil
+}
 
-	start := time.Now().UTC()
-	dir, err := record.ReserveSuiteDir(o.opts.RunsRoot, start)
-	if err != nil {
-		return nil, fmt.Errorf("orchestrator: %w", err)
-	}
-	reps := o.opts.Repetitions
-	m := &record.SuiteManifest{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
-		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env, Owner: record.CurrentOwner(),
-		Items: make([]record.SuiteItem, 0, len(plans)*reps),
-	}
-	type job struct {
-		p   *plan
-		rep int
-	}
-	jobs := make([]job, 0, len(plans)*reps)
-	for _, p := range plans {
-		for rep := 1; rep <= reps; rep++ {
-			jobs = append(jobs, job{p, rep})
-			m.Items = append(m.Items, record.SuiteItem{CaseID: p.caseID, Repetition: rep, Cluster: p.c.Cluster, Status: record.ItemPending})
-		}
-	}
-	m.Concurrency = min(o.opts.Concurrency, len(jobs))
+// runJobs runs the jobs of the suite in dir, whose manifest m is written
+// as they start and end, then finishes the suite: its status, and
+// suite-summary.json.
+func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*SuiteResult, error) {
 	w := newManifestWriter(o.writer, filepath.Join(dir, record.SuiteFile), m)
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
-	next := make(chan int)
+	next := make(chan job)
 	var wg sync.WaitGroup
 	var doneMu sync.Mutex
 	finished := 0
-	for range m.Concurrency {
+	for range max(1, m.Concurrency) {
 		wg.Go(func() {
-			for i := range next {
+			for j := range next {
 				if ctx.Err() != nil {
 					continue // cancelled while dispatched: never started, marked skipped below
 				}
-				j := jobs[i]
+				i := j.item
 				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
 				res, err := o.execute(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep})
 				item := completedItem(dir, res, err)
 				w.update(func(m *record.SuiteManifest) {
-					item.CaseID, item.Repetition, item.Cluster = m.Items[i].CaseID, m.Items[i].Repetition, m.Items[i].Cluster
+					item.CaseID, item.Repetition, item.Cluster, item.CasePath = m.Items[i].CaseID, m.Items[i].Repetition, m.Items[i].Cluster, m.Items[i].CasePath
 					m.Items[i] = item
 				})
 				doneMu.Lock()
@@ -120,19 +152,18 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 		})
 	}
 dispatch:
-	for i := range jobs {
+	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
 		}
 		select {
-		case next <- i:
+		case next <- j:
 		case <-ctx.Done():
 			break dispatch
 		}
 	}
 	close(next)
 	wg.Wait()
-
 	cancelled := ctx.Err() != nil
 	end := time.Now().UTC()
 	var status record.SuiteStatus

@@ -53,9 +53,12 @@ type SuiteManifest struct {
 
 // SuiteItem is one run of a suite: a case at one repetition.
 type SuiteItem struct {
-	CaseID     string         `json:"caseId"`     // canonical: repetitions share it
-	Repetition int            `json:"repetition"` // 1-based
-	Cluster    string         `json:"cluster,omitempty"`
+	CaseID     string `json:"caseId"`     // canonical: repetitions share it
+	Repetition int    `json:"repetition"` // 1-based
+	Cluster    string `json:"cluster,omitempty"`
+	// CasePath is the absolute path of the case file ("" for an inline
+	// case), so that an interrupted suite can be resumed from its cases.
+	CasePath   string         `json:"casePath,omitempty"`
 	Status     ItemStatus     `json:"status"`
 	RunDir     string         `json:"runDir,omitempty"` // relative to the suite directory, slash-separated
 	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
