@@ -148,7 +148,7 @@ func (b binder) unbind(raw []byte) []byte {
 // unchanged; with the token and an empty root it is an error.
 func BindSubjectRoot(v any, root string) (any, error) {
 	var probs lux.Problems
-	out := newBinder(root).value(&probs, "", v)
+	out := newBinder(root, "the subject root").value(&probs, "", v)
 	if err := probs.Err(lux.ErrInvalidConfig); err != nil {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
