@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"text/tabwriter"
 	"time"
 
 	"github.com/luxeval/lux/experiment"
@@ -130,4 +131,59 @@ func experimentProgress(w io.Writer) func(experiment.Progress) {
 		fmt.Fprintf(w, "unit %d of %d  %s  %s  %s  %s #%d  %s  elapsed %s, about %s left\n", p.Done, p.Total, p.Candidate, p.Profile,
 			p.Split, p.CaseID, p.Repetition, verdict, p.Elapsed.Round(time.Second), p.Estimate.Round(time.Second))
 	}
+}
+
+// ExperimentListItem is one experiment of a `lux view` listing.
+type ExperimentListItem struct {
+	Dir        string            `json:"dir"`
+	CampaignID string            `json:"campaignId,omitempty"`
+	Status     experiment.Status `json:"status,omitempty"`
+	Outcome    string            `json:"outcome,omitempty"` // promote, retain, reject; empty until decided
+	Champion   string            `json:"champion,omitempty"`
+	Units      int               `json:"units"` // finished
+	Planned    int               `json:"planned"`
+	Unreadable string            `json:"unreadable,omitempty"`
+}
+
+// listExperiments lists the latest limit experiments under root.
+func listExperiments(root string, limit int) ([]ExperimentListItem, error) {
+	dirs, err := experiment.List(root)
+	if err != nil {
+		return nil, err
+	}
+	out := []ExperimentListItem{}
+	for _, dir := range latest(dirs, limit) {
+		m, err := experiment.ReadManifest(dir)
+		if err != nil {
+			out = append(out, ExperimentListItem{Dir: dir, Unreadable: err.Error()})
+			continue
+		}
+		it := ExperimentListItem{Dir: dir, CampaignID: m.CampaignID, Status: m.Status, Units: m.Spent.Units, Planned: m.Units}
+		if m.Decision != nil {
+			it.Outcome, it.Champion = m.Decision.Outcome, m.Decision.Champion
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+func writeExperimentList(w io.Writer, items []ExperimentListItem) {
+	if len(items) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXPERIMENT\tCAMPAIGN\tSTATUS\tDECISION\tUNITS")
+	for _, it := range items {
+		if it.Unreadable != "" {
+			fmt.Fprintf(tw, "%s\tunreadable: %s\t\t\t\n", it.Dir, it.Unreadable)
+			continue
+		}
+		decision := it.Outcome
+		if it.Champion != "" {
+			decision += " " + it.Champion
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d of %d\n", it.Dir, it.CampaignID, it.Status, decision, it.Units, it.Planned)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }

@@ -88,10 +88,11 @@ func listRecords(e *env, o viewOptions) int {
 	if o.json {
 		return e.writeJSON(rep)
 	}
-	if len(rep.Suites) == 0 && len(rep.Runs) == 0 {
+	if len(rep.Suites) == 0 && len(rep.Runs) == 0 && len(rep.Experiments) == 0 {
 		fmt.Fprintf(e.stdout, "no records under %s\n", o.root)
 		return ExitOK
 	}
+	writeExperimentList(e.stdout, rep.Experiments)
 	if len(rep.Suites) > 0 {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SUITE\tSTATUS\tRUNS\tPASSED\tFAILED\tUNGRADED")

@@ -5,13 +5,14 @@ import (
 	"github.com/luxeval/lux/record"
 )
 
-// RecordsReport is what `lux view -json` prints: the latest suites and runs
-// under the runs root, oldest first.
+// RecordsReport is what `lux view -json` prints: the latest experiments,
+// suites and runs under the runs root, oldest first.
 type RecordsReport struct {
-	Schema string          `json:"schema"` // "lux.records/v1"
-	Root   string          `json:"root"`
-	Suites []SuiteListItem `json:"suites"`
-	Runs   []RunListItem   `json:"runs"`
+	Schema      string               `json:"schema"` // "lux.records/v1"
+	Root        string               `json:"root"`
+	Experiments []ExperimentListItem `json:"experiments"`
+	Suites      []SuiteListItem      `json:"suites"`
+	Runs        []RunListItem        `json:"runs"`
 }
 
 // SuiteListItem is one suite of a listing.
@@ -45,6 +46,9 @@ func newRecordsReport(root string, limit int) (*RecordsReport, error) {
 		return nil, err
 	}
 	rep := &RecordsReport{Schema: "lux.records/v1", Root: root, Suites: []SuiteListItem{}, Runs: []RunListItem{}}
+	if rep.Experiments, err = listExperiments(root, limit); err != nil {
+		return nil, err
+	}
 	for _, dir := range latest(suites, limit) {
 		s, err := record.ReadSuite(dir)
 		if err != nil {

@@ -143,3 +143,7 @@ func List(runsRoot string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ReadManifest reads a ledger's manifest without verifying the ledger (for
+// listings; Open verifies).
+func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir) }
