@@ -15,9 +15,18 @@ func compareCommand() command {
 		args:    "[flags] A B   (two run directories or two suite directories; B is the change)",
 		summary: "compare two runs or two suites; exit status 1 on a regression",
 		doc: `Compare run B with run A, or suite B with suite A: identity differences
-(what makes them not comparable, unless named with -vary), run and grading
-deltas, and for suites the paired effect per metric with its confidence
-interval and the regression gate. Exit status 1 when the gate fails.`,
+(what makes them not comparable, each with the -vary flag that accepts it),
+run and grading deltas, a short diff of each changed text artifact, and for
+suites the paired effect per metric with its confidence interval.
+
+The gate of a suite comparison fails when the suites are not comparable,
+when a gate metric (-gate, the pass rate by default) is significantly worse
+over the cases, or when one case's pass rate fell by more than -tolerance
+significantly on its own runs (Fisher's exact test, one-sided: 3/3 → 0/3
+is the smallest fall from all to none that counts at 95%). -strict also
+fails it on any fall or pass → fail flip. The text lists each rule with the
+test it rests on and what it found, passed or failed.
+Exit status 1 when the gate fails.`,
 		setup: compareFlags,
 	}
 }
@@ -25,11 +34,11 @@ interval and the regression gate. Exit status 1 when the gate fails.`,
 func compareFlags(fs *flag.FlagSet) action {
 	var (
 		asJSON    = jsonFlag(fs, "the comparison")
-		strict    = fs.Bool("strict", false, "fail the gate on any pass → fail flip or regressed case, significant or not")
+		strict    = fs.Bool("strict", false, "also fail the gate on any case that fell beyond -tolerance or flipped from pass to fail, significant or not")
 		method    = fs.String("method", "", `interval method of suite effects: "t" (default), "percentile-bootstrap", "normal" or "hoeffding"`)
 		level     = fs.Float64("level", 0, "confidence level (default 0.95)")
 		seed      = fs.Uint64("seed", 0, "bootstrap seed")
-		tolerance = fs.Float64("tolerance", 0, "how far a case's pass rate may fall before it counts as regressed, in [0,1)")
+		tolerance = fs.Float64("tolerance", 0, "how far a case's pass rate may fall before it counts as regressed (and can fail the gate), in [0,1)")
 		vary      listFlag
 		gate      listFlag
 	)

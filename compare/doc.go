@@ -15,10 +15,13 @@
 // versions, model, capabilities), the declared environment, the source
 // (case path and git commit), the host, the agent as it reported itself,
 // and the experiment. When the hashes differ, each differing [Field] is
-// reported as a [Mismatch] with both values and a go-cmp diff (for the
-// case hash, a diff of the two authored cases). A repository that was
-// dirty with no working-tree snapshot cannot prove what ran: its source
-// never matches.
+// reported as a [Mismatch] with both values, what differs inside it as
+// [FieldChange] values ("commands[0].version: "1.0" → "2.0""; for the
+// case hash, inside the two authored cases) and the flag that accepts it
+// ("-vary runtime"); the text shows at most five changes a field, each
+// value cut to 60 characters, and one command line that accepts them all.
+// A repository that was dirty with no working-tree snapshot cannot prove
+// what ran: its source never matches.
 //
 // A comparison that changes something on purpose says so with
 // [Options].Vary: a new prompt varies [FieldCaseHash], a new skill in the
@@ -36,13 +39,18 @@
 // cost, harness tokens split into answerer and judge); the grading deltas
 // per assertion id (regressed, improved, score up or down, ungraded, added,
 // removed, unchanged) with the case verdict and score; and the artifacts
-// added, removed and changed (by SHA-256, from artifacts.json). An agent
-// that reported no usage has null tokens and cost, shown as
-// "unavailable", never as 0.
+// added, removed and changed (by SHA-256, from artifacts.json), with an
+// [ArtifactDiff] for each of the first ten changed ones when both run
+// directories hold them: a unified diff (three lines of context, at most
+// 40 lines) of a text file up to 256 KiB, or a note that it is binary or
+// too large. An agent that reported no usage has null tokens and cost,
+// shown as "unavailable", never as 0; when neither run reports any, the
+// text says so in one line.
 //
 // The verdict is worse when the case verdict or any assertion goes from
 // pass to fail or to no verdict (a run that did not end done fails), and
-// then the gate fails; better when something goes the other way and
+// then the gate fails (rule [GateGrading]; [GateIdentity] fails on a
+// mismatch that is not varied); better when something goes the other way and
 // nothing regressed; otherwise the case score decides, and equal scores
 // are no detectable difference. Added and removed assertions are listed
 // but do not gate: they change the assertions hash, which must be varied
@@ -75,28 +83,67 @@
 // unit (named "x+y"). A metric missing from some runs of a case (tokens
 // of an agent that reports none, say) leaves that case out of that
 // metric's effect rather than averaging what happens to be there; when no
-// case is left the effect is unavailable and says why.
+// case is left the effect is unavailable and says why (a metric no run of
+// either side has is left out of the text's table and named in one line).
+//
+// A rate or a score lies in [0, 1], so its paired difference, and any
+// interval of it, lies in [−1, 1] (±100 pts): an interval that reaches
+// beyond is clipped to it, with a [WarnClipped] warning. With fewer
+// independent units than an exact paired test needs to reach the level at
+// all — n with 2/2ⁿ ≤ 1 − Level, so 6 at 95 % — no interval can rule
+// anything out: the interval is the whole range, never significant, with
+// the [WarnFewUnits] warning "too few independent units for a useful
+// interval (n=3)".
 //
 // A case's verdict on a side is "passed" when more than half of its runs
 // passed. Cases whose verdict flipped are counted, with McNemar's exact
-// p-value on the flips (which treats cases as independent, clusters or
-// not). A case is "regressed" when its pass rate fell by more than
-// Options.PassRateTolerance.
+// two-sided p-value on the flips (which treats cases as independent,
+// clusters or not); the text says whether it is significant at 1 − Level,
+// and a [WarnTestsDisagree] warning says when it and the pass rate's
+// interval disagree (the interval weighs every case's pass rate, the test
+// only the flipped verdicts). A case is "regressed" when its pass rate
+// fell by more than Options.PassRateTolerance; each case also has the
+// one-sided p-value of Fisher's exact test that its pass rate fell
+// (CaseDelta.FallP) or rose (RiseP), over its own runs.
 //
-// The verdict follows the gate metrics (Options.GateMetrics, the pass
-// rate by default; any metric with a direction, see [MetricBetter]):
-// worse when one's interval lies entirely on its worse side of 0 (for the
-// pass rate, entirely below 0), which fails the gate; better when one's
-// lies entirely on its better side and none is worse; otherwise no
-// detectable difference. Other metrics are reported, marked better or
-// worse when significant, and never gate. With Options.Strict the gate
-// also fails on any regressed case and on any pass → fail flip,
-// significant or not.
+// # The gate
+//
+// The gate of a suite comparison fails on any of these rules, and records
+// every rule it checked as a [GateCheck] — the test it rests on, what it
+// found, the cases that failed it — so that a gate that passed says why:
+//
+//   - [GateIdentity]: a paired case's identity differs in a field that is
+//     not varied, or no case is left to pair (verdict not comparable).
+//   - [GateMetric], one per gate metric (Options.GateMetrics, the pass rate
+//     by default; any metric with a direction, see [MetricBetter]): its
+//     interval lies entirely on its worse side of 0.
+//   - [GateCaseFalls]: a case regressed and its fall is significant on its
+//     own runs, FallP ≤ 1 − Level (CaseDelta.GateFailed). This catches a
+//     sure regression that a few cases cannot show in aggregate: a case
+//     that passed 3 of 3 runs and now passes 0 of 3 has p = 1/20 and fails
+//     the gate at 95 %, whatever the other cases do; 2 of 2 → 0 of 2 (p =
+//     1/6) does not, and the check then says so and how many runs it
+//     takes. Each case is tested on its own, with no correction for the
+//     number of cases: with many flaky cases and few repetitions a chance
+//     fall from all to none is possible (for a case passing half its runs,
+//     3/3 then 0/3 has probability 1/64). Options.PassRateTolerance
+//     exempts falls up to it.
+//   - [GateStrict], with Options.Strict: any regressed case and any case
+//     whose verdict flipped from pass to fail, significant or not.
+//
+// The verdict is worse when a gate metric's interval lies on its worse
+// side or a case fell significantly on its own; better when a gate
+// metric's interval lies on its better side, or a case rose significantly
+// on its own, and nothing is worse; otherwise no detectable difference.
+// Each of its reasons names the test it rests on ("pass rate fell (95% t
+// interval excludes 0): ..."). Other metrics are reported, marked better
+// or worse when significant, and never gate.
 //
 // Caveats are [Warning] values with stable codes, on the comparison (few
 // cases, many unmatched cases, ungraded runs, an incomplete suite,
-// McNemar with clusters) and on each effect (few clusters, zero spread,
-// few resamples, from package stats).
+// McNemar with clusters, tests that disagree) and on each effect (few
+// clusters, zero spread, few resamples, from package stats; too few units
+// for a useful interval; a clipped interval).
 //
 // # Reading records
 //
@@ -125,8 +172,8 @@
 //
 //	RunComparison   a, b (RunInfo), verdict, reasons, gate, mismatches, run, grading, artifacts
 //	RunInfo         dir, runId, caseId, suiteId, repetition, driver, startedAt
-//	Gate            failed, reasons
-//	Mismatch        field, a, b, diff, note, varied, within
+//	Gate            failed, reasons, checks [{rule, metric, test, failed, cases, detail}]
+//	Mismatch        field, a, b, changes [{path, a, b}], moreChanges, flag, diff, note, varied, within
 //	RunDelta        exitReason, reason, operationalFailure, durationMs, interrupts, toolCalls,
 //	                artifacts, agentUsageAvailable, agentTokens (null: unavailable),
 //	                agentCostUsd (null: unavailable), harnessTokens, answererTokens,
@@ -135,7 +182,8 @@
 //	                counts {regressed, improved, scoreUp, scoreDown, ungraded, added, removed,
 //	                unchanged}; assertions [{key, type, name, status, a, b}] with
 //	                a/b {passed (null: ungraded), score, error}
-//	ArtifactDelta   added, removed, changed, unchanged
+//	ArtifactDelta   added, removed, changed, unchanged, diffs [{path, diff, truncated, moreLines,
+//	                binary, note}]
 //
 //	SuiteComparison a, b (SuiteInfo), verdict, reasons, gate, settings, counts, onlyA, onlyB,
 //	                mismatches [{caseId, mismatches}], varied [{field, cases}], cases, effects,
@@ -144,12 +192,16 @@
 //	                pending, passRate
 //	Settings        method, level, resamples, seed, passRateTolerance, strict, gateMetrics, vary
 //	CaseCounts      paired, onlyA, onlyB, mismatched, clusters
-//	CaseDelta       caseId, cluster, runs, passRate, passed, score — each {a, b}; status
-//	Effect          metric, unit, better, a, b, delta, cases, dropped, interval (null: none),
-//	                significant, outcome ("better"|"worse"|""), unavailable, warnings
-//	Interval        lower, upper, method, level, stdErr, units, clustered, resamples
+//	CaseDelta       caseId, cluster, runs, passRate, passed, score — each {a, b}; status,
+//	                fallP, riseP, gateFailed
+//	Effect          metric, unit, better, a, b, delta, cases, dropped, runsWith {a, b},
+//	                interval (null: none), significant, outcome ("better"|"worse"|""),
+//	                unavailable, warnings
+//	Interval        lower, upper, method, level, stdErr, units, clustered, resamples, clipped
 //	Flips           passToFail, failToPass, mcnemarP
 //
+// Gate rules are "identity", "grading" (runs), "metric", "case-falls" and
+// "strict" (suites).
 // Verdicts are "better", "worse", "no detectable difference" and "not
 // comparable"; fields are only ever added.
 //
