@@ -232,10 +232,14 @@ const (
 	ExitCancelled       ExitReason = "cancelled"        // the run's context was cancelled
 )
 
-// ErrorEvent is a run ending in error.
+// ErrorEvent is a run ending in error, with what the agent had spent
+// when it failed, as far as it reported it: a run that fails keeps its
+// usage and cost, so token and cost budgets still see them.
 type ErrorEvent struct {
-	ExitReason ExitReason `json:"exitReason"`
-	Reason     string     `json:"reason"`
+	ExitReason ExitReason  `json:"exitReason"`
+	Reason     string      `json:"reason"`
+	Usage      *TokenUsage `json:"usage,omitempty"`   // nil when the agent reported none
+	CostUSD    *float64    `json:"costUsd,omitempty"` // nil when the agent reported no cost
 }
 
 // Stage is a harness lifecycle stage recorded in the trajectory.
@@ -317,7 +321,7 @@ type wireEvent struct {
 	// responded
 	Text     string `json:"text,omitempty"`
 	Approved *bool  `json:"approved,omitempty"`
-	// done
+	// done and error
 	Usage   *TokenUsage `json:"usage,omitempty"`
 	CostUSD *float64    `json:"costUsd,omitempty"`
 	Turns   int         `json:"turns,omitempty"`
@@ -378,7 +382,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		}
 	case EventError:
 		if x := e.Error; x != nil {
-			w.ExitReason, w.Reason = x.ExitReason, x.Reason
+			w.ExitReason, w.Reason, w.Usage, w.CostUSD = x.ExitReason, x.Reason, x.Usage, x.CostUSD
 		}
 	case EventLifecycle:
 		w.Stage = e.Stage
@@ -420,7 +424,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	case EventDone:
 		e.Done = &Done{Usage: w.Usage, CostUSD: w.CostUSD, Turns: w.Turns, Summary: w.Summary}
 	case EventError:
-		e.Error = &ErrorEvent{ExitReason: w.ExitReason, Reason: w.Reason}
+		e.Error = &ErrorEvent{ExitReason: w.ExitReason, Reason: w.Reason, Usage: w.Usage, CostUSD: w.CostUSD}
 	case EventLifecycle:
 		e.Stage = w.Stage
 	case "":

@@ -22,6 +22,12 @@ import (
 //	{"type":"interrupt","kind":"custom","id":"c1","payload":{...}}
 //	{"type":"done","summary":{"usage":{"input":1,"output":2,"cacheRead":0,"cacheCreation":0},"cost":0.01}}
 //	{"type":"error","exitReason":"error","reason":"no API key"}
+//	{"type":"error","reason":"API error 400","summary":{"usage":{"input":300,"output":10},"cost":0.001}}
+//
+// An error line may carry a summary like done's: what the agent spent
+// before it failed is then kept in the run's usage and cost. The ready
+// line's detail keys sessionId, threadId, pid and cwd describe one
+// session and stay out of the run's identity (see lux.IsSessionDetail).
 //
 // Lines that are not JSON, or JSON that does not fit one of these shapes,
 // are not part of the protocol and are ignored, so an agent may log to
@@ -70,7 +76,7 @@ type luxLine struct {
 	Question *string         `json:"question"`
 	Request  json.RawMessage `json:"request"`
 	Context  json.RawMessage `json:"context"`
-	// done
+	// done, error
 	Summary json.RawMessage `json:"summary"`
 	// error
 	ExitReason *string `json:"exitReason"`
@@ -113,7 +119,10 @@ func DecodeLuxJSONL(line []byte) (lux.Event, bool) {
 		if l.Reason == nil {
 			return lux.Event{}, false
 		}
-		return lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: exit, Reason: *l.Reason}}, true
+		spent := decodeDone(l.Summary)
+		return lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{
+			ExitReason: exit, Reason: *l.Reason, Usage: spent.Usage, CostUSD: spent.CostUSD,
+		}}, true
 	}
 	return lux.Event{}, false
 }

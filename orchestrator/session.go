@@ -77,6 +77,8 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 					r.meta.ExitReason = e.Error.ExitReason
 				}
 				r.meta.Reason = e.Error.Reason
+				r.meta.Usage.Agent = e.Error.Usage
+				r.meta.Usage.AgentCostUSD = e.Error.CostUSD
 			}
 			return
 		}

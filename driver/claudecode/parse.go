@@ -331,7 +331,9 @@ func (p *parser) result(out *output, b []byte) {
 	}
 	if l.IsError || strings.HasPrefix(l.Subtype, "error") {
 		out.progress("result", KindResult, s)
-		out.add(lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: errorReason(l)}})
+		out.add(lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{
+			ExitReason: lux.ExitError, Reason: errorReason(l), Usage: s.Usage, CostUSD: l.TotalCostUSD,
+		}})
 		return
 	}
 	out.add(lux.Event{Type: lux.EventDone, Done: &lux.Done{

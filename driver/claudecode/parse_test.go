@@ -125,7 +125,9 @@ func TestSummaries(t *testing.T) {
 			capture:   "api-error.jsonl",
 			wantKinds: map[string]int{KindAPIRetry: 1, KindAPIError: 1, KindResult: 1},
 			wantErr: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: "API Error: 500 boom from fake. This is a server-side issue, " +
-				"usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18080)."},
+				"usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18080).",
+				// What the result line reported spending: nothing, as zero.
+				Usage: &lux.TokenUsage{}, CostUSD: new(0.0)},
 		},
 	}
 	for _, tt := range tests {

@@ -322,15 +322,7 @@ func (p *appProtocol) turnCompleted(params json.RawMessage) []lux.Event {
 		if n.Turn.DurationMs != nil {
 			summary["durationMs"] = *n.Turn.DurationMs
 		}
-		done := &lux.Done{Turns: 1, Summary: summary}
-		if len(p.totals) > 0 {
-			var u lux.TokenUsage
-			for _, t := range p.totals {
-				u = u.Add(t.cli().tokens())
-			}
-			done.Usage = &u
-		}
-		return []lux.Event{{Type: lux.EventDone, Done: done}}
+		return []lux.Event{{Type: lux.EventDone, Done: &lux.Done{Turns: 1, Summary: summary, Usage: p.spent()}}}
 	case "failed", "interrupted":
 		msg := errorMessage(n.Turn.Error)
 		if msg == "" {
@@ -339,9 +331,24 @@ func (p *appProtocol) turnCompleted(params json.RawMessage) []lux.Event {
 		if msg == "" {
 			msg = "codex reported the turn " + n.Turn.Status
 		}
-		return []lux.Event{errorEvent(msg)}
+		ev := errorEvent(msg)
+		ev.Error.Usage = p.spent()
+		return []lux.Event{ev}
 	}
 	return []lux.Event{errorEvent(fmt.Sprintf("codex app-server: turn/completed with status %q", n.Turn.Status))}
+}
+
+// spent is the usage of every thread so far, from the CLI's running
+// totals; nil when it reported none.
+func (p *appProtocol) spent() *lux.TokenUsage {
+	if len(p.totals) == 0 {
+		return nil
+	}
+	var u lux.TokenUsage
+	for _, t := range p.totals {
+		u = u.Add(t.cli().tokens())
+	}
+	return &u
 }
 
 func (p *appProtocol) progress(kind string, v any) lux.Event {

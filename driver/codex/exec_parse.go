@@ -137,7 +137,12 @@ func (p *execParser) Line(b []byte) []lux.Event {
 		if msg == "" {
 			msg = "codex reported a failed turn"
 		}
-		return []lux.Event{errorEvent(msg)}
+		ev := errorEvent(msg)
+		if l.Usage != nil { // codex 0.169.0 reports none with a failed turn
+			u := l.Usage.tokens()
+			ev.Error.Usage = &u
+		}
+		return []lux.Event{ev}
 	case "error":
 		msg := l.Message
 		if msg == "" {

@@ -253,7 +253,9 @@ func (p *parser) result(l line) lux.Event {
 		if strings.TrimSpace(reason) == "" {
 			reason = "cursor-agent reported an error"
 		}
-		return lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: reason}}
+		return lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{
+			ExitReason: lux.ExitError, Reason: reason, Usage: parseUsage(l), CostUSD: parseCost(l),
+		}}
 	}
 	summary := map[string]any{}
 	if s := firstNonEmpty(l.str("session_id"), p.sessionID); s != "" {

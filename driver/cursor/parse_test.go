@@ -246,6 +246,18 @@ func TestParserEvents(t *testing.T) {
 			},
 		},
 		{
+			name: "an error result keeps the usage reported with it",
+			lines: []string{
+				readyLine,
+				`{"type":"result","subtype":"error","is_error":true,"result":"rate limited","usage":{"inputTokens":300,"outputTokens":10}}`,
+			},
+			want: []lux.Event{
+				readyEv("GPT-5.6 Luna 272K Low", initDetail),
+				{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: "rate limited",
+					Usage: &lux.TokenUsage{Input: 300, Output: 10}}},
+			},
+		},
+		{
 			name: "an error result without text gets a reason",
 			lines: []string{
 				readyLine,
