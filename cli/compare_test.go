@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,4 +77,51 @@ func TestCompareFailsOnASureCaseRegression(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"case-falls:beta"}, failing)
+}
+
+// Editing the agent between two suites changes its identity: the compare
+// says which field changed, inside the field, and the exact flag that
+// accepts it; with the flag the suites compare.
+func TestCompareNotComparableSaysWhatAndHow(t *testing.T) {
+	reg := registry(t)
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "agent")
+	bin, err := os.ReadFile(agentBin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(agent, bin, 0o755))
+	cases := filepath.Join(dir, "cases")
+	for _, name := range []string{"alpha", "beta"} {
+		writeCase(t, cases, name+".case.json", fmt.Sprintf(`{
+		  "prompt": "write %[1]s.txt containing \"%[1]s\"",
+		  "driver": {"name": "subprocess", "config": {"command": %[2]q}},
+		  "assertions": [{"type": "file-contains", "path": "%[1]s.txt", "text": "%[1]s"}]
+		}`, name, agent))
+	}
+	root := filepath.Join(dir, "runs")
+	code, out, errOut := run(t, reg, "run", "-q", "-runs-root", root, cases)
+	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+	f, err := os.OpenFile(agent, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\n# edited\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out, errOut = run(t, reg, "run", "-q", "-runs-root", root, cases)
+	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+	suites, err := record.FindSuites(root)
+	require.NoError(t, err)
+	require.Len(t, suites, 2)
+	slices.Sort(suites)
+
+	code, out, _ = run(t, reg, "compare", suites[0], suites[1])
+	require.Equal(t, cli.ExitFailed, code, out)
+	require.Contains(t, out, "not comparable")
+	require.Contains(t, out, "  ! alpha, beta\n    runtime — accept with -vary runtime\n")
+	require.Regexp(t, `commands\[0\]\.sha256: [0-9a-f]{12}… → [0-9a-f]{12}…`, out)
+	require.Contains(t, out, "lux compare -vary runtime A B")
+	require.NotContains(t, out, "lux.RuntimeInfo{", "no go-cmp dump")
+	require.NotContains(t, out, "agent tokens       unavailable  unavailable", "no rows of metrics no case has")
+
+	code, out, _ = run(t, reg, "compare", "-vary", "runtime", suites[0], suites[1])
+	require.Equal(t, cli.ExitOK, code, out)
+	require.Contains(t, out, "varied on purpose: runtime (2 cases)")
 }

@@ -84,14 +84,19 @@ func walkChanges(path string, a, b any, out *[]FieldChange) {
 	}
 }
 
-// changeValue is a value of a change for the text: quoted strings, compact
-// JSON, "absent" for a missing value, cut to textValue runes.
-func changeValue(v any) string {
+// changeValue is a value of a change at path for the text: quoted
+// strings, hashes shortened to 12 characters, compact JSON, "absent" for a
+// missing value, cut to textValue runes.
+func changeValue(path string, v any) string {
 	var s string
+	last := strings.ToLower(path[strings.LastIndexAny(path, ".]")+1:])
 	switch x := v.(type) {
 	case nil:
 		return "absent"
 	case string:
+		if strings.Contains(last, "sha256") || strings.HasSuffix(last, "hash") {
+			return shortHash(x)
+		}
 		s = strconv.Quote(x)
 	default:
 		s = compactJSON(x, textValue)

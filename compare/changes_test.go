@@ -69,9 +69,12 @@ func TestNotComparableNamesFieldsAndFlag(t *testing.T) {
 	sc, err := Suites(ctx, sa, sb, Options{})
 	require.NoError(t, err)
 	text = suiteText(t, sc)
-	assert.Contains(t, text, `commands[0].version: "1.0" → "1.1"`)
-	assert.Contains(t, text, "-vary runtime")
+	assert.Contains(t, text, "  ! c00, c01\n    runtime — accept with -vary runtime\n        commands[0].version: \"1.0\" → \"1.1\"\n",
+		"cases with the same mismatch are listed together")
+	assert.Contains(t, text, "lux compare -vary runtime A B")
 	assert.NotContains(t, text, "lux.RuntimeInfo{")
+	assert.Contains(t, text, "Paired effects: none (no case is paired)")
+	assert.NotContains(t, text, "unavailable  unavailable")
 }
 
 // A long list of changes is cut, and long values are shortened.

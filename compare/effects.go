@@ -153,6 +153,10 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 	}
 	e.Cases = len(before)
 	e.RunsWith = Change[int]{sa.runsHaving(name), sb.runsHaving(name)}
+	if len(cases) == 0 {
+		e.Unavailable = "no case is paired"
+		return e
+	}
 	if e.Cases == 0 {
 		e.Unavailable = fmt.Sprintf("no paired case has it in every run (A: %d of %d runs have it, B: %d of %d)",
 			sa.runsHaving(name), sa.info.Runs, sb.runsHaving(name), sb.info.Runs)

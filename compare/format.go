@@ -141,6 +141,14 @@ func (t *textWriter) row(indent, width int, label, value string) {
 	t.line("%s%s%s%s", strings.Repeat(" ", indent), label, strings.Repeat(" ", pad), value)
 }
 
+// raw writes text that already ends in a newline.
+func (t *textWriter) raw(text string) {
+	if t.err != nil {
+		return
+	}
+	_, t.err = io.WriteString(t.w, text)
+}
+
 // block writes text indented by n spaces, line by line.
 func (t *textWriter) block(n int, text string) {
 	for _, l := range strings.Split(text, "\n") {
@@ -188,7 +196,7 @@ func (t *textWriter) writeMismatch(indent int, m Mismatch) {
 		if path != "" {
 			path += ": "
 		}
-		t.line("%s%s%s → %s", pad, path, changeValue(ch.A), changeValue(ch.B))
+		t.line("%s%s%s → %s", pad, path, changeValue(ch.Path, ch.A), changeValue(ch.Path, ch.B))
 	}
 	if more := len(m.Changes) + m.MoreChanges - textChanges; more > 0 {
 		t.line("%s… %d more %s", pad, more, plural(more, "change", "changes"))

@@ -43,20 +43,37 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 	if len(c.Mismatches) > 0 {
 		t.line("")
 		t.line("Identity mismatches:")
-		for i, cm := range c.Mismatches {
+		// Cases whose mismatches read the same are listed together.
+		var order []string
+		cases := map[string][]string{}
+		for _, cm := range c.Mismatches {
+			var b strings.Builder
+			bt := &textWriter{w: &b}
+			for _, m := range cm.Mismatches {
+				bt.writeMismatch(4, m)
+			}
+			block := b.String()
+			if _, ok := cases[block]; !ok {
+				order = append(order, block)
+			}
+			cases[block] = append(cases[block], cm.CaseID)
+		}
+		for i, block := range order {
 			if i == maxListed {
-				t.line("  … %d more cases", len(c.Mismatches)-maxListed)
+				t.line("  … %d more groups of cases", len(order)-maxListed)
 				break
 			}
-			t.line("  ! %s", cm.CaseID)
-			for _, m := range cm.Mismatches {
-				t.writeMismatch(4, m)
-			}
+			t.line("  ! %s", listSome(cases[block], 10))
+			t.raw(block)
 		}
 		t.acceptAll(c.caseMismatches())
 	}
 
 	t.line("")
+	if c.Counts.Paired == 0 {
+		t.line("Paired effects: none (no case is paired)")
+		return c.writeFlipsAndWarnings(t)
+	}
 	t.line("Paired effects (B - A, per-case means over paired cases; %s):", c.intervalNote())
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
@@ -86,6 +103,12 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 		t.line("  not reported on either side: %s", strings.Join(neither, ", "))
 	}
 
+	return c.writeFlipsAndWarnings(t)
+}
+
+// writeFlipsAndWarnings writes McNemar's test on the flips, the cases
+// that changed, and every warning.
+func (c *SuiteComparison) writeFlipsAndWarnings(t *textWriter) error {
 	t.line("")
 	level := c.Settings.Level
 	verdict := "not significant"
