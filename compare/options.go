@@ -11,8 +11,9 @@ import (
 )
 
 // Options configures a comparison. The zero value compares with a 95 %
-// Student t interval, gates on a significant fall of the pass rate, and
-// lets no identity field differ.
+// Student t interval, gates on a significant fall of the pass rate over
+// the cases and on any case whose pass rate fell significantly on its own
+// runs, and lets no identity field differ.
 type Options struct {
 	// Vary lists identity fields that are expected to differ between A and
 	// B because the comparison varies them on purpose: FieldCaseHash when
@@ -34,12 +35,16 @@ type Options struct {
 	Seed      uint64  // bootstrap stream
 
 	// PassRateTolerance is how far a case's pass rate may fall before the
-	// case counts as regressed (0 means any fall counts), in [0, 1).
+	// case counts as regressed (0 means any fall counts), in [0, 1). A
+	// regressed case whose fall is significant on its own runs (Fisher's
+	// exact test, one-sided, p ≤ 1 − Level: 3/3 → 0/3 at 95 %) fails the
+	// gate by default (GateCaseFalls); a fall within the tolerance never
+	// does, except with Strict.
 	PassRateTolerance float64
-	// Strict makes the gate fail on any regressed case (any pass → fail
-	// flip with one run per case), significant or not, and on any case
-	// whose verdict (CaseDelta.Passed) flipped from pass to fail, even
-	// when its pass rate fell by less than PassRateTolerance.
+	// Strict makes the gate also fail on any regressed case (any pass →
+	// fail flip with one run per case), significant or not, and on any
+	// case whose verdict (CaseDelta.Passed) flipped from pass to fail,
+	// even when its pass rate fell by less than PassRateTolerance.
 	Strict bool
 	// GateMetrics are the metrics whose significant change decides a
 	// suite comparison's verdict, and whose significant worsening fails
