@@ -66,6 +66,7 @@ func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts com
 	}
 	var (
 		result interface{ WriteText(io.Writer) error }
+		doc    any
 		failed bool
 	)
 	if kind == compare.KindRun {
@@ -74,17 +75,17 @@ func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts com
 			e.errorf("%v", err)
 			return ExitUsage
 		}
-		result, failed = c, c.Gate.Failed
+		result, doc, failed = c, RunComparisonReport{Schema: "lux.compare-runs/v1", RunComparison: c}, c.Gate.Failed
 	} else {
 		c, err := compare.Suites(ctx, a, b, opts)
 		if err != nil {
 			e.errorf("%v", err)
 			return ExitUsage
 		}
-		result, failed = c, c.Gate.Failed
+		result, doc, failed = c, SuiteComparisonReport{Schema: "lux.compare-suites/v1", SuiteComparison: c}, c.Gate.Failed
 	}
 	if asJSON {
-		if code := e.writeJSON(result); code != ExitOK {
+		if code := e.writeJSON(doc); code != ExitOK {
 			return code
 		}
 	} else if err := result.WriteText(e.stdout); err != nil {
@@ -95,4 +96,20 @@ func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts com
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// RunComparisonReport is what `lux compare -json` prints for two runs: the
+// comparison's fields (see package compare) after its schema,
+// "lux.compare-runs/v1".
+type RunComparisonReport struct {
+	Schema string `json:"schema"`
+	*compare.RunComparison
+}
+
+// SuiteComparisonReport is what `lux compare -json` prints for two
+// suites: the comparison's fields (see package compare) after its schema,
+// "lux.compare-suites/v1".
+type SuiteComparisonReport struct {
+	Schema string `json:"schema"`
+	*compare.SuiteComparison
 }

@@ -58,6 +58,8 @@ func TestCompareFailsOnASureCaseRegression(t *testing.T) {
 
 	code, out, _ = run(t, reg, "compare", "-json", before, after)
 	require.Equal(t, cli.ExitFailed, code)
+	top := decodeJSON(t, out, "lux.compare-suites/v1")
+	require.Contains(t, top, "effects")
 	var doc struct {
 		Gate struct {
 			Failed bool `json:"failed"`
@@ -124,4 +126,14 @@ func TestCompareNotComparableSaysWhatAndHow(t *testing.T) {
 	code, out, _ = run(t, reg, "compare", "-vary", "runtime", suites[0], suites[1])
 	require.Equal(t, cli.ExitOK, code, out)
 	require.Contains(t, out, "varied on purpose: runtime (2 cases)")
+
+	runs, err := record.FindRuns(root)
+	require.NoError(t, err)
+	slices.Sort(runs)
+	code, out, _ = run(t, reg, "compare", "-json", runs[0], runs[len(runs)-1])
+	require.Equal(t, cli.ExitFailed, code, out)
+	top := decodeJSON(t, out, "lux.compare-runs/v1")
+	gate := top["gate"].(map[string]any)
+	require.Equal(t, true, gate["failed"])
+	require.NotEmpty(t, gate["checks"])
 }
