@@ -227,8 +227,8 @@ func TestUsageAvailability(t *testing.T) {
 	require.False(t, u.AgentAvailable(), "no report is unavailable, not zero")
 	u.Agent = &lux.TokenUsage{}
 	require.True(t, u.AgentAvailable(), "a report of zero is available")
-	u.Answerer = lux.TokenUsage{Input: 1}
-	u.Judge = lux.TokenUsage{Output: 2}
+	u.Answerer = lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 1}}
+	u.Judge = lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: 2}}
 	require.Equal(t, int64(3), u.Harness().Total())
 }
 

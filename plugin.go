@@ -157,6 +157,10 @@ type AnswererPlugin struct {
 	Name  string
 	Doc   string
 	Parse func(raw json.RawMessage) (AnswererConfig, error)
+	// Harness reports that the config takes the harness model's fields
+	// (package harness: provider, model, ...), which the orchestrator fills
+	// from its project-wide harness model where the config sets none.
+	Harness bool
 }
 
 // AnswererConfig is a validated answerer config.
@@ -185,8 +189,9 @@ type Answerer interface {
 	// time. history holds the earlier exchanges of the run. An error fails
 	// the run.
 	Answer(ctx context.Context, in Interrupt, history []Exchange) (Answer, error)
-	// Usage is the tokens the answerer spent, kept apart from the agent's.
-	Usage() TokenUsage
+	// Usage is what the answerer spent on model calls, kept apart from
+	// the agent's; zero for an answerer that uses no model.
+	Usage() ModelUsage
 	Close() error
 }
 
@@ -199,6 +204,9 @@ type AssertionPlugin struct {
 	// Parse decodes and validates the assertion's own config strictly (the
 	// spec's fields other than id, type, name, weight and threshold).
 	Parse func(raw json.RawMessage) (Check, error)
+	// Harness reports that the config takes the harness model's fields,
+	// as for AnswererPlugin.Harness.
+	Harness bool
 }
 
 // Check is a configured assertion, ready to evaluate runs.
@@ -221,7 +229,7 @@ type Result struct {
 	Score   float64 // in [0,1]
 	Comment string
 	Detail  any         // evidence: what was found, JSON-encodable
-	Usage   *TokenUsage // judge tokens, for model-graded assertions
+	Usage   *ModelUsage // what a model-graded assertion's judge spent
 }
 
 // Pass returns a passing result with score 1.

@@ -284,5 +284,5 @@ type AssertionOutcome struct {
 	Comment    string      `json:"comment,omitempty"`
 	Detail     any         `json:"detail,omitempty"`
 	Error      string      `json:"error,omitempty"` // could not grade: no verdict
-	Usage      *TokenUsage `json:"usage,omitempty"` // judge tokens
+	Usage      *ModelUsage `json:"usage,omitempty"` // what its judge spent
 }

@@ -33,12 +33,51 @@ func (u TokenUsage) Add(v TokenUsage) TokenUsage {
 type Usage struct {
 	Agent        *TokenUsage `json:"agent"`
 	AgentCostUSD *float64    `json:"agentCostUsd,omitempty"`
-	Answerer     TokenUsage  `json:"answerer"`
-	Judge        TokenUsage  `json:"judge"`
+	Answerer     ModelUsage  `json:"answerer"`
+	Judge        ModelUsage  `json:"judge"`
 }
 
 // AgentAvailable reports whether the agent reported its usage.
 func (u Usage) AgentAvailable() bool { return u.Agent != nil }
 
-// Harness is what the harness spent: answerer plus judges.
-func (u Usage) Harness() TokenUsage { return u.Answerer.Add(u.Judge) }
+// Harness is the tokens the harness spent: answerer plus judges.
+func (u Usage) Harness() TokenUsage { return u.Answerer.TokenUsage.Add(u.Judge.TokenUsage) }
+
+// HarnessCalls is everything the harness spent: answerer plus judges.
+func (u Usage) HarnessCalls() ModelUsage { return u.Answerer.Add(u.Judge) }
+
+// ModelUsage is what a harness plugin (an answerer playing the user, a
+// judge grading) spent on model calls: the tokens, and the calls with their
+// cost. A call whose provider reported no cost is counted in UnpricedCalls
+// and adds nothing to CostUSD, so CostUSD is a lower bound whenever
+// UnpricedCalls is not zero. A call that failed counts as an unpriced call.
+//
+// In JSON the token counts are inline with the call counts.
+type ModelUsage struct {
+	TokenUsage
+	Calls         int     `json:"calls,omitempty"`
+	CostUSD       float64 `json:"costUsd,omitempty"`
+	UnpricedCalls int     `json:"unpricedCalls,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u ModelUsage) Add(v ModelUsage) ModelUsage {
+	return ModelUsage{
+		TokenUsage:    u.TokenUsage.Add(v.TokenUsage),
+		Calls:         u.Calls + v.Calls,
+		CostUSD:       u.CostUSD + v.CostUSD,
+		UnpricedCalls: u.UnpricedCalls + v.UnpricedCalls,
+	}
+}
+
+// Call adds one model call to u: its tokens and its cost, or when cost is
+// nil, one unpriced call.
+func (u *ModelUsage) Call(tokens TokenUsage, cost *float64) {
+	u.TokenUsage = u.TokenUsage.Add(tokens)
+	u.Calls++
+	if cost != nil {
+		u.CostUSD += *cost
+	} else {
+		u.UnpricedCalls++
+	}
+}

@@ -134,7 +134,8 @@ func TestReviewRunJSONKeys(t *testing.T) {
 	m := top["mismatches"].([]any)[0]
 	assert.Subset(t, []string{"field", "a", "b", "changes", "moreChanges", "flag", "diff", "note", "varied", "within"}, keysOf(m))
 	assert.Equal(t, sorted("exitReason", "reason", "operationalFailure", "durationMs", "interrupts", "toolCalls", "artifacts",
-		"agentUsageAvailable", "agentTokens", "agentCostUsd", "harnessTokens", "answererTokens", "judgeTokens", "usage"), keysOf(top["run"]))
+		"agentUsageAvailable", "agentTokens", "agentCostUsd", "harnessTokens", "answererTokens", "judgeTokens",
+		"harnessCostUsd", "answererCostUsd", "judgeCostUsd", "harnessUnpricedCalls", "usage"), keysOf(top["run"]))
 	for _, v := range top["run"].(map[string]any) {
 		assert.Equal(t, []string{"a", "b"}, keysOf(v))
 	}

@@ -57,10 +57,18 @@ type RunDelta struct {
 	AgentTokens         Change[*int64]   `json:"agentTokens"`
 	AgentCostUSD        Change[*float64] `json:"agentCostUsd"`
 	// HarnessTokens is what the harness spent: AnswererTokens plus JudgeTokens.
-	HarnessTokens  Change[int64]     `json:"harnessTokens"`
-	AnswererTokens Change[int64]     `json:"answererTokens"`
-	JudgeTokens    Change[int64]     `json:"judgeTokens"`
-	Usage          Change[lux.Usage] `json:"usage"`
+	HarnessTokens  Change[int64] `json:"harnessTokens"`
+	AnswererTokens Change[int64] `json:"answererTokens"`
+	JudgeTokens    Change[int64] `json:"judgeTokens"`
+	// HarnessCostUSD is the reported cost of the harness's model calls:
+	// AnswererCostUSD plus JudgeCostUSD. Calls whose cost was not reported
+	// are counted in HarnessUnpricedCalls, and the costs are then lower
+	// bounds.
+	HarnessCostUSD       Change[float64]   `json:"harnessCostUsd"`
+	AnswererCostUSD      Change[float64]   `json:"answererCostUsd"`
+	JudgeCostUSD         Change[float64]   `json:"judgeCostUsd"`
+	HarnessUnpricedCalls Change[int]       `json:"harnessUnpricedCalls"`
+	Usage                Change[lux.Usage] `json:"usage"`
 }
 
 // ArtifactDelta compares the artifacts the two runs left, by path and
@@ -259,20 +267,24 @@ func where(dir string) string {
 
 func runDelta(a, b *lux.RunMetadata) RunDelta {
 	d := RunDelta{
-		ExitReason:          Change[lux.ExitReason]{a.ExitReason, b.ExitReason},
-		Reason:              Change[string]{a.Reason, b.Reason},
-		OperationalFailure:  Change[*lux.OperationalFailure]{a.OperationalFailure, b.OperationalFailure},
-		DurationMs:          Change[int64]{a.Duration().Milliseconds(), b.Duration().Milliseconds()},
-		Interrupts:          Change[lux.InterruptCounts]{a.InterruptCounts, b.InterruptCounts},
-		ToolCalls:           Change[lux.ToolOutcomes]{a.ToolCalls, b.ToolCalls},
-		Artifacts:           Change[lux.ArtifactStats]{a.Artifacts, b.Artifacts},
-		AgentUsageAvailable: Change[bool]{a.Usage.AgentAvailable(), b.Usage.AgentAvailable()},
-		AgentTokens:         Change[*int64]{agentTokens(a.Usage), agentTokens(b.Usage)},
-		AgentCostUSD:        Change[*float64]{a.Usage.AgentCostUSD, b.Usage.AgentCostUSD},
-		HarnessTokens:       Change[int64]{a.Usage.Harness().Total(), b.Usage.Harness().Total()},
-		AnswererTokens:      Change[int64]{a.Usage.Answerer.Total(), b.Usage.Answerer.Total()},
-		JudgeTokens:         Change[int64]{a.Usage.Judge.Total(), b.Usage.Judge.Total()},
-		Usage:               Change[lux.Usage]{a.Usage, b.Usage},
+		ExitReason:           Change[lux.ExitReason]{a.ExitReason, b.ExitReason},
+		Reason:               Change[string]{a.Reason, b.Reason},
+		OperationalFailure:   Change[*lux.OperationalFailure]{a.OperationalFailure, b.OperationalFailure},
+		DurationMs:           Change[int64]{a.Duration().Milliseconds(), b.Duration().Milliseconds()},
+		Interrupts:           Change[lux.InterruptCounts]{a.InterruptCounts, b.InterruptCounts},
+		ToolCalls:            Change[lux.ToolOutcomes]{a.ToolCalls, b.ToolCalls},
+		Artifacts:            Change[lux.ArtifactStats]{a.Artifacts, b.Artifacts},
+		AgentUsageAvailable:  Change[bool]{a.Usage.AgentAvailable(), b.Usage.AgentAvailable()},
+		AgentTokens:          Change[*int64]{agentTokens(a.Usage), agentTokens(b.Usage)},
+		AgentCostUSD:         Change[*float64]{a.Usage.AgentCostUSD, b.Usage.AgentCostUSD},
+		HarnessTokens:        Change[int64]{a.Usage.Harness().Total(), b.Usage.Harness().Total()},
+		AnswererTokens:       Change[int64]{a.Usage.Answerer.Total(), b.Usage.Answerer.Total()},
+		JudgeTokens:          Change[int64]{a.Usage.Judge.Total(), b.Usage.Judge.Total()},
+		HarnessCostUSD:       Change[float64]{a.Usage.HarnessCalls().CostUSD, b.Usage.HarnessCalls().CostUSD},
+		AnswererCostUSD:      Change[float64]{a.Usage.Answerer.CostUSD, b.Usage.Answerer.CostUSD},
+		JudgeCostUSD:         Change[float64]{a.Usage.Judge.CostUSD, b.Usage.Judge.CostUSD},
+		HarnessUnpricedCalls: Change[int]{a.Usage.HarnessCalls().UnpricedCalls, b.Usage.HarnessCalls().UnpricedCalls},
+		Usage:                Change[lux.Usage]{a.Usage, b.Usage},
 	}
 	return d
 }

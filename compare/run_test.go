@@ -355,7 +355,7 @@ func TestRunTextGolden(t *testing.T) {
 				m.OperationalFailure = &lux.OperationalFailure{Phase: "driver", Reason: "exit status 2"}
 				m.EndedAt = m.StartedAt.Add(3250e6)
 				m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil
-				m.Usage.Judge = lux.TokenUsage{Input: 10, Output: 5}
+				m.Usage.Judge = lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 10, Output: 5}}
 				m.InterruptCounts = lux.InterruptCounts{Ask: 2, Approve: 1}
 				m.ToolCalls = lux.ToolOutcomes{Reported: 5, Total: 5, Succeeded: 4, Unresolved: 1}
 				m.Artifacts = lux.ArtifactStats{Count: 2, Bytes: 50}

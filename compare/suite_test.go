@@ -421,7 +421,7 @@ func TestSuiteUnmatchedCases(t *testing.T) {
 // record.RunMetrics leaves them out.
 func TestSuiteHarnessZero(t *testing.T) {
 	root := t.TempDir()
-	noHarness := func(m *lux.RunMetadata) { m.Usage.Answerer, m.Usage.Judge = lux.TokenUsage{}, lux.TokenUsage{} }
+	noHarness := func(m *lux.RunMetadata) { m.Usage.Answerer, m.Usage.Judge = lux.ModelUsage{}, lux.ModelUsage{} }
 	a, _ := writeSuite(t, root, grid(4, 1, func(i, _ int) spec { s := pass(caseID(i), ""); s.mutate = noHarness; return s }), suiteOpts{summary: true})
 	b, _ := writeSuite(t, root, grid(4, 1, func(i, _ int) spec { return pass(caseID(i), "") }), suiteOpts{summary: true})
 	c, err := Suites(ctx, a, b, Options{})

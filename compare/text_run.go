@@ -74,6 +74,16 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 	t.row(2, labelWidth, "harness tokens", fmt.Sprintf("%s  (answerer %d → %d, judge %d → %d)",
 		changeLine(trimFloat(ha, 0), trimFloat(hb, 0), &[2]float64{ha, hb}, "tokens"),
 		r.AnswererTokens.A, r.AnswererTokens.B, r.JudgeTokens.A, r.JudgeTokens.B))
+	if hc := r.HarnessCostUSD; hc.A != 0 || hc.B != 0 || r.HarnessUnpricedCalls.A != 0 || r.HarnessUnpricedCalls.B != 0 {
+		line := fmt.Sprintf("%s  (answerer %s → %s, judge %s → %s)",
+			changeLine(formatValue("usd", hc.A), formatValue("usd", hc.B), &[2]float64{hc.A, hc.B}, "usd"),
+			formatValue("usd", r.AnswererCostUSD.A), formatValue("usd", r.AnswererCostUSD.B),
+			formatValue("usd", r.JudgeCostUSD.A), formatValue("usd", r.JudgeCostUSD.B))
+		if u := r.HarnessUnpricedCalls; u.A != 0 || u.B != 0 {
+			line += fmt.Sprintf("; unpriced calls %d → %d (their cost is unknown)", u.A, u.B)
+		}
+		t.row(2, labelWidth, "harness cost", line)
+	}
 
 	g := c.Grading
 	t.line("")

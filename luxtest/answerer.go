@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -80,7 +81,7 @@ func checkAnswerer(ctx context.Context, plugin *lux.AnswererPlugin, raw json.Raw
 		c.add("prepare", "Prepare returned a nil answerer and no error")
 		return c
 	}
-	last, ok := c.checkUsage(ans, lux.TokenUsage{}, "before any answer")
+	last, ok := c.checkUsage(ans, lux.ModelUsage{}, "before any answer")
 	var history []lux.Exchange
 	for i, in := range interrupts {
 		c.scenario = fmt.Sprintf("interrupts[%d]", i)
@@ -127,14 +128,15 @@ func checkAnswerer(ctx context.Context, plugin *lux.AnswererPlugin, raw json.Raw
 
 // checkUsage checks the answerer's usage: never negative, never less than
 // prev. False once a problem is reported, so it is reported once.
-func (c *checker) checkUsage(ans lux.Answerer, prev lux.TokenUsage, when string) (lux.TokenUsage, bool) {
-	u, fl, _ := guard(c.timeout, func() (lux.TokenUsage, error) { return ans.Usage(), nil })
+func (c *checker) checkUsage(ans lux.Answerer, prev lux.ModelUsage, when string) (lux.ModelUsage, bool) {
+	u, fl, _ := guard(c.timeout, func() (lux.ModelUsage, error) { return ans.Usage(), nil })
 	switch {
 	case fl != "":
 		c.add("usage", "Usage %s", fl)
-	case u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheCreation < 0:
+	case u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheCreation < 0 || u.Calls < 0 || u.UnpricedCalls < 0 || u.CostUSD < 0 || math.IsNaN(u.CostUSD):
 		c.add("usage", "Usage %s is negative: %+v", when, u)
-	case u.Input < prev.Input || u.Output < prev.Output || u.CacheRead < prev.CacheRead || u.CacheCreation < prev.CacheCreation:
+	case u.Input < prev.Input || u.Output < prev.Output || u.CacheRead < prev.CacheRead || u.CacheCreation < prev.CacheCreation ||
+		u.Calls < prev.Calls || u.UnpricedCalls < prev.UnpricedCalls || u.CostUSD < prev.CostUSD:
 		c.add("usage", "Usage decreased %s, from %+v to %+v; it counts every token the answerer spent in the run", when, prev, u)
 	default:
 		return u, true

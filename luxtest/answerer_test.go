@@ -132,14 +132,14 @@ func (a *fakeAns) Answer(ctx context.Context, in lux.Interrupt, history []lux.Ex
 	return out, nil
 }
 
-func (a *fakeAns) Usage() lux.TokenUsage {
+func (a *fakeAns) Usage() lux.ModelUsage {
 	switch {
 	case a.has("negative-usage"):
-		return lux.TokenUsage{Input: -1}
+		return lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: -1}}
 	case a.has("shrinking-usage"):
-		return lux.TokenUsage{Input: 100 - a.n}
+		return lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 100 - a.n}}
 	}
-	return lux.TokenUsage{Input: 10 * a.n, Output: a.n}
+	return lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 10 * a.n, Output: a.n}}
 }
 
 func (a *fakeAns) Close() error {

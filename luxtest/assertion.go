@@ -183,7 +183,7 @@ func (c *checker) assertionCase(ctx context.Context, parse func(json.RawMessage)
 	if _, err := json.Marshal(res.Detail); err != nil {
 		c.add("detail", "the result's Detail does not encode as JSON, so it cannot be recorded in grading.json: %v", err)
 	}
-	if u := res.Usage; u != nil && (u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheCreation < 0) {
+	if u := res.Usage; u != nil && (u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheCreation < 0 || u.Calls < 0 || u.UnpricedCalls < 0 || u.CostUSD < 0 || math.IsNaN(u.CostUSD)) {
 		c.add("usage", "the result's judge usage is negative: %+v", *u)
 	}
 	if ac.Want != "" && ac.Want != got {

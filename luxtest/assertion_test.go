@@ -228,7 +228,7 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 			case "bad-detail":
 				res.Detail = map[string]any{"f": func() {}}
 			case "negative-usage":
-				res.Usage = &lux.TokenUsage{Output: -3}
+				res.Usage = &lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: -3}}
 			}
 			return res, nil
 		}), nil

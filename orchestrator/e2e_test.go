@@ -30,7 +30,7 @@ func (c *cancellingAnswerer) Answer(ctx context.Context, in lux.Interrupt, _ []l
 	<-ctx.Done()
 	return lux.Answer{}, ctx.Err()
 }
-func (c *cancellingAnswerer) Usage() lux.TokenUsage { return lux.TokenUsage{} }
+func (c *cancellingAnswerer) Usage() lux.ModelUsage { return lux.ModelUsage{} }
 func (c *cancellingAnswerer) Close() error          { return nil }
 
 // TestCancelStopsARealAgent runs the test binary as a lux-jsonl agent

@@ -250,7 +250,7 @@ func (t *tableAnswerer) Answer(ctx context.Context, in lux.Interrupt, history []
 	return lux.Answer{Kind: in.Kind, ID: id, Text: text}, nil
 }
 
-func (t *tableAnswerer) Usage() lux.TokenUsage { return t.usage }
+func (t *tableAnswerer) Usage() lux.ModelUsage { return lux.ModelUsage{TokenUsage: t.usage} }
 func (t *tableAnswerer) Close() error          { return nil }
 
 // Fake assertions.
@@ -305,7 +305,7 @@ var fixedPlugin = &lux.AssertionPlugin{
 			}
 			r := lux.Result{Passed: c.Passed, Score: c.Score}
 			if c.Judge > 0 {
-				r.Usage = &lux.TokenUsage{Output: c.Judge}
+				r.Usage = &lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: c.Judge}}
 			}
 			return r, nil
 		}), nil

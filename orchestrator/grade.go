@@ -24,9 +24,9 @@ import (
 //
 // limit bounds the wait for a check that ignores ctx's cancellation: the
 // check is abandoned when limit is done.
-func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.TokenUsage, error) {
+func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.ModelUsage, error) {
 	rep := &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Assertions: []lux.AssertionOutcome{}}
-	var judge lux.TokenUsage
+	var judge lux.ModelUsage
 	if len(p.checks) == 0 {
 		return rep, judge, nil
 	}

@@ -31,6 +31,11 @@ type Options struct {
 	// every run's provenance and in the suite manifest. Runs with different
 	// environments are never repetitions of one measurement.
 	Environment any
+	// Harness is the project-wide harness model (a harness.Config or its
+	// JSON): the answerers and assertions whose plugin declares Harness
+	// (persona, rubric) take from it the fields their own config does not
+	// set, as harness.Inherit says.
+	Harness any
 	// SubjectRoot is the directory that SubjectRootToken stands for in the
 	// cases (see SubjectRootToken). A case that uses the token without a
 	// SubjectRoot is invalid.

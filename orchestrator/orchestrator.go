@@ -17,6 +17,7 @@ type Orchestrator struct {
 	opts    Options
 	env     json.RawMessage
 	envErr  error
+	harness json.RawMessage
 	logOpts record.LogOptions
 	writer  record.Writer
 	prov    *provenanceCache
@@ -42,6 +43,17 @@ func New(reg *lux.Registry, opts Options) *Orchestrator {
 			o.envErr = fmt.Errorf("orchestrator: %s: %w", o.optionName("Environment"), err)
 		}
 		o.env = raw
+	}
+	if o.opts.Harness != nil {
+		raw, err := lux.ConfigJSON(o.opts.Harness)
+		var obj map[string]json.RawMessage
+		if err == nil && json.Unmarshal(raw, &obj) != nil {
+			err = fmt.Errorf("must be a JSON object such as {\"provider\": \"claude-code\"}")
+		}
+		if err != nil && o.envErr == nil {
+			o.envErr = fmt.Errorf("orchestrator: Options.Harness: %w", err)
+		}
+		o.harness = raw
 	}
 	return o
 }

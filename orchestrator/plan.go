@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/harness"
 )
 
 // plan is a validated case, resolved against the registry: what every run
@@ -130,6 +131,9 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 			break
 		}
 		raw, err := lux.ConfigJSON(aref.Config)
+		if err == nil && plugin.Harness {
+			raw, err = harness.Inherit(o.harness, raw)
+		}
 		if err != nil {
 			probs.Add("answerer.config", err.Error())
 			break
@@ -220,6 +224,9 @@ func (b binder) hashConfig(cfg any) (h string, err error) {
 type evaluatorID struct {
 	Type    string `json:"type"`
 	Version string `json:"version"`
+	// Harness is the project-wide harness model a model-graded
+	// assertion inherits from, when it has one.
+	Harness json.RawMessage `json:"harness,omitempty"`
 }
 
 // evaluatorHash identifies what grades a run: the lux version, the
@@ -249,8 +256,15 @@ func (o *Orchestrator) assertionPlan(c *lux.Case, probs *lux.Problems) ([]check,
 			probs.Add(at+".type", strings.TrimPrefix(err.Error(), "lux: "))
 			continue
 		}
-		evaluators = append(evaluators, evaluatorID{plugin.Type, plugin.Version})
+		id := evaluatorID{Type: plugin.Type, Version: plugin.Version}
+		if plugin.Harness {
+			id.Harness = o.harness
+		}
+		evaluators = append(evaluators, id)
 		raw, err := lux.ConfigJSON(spec.Config)
+		if err == nil && plugin.Harness {
+			raw, err = harness.Inherit(o.harness, raw)
+		}
 		if err != nil {
 			probs.Add(at, err.Error())
 			continue

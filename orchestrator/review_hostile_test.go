@@ -208,9 +208,9 @@ func (c *hostileAnswererConfig) Answer(ctx context.Context, in lux.Interrupt, _ 
 	return a, nil
 }
 
-func (c *hostileAnswererConfig) Usage() lux.TokenUsage {
+func (c *hostileAnswererConfig) Usage() lux.ModelUsage {
 	c.act("usage")
-	return lux.TokenUsage{Input: 1}
+	return lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 1}}
 }
 
 func (c *hostileAnswererConfig) Close() error {

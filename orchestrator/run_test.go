@@ -85,7 +85,7 @@ func TestRunAnswersInterruptBeforeTheAgentContinues(t *testing.T) {
 	assert.Equal(t, 1.0, *res.Grading.Score)
 	assert.Equal(t, lux.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
 	assert.Equal(t, &lux.TokenUsage{Input: 100, Output: 20}, res.Metadata.Usage.Agent)
-	assert.Equal(t, lux.TokenUsage{Input: 7}, res.Metadata.Usage.Answerer)
+	assert.Equal(t, lux.TokenUsage{Input: 7}, res.Metadata.Usage.Answerer.TokenUsage)
 	assert.Equal(t, lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
 	assert.Equal(t, lux.ArtifactStats{Count: 1, Bytes: 4}, res.Metadata.Artifacts)
 	assert.Equal(t, "fake", res.Metadata.Driver.AgentID)
@@ -230,7 +230,7 @@ func TestGradingRecordsIDsAndJudgeUsage(t *testing.T) {
 	assert.Equal(t, "judge", res.Grading.Assertions[0].ID)
 	assert.Equal(t, "file-has:2", res.Grading.Assertions[1].ID)
 	assert.Equal(t, "file-has path=hello.txt text=hello", res.Grading.Assertions[1].Name)
-	assert.Equal(t, lux.TokenUsage{Output: 30}, res.Metadata.Usage.Judge)
+	assert.Equal(t, lux.TokenUsage{Output: 30}, res.Metadata.Usage.Judge.TokenUsage)
 	assert.Equal(t, "pass", res.Verdict())
 }
 

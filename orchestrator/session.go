@@ -224,7 +224,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 		}
 	}
 	if ans != nil {
-		var u lux.TokenUsage
+		var u lux.ModelUsage
 		if err := closing(fmt.Sprintf("answerer %q Usage", r.p.answererName), func() error {
 			u = ans.Usage()
 			return nil

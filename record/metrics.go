@@ -9,6 +9,8 @@ import "github.com/luxeval/lux"
 //	agent.input, .output, .cacheRead, .cacheCreation, .total, .cacheHitRate
 //	                                   only when the agent reported usage
 //	harness.input, ... .total          answerer plus judges, only when non-zero
+//	harness.calls, .costUsd, .unpricedCalls
+//	                                   their model calls, only when there were any
 //	cost.usd                           only when the agent reported a cost
 //	interrupts.ask, .approve, .custom, interrupts (total)
 //	toolCalls (distinct calls), toolCalls.reported, .succeeded, .failed,
@@ -27,6 +29,11 @@ func RunMetrics(m *lux.RunMetadata) map[string]float64 {
 	}
 	if h := m.Usage.Harness(); !h.IsZero() {
 		tokens(out, "harness.", h)
+	}
+	if h := m.Usage.HarnessCalls(); h.Calls > 0 {
+		out["harness.calls"] = float64(h.Calls)
+		out["harness.costUsd"] = h.CostUSD
+		out["harness.unpricedCalls"] = float64(h.UnpricedCalls)
 	}
 	if m.Usage.AgentCostUSD != nil {
 		out["cost.usd"] = *m.Usage.AgentCostUSD

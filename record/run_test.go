@@ -27,7 +27,7 @@ func sampleMetadata() *lux.RunMetadata {
 		Answerer:   lux.RunAnswerer{Name: "scripted"},
 		Usage: lux.Usage{
 			Agent: &lux.TokenUsage{Input: 100, Output: 20, CacheRead: 300}, AgentCostUSD: ptr(0.25),
-			Answerer: lux.TokenUsage{Input: 5}, Judge: lux.TokenUsage{Output: 7},
+			Answerer: lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 5}}, Judge: lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: 7}},
 		},
 		InterruptCounts: lux.InterruptCounts{Ask: 1},
 		ToolCalls:       lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},

@@ -198,7 +198,7 @@ func (a *answerer) Answer(ctx context.Context, in lux.Interrupt, _ []lux.Exchang
 }
 
 // Usage is zero: the script uses no model.
-func (a *answerer) Usage() lux.TokenUsage { return lux.TokenUsage{} }
+func (a *answerer) Usage() lux.ModelUsage { return lux.ModelUsage{} }
 
 // Close releases nothing.
 func (a *answerer) Close() error { return nil }
