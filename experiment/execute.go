@@ -83,38 +83,42 @@ func (s *state) execute(ctx context.Context) (*Result, error) {
 			todo = append(todo, u)
 		}
 	}
-	n := max(1, s.opts.Concurrency)
-	next := make(chan plannedUnit)
+	// A unit starts only when a slot is free, so that the budget is
+	// checked against everything the finished units spent.
+	slots := make(chan struct{}, max(1, s.opts.Concurrency))
 	var wg sync.WaitGroup
+	var errMu sync.Mutex
 	var unitErr error
-	var errOnce sync.Once
-	for range min(n, max(1, len(todo))) {
-		wg.Go(func() {
-			for u := range next {
-				if err := s.runUnit(ctx, u, trees[u.cand.ID], len(plan)); err != nil {
-					errOnce.Do(func() { unitErr = err })
-				}
-			}
-		})
-	}
 feed:
 	for _, u := range todo {
-		if ctx.Err() != nil || s.stopped() || unitErr != nil {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			break feed
+		}
+		errMu.Lock()
+		failed := unitErr != nil
+		errMu.Unlock()
+		if ctx.Err() != nil || failed {
 			break
 		}
-		if err := s.checkBudget(); err != nil {
+		if err := s.reserve(); err != nil {
 			s.mu.Lock()
 			s.stopErr = err
 			s.mu.Unlock()
 			break
 		}
-		select {
-		case next <- u:
-		case <-ctx.Done():
-			break feed
-		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err := s.runUnit(ctx, u, trees[u.cand.ID], len(plan)); err != nil {
+				errMu.Lock()
+				if unitErr == nil {
+					unitErr = err
+				}
+				errMu.Unlock()
+			}
+		})
 	}
-	close(next)
 	wg.Wait()
 	switch {
 	case unitErr != nil:
@@ -127,17 +131,11 @@ feed:
 	return s.end(ctx, m, "", nil)
 }
 
-func (s *state) stopped() bool {
+// reserve counts the next unit's run, or refuses it when a budget is spent.
+func (s *state) reserve() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stopErr != nil
-}
-
-// checkBudget refuses the next unit when a budget is spent.
-func (s *state) checkBudget() error {
-	s.mu.Lock()
 	sp := s.spend
-	s.mu.Unlock()
 	b := s.camp.Budget
 	active := s.activeMs()
 	switch {
@@ -152,6 +150,7 @@ func (s *state) checkBudget() error {
 	case active > time.Duration(b.MaxWallTime).Milliseconds():
 		return fmt.Errorf("experiment exceeded its maxWallTime budget (spent %s of %s)", time.Duration(active)*time.Millisecond, time.Duration(b.MaxWallTime))
 	}
+	s.spend.Runs++
 	return nil
 }
 
@@ -229,9 +228,6 @@ func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) 
 	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id}); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.spend.Runs++
-	s.mu.Unlock()
 
 	var tamper string
 	t.mu.Lock()

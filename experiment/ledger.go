@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/luxeval/lux/record"
@@ -220,6 +221,7 @@ func (j *journal) add(e journalEntry) {
 
 // journalWriter appends to the journal.
 type journalWriter struct {
+	mu   sync.Mutex
 	f    *os.File
 	sync bool
 }
@@ -243,6 +245,8 @@ func (w *journalWriter) append(e journalEntry) error {
 	if err != nil {
 		return err
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if _, err := w.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("experiment: journal: %w", err)
 	}

@@ -35,7 +35,7 @@ func Load(path string) (*Campaign, error) {
 	if err := lux.DecodeConfig(data, c); err != nil {
 		var p lux.Problems
 		p.Merge("", err)
-		return nil, fmt.Errorf("%s: %w", path, p.Err(ErrInvalidCampaign))
+		return nil, fmt.Errorf("%s: %w", path, invalid(&p))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -61,6 +61,14 @@ func (c *Campaign) Validate() error {
 	_, err := c.prepare()
 	return err
 }
+
+// invalidError is the problems of a campaign.
+type invalidError struct{ list error }
+
+func (e *invalidError) Error() string   { return "experiment: invalid campaign:\n" + e.list.Error() }
+func (e *invalidError) Unwrap() []error { return []error{ErrInvalidCampaign, e.list} }
+
+func invalid(p *lux.Problems) error { return &invalidError{list: p.Err(nil)} }
 
 var variantID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
@@ -120,11 +128,11 @@ func (c *Campaign) prepare() (*corpus, error) {
 			"raise maxCandidates or drop variants")
 	}
 	if p.Len() > 0 {
-		return nil, p.Err(ErrInvalidCampaign)
+		return nil, invalid(&p)
 	}
 	corp := d.selectCases(&p)
 	if p.Len() > 0 {
-		return nil, p.Err(ErrInvalidCampaign)
+		return nil, invalid(&p)
 	}
 	return corp, nil
 }

@@ -180,7 +180,7 @@ func start(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*
 	}
 	corp, err := c.prepare()
 	if err != nil {
-		return nil, fmt.Errorf("experiment: campaign %s: %w", c.ID, err)
+		return nil, err
 	}
 	s := &state{camp: c.withDefaults(), opts: opts, corp: corp, invalid: map[string]string{}, segment: time.Now(), started: time.Now().UTC()}
 	s.camp.Dir, s.camp.Path = c.Dir, c.Path
