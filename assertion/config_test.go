@@ -130,9 +130,10 @@ func TestValidConfigs(t *testing.T) {
 
 func TestAllAndRegister(t *testing.T) {
 	want := []string{
-		"run-succeeded", "file-exists", "file-contains", "file-matches", "file-regex-count", "glob-count",
+		"run-succeeded", "file-exists", "file-contains", "file-matches", "file-regex-count", "file-regex-set", "glob-count",
 		"json-pointer-equals", "command-exits-zero", "contains", "not-contains", "regex", "tool-called",
-		"tool-call-count", "tool-called-with", "interrupt-count", "latency-under", "tokens-under", "cost-under",
+		"tool-call-count", "tool-called-with", "tool-invocation", "tool-result-is-error", "tool-result-contains",
+		"tool-result-json-pointer-equals", "no-error-results", "interrupt-count", "latency-under", "tokens-under", "cost-under",
 		"artifact-bytes-under",
 	}
 	var got []string

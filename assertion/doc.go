@@ -21,6 +21,8 @@
 //	file-matches          path, pattern, flags, in     regular expression matches the file (<= 5 MiB)
 //	file-regex-count      path, pattern, flags, min, max, in
 //	                                                   number of matches in range; pattern must not match ""
+//	file-regex-set        path, patterns, mode, flags, in
+//	                                                   all, any or none (mode) of the patterns match (<= 5 MiB)
 //	glob-count            glob, min, max, in           number of regular files matching glob in range
 //	json-pointer-equals   path, pointer, value, in     JSON file (<= 10 MiB) holds value at pointer
 //	command-exits-zero    command, cwd, in, env, inheritEnv, timeout
@@ -32,11 +34,46 @@
 //	tool-call-count       tool, min, max, by           number of tool calls in range
 //	tool-called-with      tool, argsJsonPointer, argsValue | argsContains, minTimes, by
 //	                                                   calls with the given arguments
+//	tool-invocation       tool, result, occurrence, input, output
+//	                                                   a call of tool got a result of the kind asked, input and output matching
+//	tool-result-is-error  tool, expected, occurrence   a result of tool (or of any tool) has isError = expected (default true)
+//	tool-result-contains  tool, text, occurrence       a result's text contains text
+//	tool-result-json-pointer-equals
+//	                      tool, jsonPointer, value | contains, occurrence
+//	                                                   a result's value holds value at jsonPointer
+//	no-error-results      allowEmpty                   no tool result has isError
 //	interrupt-count       kind, min, max               number of interrupts in range
 //	latency-under         max                          the agent's time
 //	tokens-under          max, component, onUnavailable
 //	cost-under            maxUsd, onUnavailable
 //	artifact-bytes-under  max, onUnavailable
+//
+// # Tool results
+//
+// The tool-result assertions grade the tool-result events of any driver —
+// the MCP tool calls of the mcp-probe driver, the shell and MCP tools of
+// Claude Code, Codex and Cursor runs — so one case can hold an MCP
+// server, and an agent using it, to the same checks. occurrence picks the
+// results looked at: "first", "last" or "any" (defaults: last for
+// tool-result-is-error and tool-result-json-pointer-equals, any for the
+// others). A result's text is its text, else its content as text; its
+// value, which pointers look into, is its structured content, else its
+// text (or a string content) parsed as JSON, else its content. A run
+// whose tool events are malformed (a payload that does not decode, a call
+// or result without a name or tool use id) cannot be graded: the error
+// leaves the case without a verdict. A run with no result of the tool
+// fails, as no-error-results does without allowEmpty: no evidence is no
+// pass.
+//
+// tool-invocation pairs each call of tool with its result (same tool use
+// id, parent tool use id and name; a call id seen twice pairs with
+// nothing), keeps the first, the last or every call (occurrence), then the
+// ones whose result is of the kind asked (result: success, the default;
+// error; any), and passes when one of them matches input and output: each
+// a {"jsonPointer": "/path", ...} with exactly one of equals (a JSON
+// value), contains (text) and matches (a regular expression, with flags),
+// tested against the call's input and the result's value. Text is a
+// string as is, anything else as JSON.
 //
 // Counts (min, max) need at least one bound and include both ends;
 // tool-called defaults to minTimes 1 unless only maxTimes is given. The tool

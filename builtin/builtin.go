@@ -1,13 +1,15 @@
 // Package builtin registers every plugin that ships with lux: the drivers
-// (subprocess, claude-code, codex, cursor, mcp-probe), the scripted answerer and the
-// core assertions. It is a convenience: a program that wants fewer
-// plugins, or its own, registers them one by one instead.
+// (subprocess, claude-code, codex, cursor, mcp-probe), the scripted
+// answerer, the core assertions and the MCP server assertions. It is a
+// convenience: a program that wants fewer plugins, or its own, registers
+// them one by one instead.
 package builtin
 
 import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
+	mcpassertion "github.com/luxeval/lux/assertion/mcp"
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/driver/cursor"
@@ -38,7 +40,10 @@ func Register(reg *lux.Registry) error {
 			return err
 		}
 	}
-	return assertion.Register(reg)
+	if err := assertion.Register(reg); err != nil {
+		return err
+	}
+	return mcpassertion.Register(reg)
 }
 
 // Registry returns a new registry holding every built-in plugin.
