@@ -29,6 +29,10 @@ type Artifact struct {
 	Size        int64  `json:"size"`
 	SHA256      string `json:"sha256,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
+	// NotHashed says why SHA256 is empty: the file is over a hashing cap,
+	// or collection ran out of time ("over the 268435456-byte per-file
+	// hashing cap", say). Size is still the file's size.
+	NotHashed string `json:"notHashed,omitempty"`
 }
 
 // RunMetadata is run.json: how a run went, what it cost, and the

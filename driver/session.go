@@ -55,6 +55,13 @@ type SessionOptions struct {
 	MaxLineBytes int
 	// MaxArtifactFiles caps Collect; zero means DefaultMaxArtifactFiles.
 	MaxArtifactFiles int
+	// MaxArtifactFileBytes and MaxArtifactBytes cap the bytes Collect
+	// hashes of one file and in all (see CollectArtifacts); zero means
+	// DefaultMaxArtifactFileBytes and DefaultMaxArtifactBytes.
+	MaxArtifactFileBytes, MaxArtifactBytes int64
+	// CollectTimeout bounds Collect's walk and hashing; files not hashed
+	// by then are listed unhashed. Zero means DefaultCollectTimeout.
+	CollectTimeout time.Duration
 	// KillGrace is the time between SIGTERM and SIGKILL when the agent is
 	// stopped; zero means DefaultKillGrace.
 	KillGrace time.Duration
@@ -147,6 +154,9 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	}
 	if opts.MaxArtifactFiles <= 0 {
 		opts.MaxArtifactFiles = DefaultMaxArtifactFiles
+	}
+	if opts.CollectTimeout <= 0 {
+		opts.CollectTimeout = DefaultCollectTimeout
 	}
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
@@ -353,8 +363,10 @@ func (s *Session) drain() {
 	<-s.readerDone
 }
 
-// Collect quiesces the agent and returns the artifacts in the workspace
-// (see WalkArtifacts); none when the session has no workspace.
+// Collect quiesces the agent (so nothing it started is left to change
+// the workspace) and returns the artifacts in the workspace (see
+// CollectArtifacts), within CollectTimeout; none when the session has no
+// workspace.
 func (s *Session) Collect(ctx context.Context) ([]lux.Artifact, error) {
 	if err := s.Quiesce(ctx); err != nil {
 		return nil, err
@@ -362,7 +374,11 @@ func (s *Session) Collect(ctx context.Context) ([]lux.Artifact, error) {
 	if s.opts.Workspace == "" {
 		return nil, nil
 	}
-	return WalkArtifacts(s.opts.Workspace, s.opts.MaxArtifactFiles)
+	ctx, cancel := context.WithTimeout(ctx, s.opts.CollectTimeout)
+	defer cancel()
+	return CollectArtifacts(ctx, s.opts.Workspace, ArtifactLimits{
+		MaxFiles: s.opts.MaxArtifactFiles, MaxFileBytes: s.opts.MaxArtifactFileBytes, MaxBytes: s.opts.MaxArtifactBytes,
+	})
 }
 
 // Close quiesces the agent and releases the session. Safe to call more
