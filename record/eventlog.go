@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/luxeval/lux"
 )
@@ -100,6 +101,9 @@ func (l *EventLog) Append(e lux.Event) error {
 		return fmt.Errorf("record: event log %s: %s event: %w", l.path, e.Type, err)
 	}
 	line := l.buf.Bytes()
+	if !utf8.Valid(line) {
+		line = replaceInvalidUTF8(line)
+	}
 	switch {
 	case l.count+1 >= l.opts.MaxEvents:
 		return l.overflow(limitReason(int64(l.opts.MaxEvents), "event"))
@@ -107,6 +111,37 @@ func (l *EventLog) Append(e lux.Event) error {
 		return l.overflow(limitReason(l.opts.MaxBytes, "byte"))
 	}
 	return l.write(line)
+}
+
+// SanitizedField is the field an event line of events.jsonl carries when
+// the event held bytes that are not UTF-8 (an agent's raw payload, say):
+// they were replaced, so that the file stays valid JSON text for every
+// reader, and the line says so.
+const SanitizedField = "sanitized"
+
+// sanitizedNote is the value of SanitizedField.
+const sanitizedNote = "invalid UTF-8 replaced with U+FFFD"
+
+// replaceInvalidUTF8 returns the JSON object line with every byte that is
+// not part of valid UTF-8 written as the escape \ufffd (such bytes only
+// occur inside strings, where the escape is valid), and SanitizedField
+// added as its first field.
+func replaceInvalidUTF8(line []byte) []byte {
+	out := make([]byte, 0, len(line)+64)
+	out = append(out, '{')
+	out = append(out, `"`+SanitizedField+`":"`+sanitizedNote+`",`...)
+	rest := line[1:] // past the object's '{'
+	for len(rest) > 0 {
+		r, n := utf8.DecodeRune(rest)
+		if r == utf8.RuneError && n <= 1 {
+			out = append(out, `\ufffd`...)
+			rest = rest[1:]
+			continue
+		}
+		out = append(out, rest[:n]...)
+		rest = rest[n:]
+	}
+	return out
 }
 
 func (l *EventLog) write(line []byte) error {
