@@ -27,7 +27,7 @@ func formatValue(unit string, v float64) string {
 		}
 		return s
 	case "usd":
-		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+		return "$" + dollars(v)
 	}
 	return trimFloat(v, 2)
 }
@@ -47,11 +47,20 @@ func formatDelta(unit string, d float64) string {
 	case "fraction":
 		return sign + strconv.FormatFloat(100*a, 'f', 1, 64) + " pts"
 	case "usd":
-		return sign + "$" + strconv.FormatFloat(a, 'f', 4, 64)
+		return sign + "$" + dollars(a)
 	case "ms":
 		return sign + formatMs(a, false)
 	}
 	return sign + strings.TrimPrefix(formatValue(unit, a), "+")
+}
+
+// dollars formats an amount with four decimals, or, below a hundredth of
+// a cent, with two significant digits so that it does not read as 0.
+func dollars(v float64) string {
+	if v != 0 && math.Abs(v) < 0.00005 {
+		return trimFloat(v, int(-math.Floor(math.Log10(math.Abs(v))))+1)
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
 // formatMs formats milliseconds as "850ms" or "1.25s".
