@@ -54,5 +54,6 @@ func TestExample(t *testing.T) {
 	assert.Equal(t, int64(80), m.Usage.Agent.Output)
 	assert.Equal(t, int64(2600), m.Usage.Agent.CacheRead)
 	assert.Nil(t, m.Usage.AgentCostUSD, "the CLI reports no cost")
-	assert.Equal(t, "codex-cli 0.169.0", m.Provenance.Runtime.Commands[0].Version)
+	assert.Equal(t, "0.169.0", m.Provenance.Runtime.Commands[0].Version)
+	assert.Equal(t, "codex-cli 0.169.0", m.Provenance.Runtime.Commands[0].RawVersion)
 }

@@ -45,7 +45,11 @@ func TestQuickstart(t *testing.T) {
 	run, err := record.ReadRun(color, record.ReadOptions{Events: true})
 	require.NoError(t, err)
 	assert.Equal(t, "favorite-color", run.Metadata.CaseID)
-	assert.Equal(t, "echoagent 1.0.0", run.Metadata.Provenance.Runtime.Commands[0].Version)
+	// The example agent speaks lux-jsonl: it is identified by its content
+	// hash and is never run to ask for a version.
+	cmd := run.Metadata.Provenance.Runtime.Commands[0]
+	assert.Empty(t, cmd.Version)
+	assert.Len(t, cmd.SHA256, 64)
 	assert.Equal(t, "scripted", run.Metadata.Answerer.Name)
 	var order []string
 	for _, e := range run.Events {
