@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LUX_TEST_AGENT") == "1" {
 		os.Exit(testAgent())
 	}
+	if dir := os.Getenv("LUX_TEST_EXPERIMENT"); dir != "" {
+		os.Exit(childExperiment(dir, os.Getenv("LUX_TEST_LEDGER")))
+	}
 	os.Exit(m.Run())
 }
 
@@ -86,6 +89,10 @@ func agentProfile(t testing.TB) Profile {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return agentProfileOf(exe)
+}
+
+func agentProfileOf(exe string) Profile {
 	return Profile{Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{
 		"command": exe,
 		"env":     map[string]string{"LUX_TEST_AGENT": "1", "INSTRUCTIONS": orchestrator.SubjectRootToken + "/AGENTS.md"},

@@ -65,11 +65,7 @@ func (s *state) execute(ctx context.Context) (*Result, error) {
 	defer s.journal.close()
 
 	trees, err := s.materialize(ctx)
-	defer func() {
-		for _, t := range trees {
-			_ = os.RemoveAll(filepath.Dir(t.dir))
-		}
-	}()
+	defer os.RemoveAll(filepath.Join(s.dir, TreesDir))
 	if err != nil {
 		return s.end(ctx, m, StatusFailed, err)
 	}
@@ -160,12 +156,14 @@ func (s *state) activeMs() int64 { return s.priorActive + time.Since(s.segment).
 // commands in it; a candidate whose validation fails is marked invalid.
 func (s *state) materialize(ctx context.Context) (map[string]*tree, error) {
 	trees := map[string]*tree{}
+	root := filepath.Join(s.dir, TreesDir)
+	// A process killed mid-run leaves its trees: start afresh.
+	if err := os.RemoveAll(root); err != nil {
+		return trees, fmt.Errorf("experiment: %w", err)
+	}
 	for _, cand := range s.cands {
-		dir, err := os.MkdirTemp("", "lux-candidate-"+slug(cand.ID)+"-")
-		if err != nil {
-			return trees, fmt.Errorf("experiment: %w", err)
-		}
-		t := &tree{dir: filepath.Join(dir, "subject"), orch: map[string]*orchestrator.Orchestrator{}}
+		t := &tree{dir: filepath.Join(root, cand.ID), orch: map[string]*orchestrator.Orchestrator{}}
+		var err error
 		trees[cand.ID] = t
 		if t.hash, err = s.sub.materialize(cand, t.dir); err != nil {
 			return trees, err

@@ -25,8 +25,10 @@ import (
 //	candidates/<id>.json   one immutable file per candidate
 //	units/<unit id>.json   one file per finished unit, named by its key
 //	journal.jsonl          append-only accounting: unit attempts and finished units with their content hashes
+//	trees/<id>/            each candidate's materialized tree, while it runs
 //	.lock                  the process running it
 const (
+	TreesDir       = "trees"
 	ExperimentsDir = ".experiments"
 	ManifestFile   = "experiment.json"
 	CandidatesDir  = "candidates"
