@@ -34,7 +34,8 @@ const (
 	PlaceholderRunDir       = "${RUN_DIR}"       // the run's record directory
 )
 
-// Config is the mcp-probe driver's config, as JSON. A server the driver
+// Config is the mcp-probe driver's config, as JSON (in Go, a Config whose
+// fields are left zero gets the defaults once encoded in a PluginRef). A server the driver
 // starts (stdio):
 //
 //	{"command": "./my-server", "args": ["--root", "${ARTIFACTS_DIR}"], "inheritEnv": ["API_TOKEN"],
@@ -71,17 +72,17 @@ type Config struct {
 	HeadersFromEnv map[string]string `json:"headersFromEnv,omitempty"`
 
 	// Probe is the steps to run, in order. Default: one list-tools.
-	Probe []Step `json:"probe"`
+	Probe []Step `json:"probe,omitempty"`
 	// StartupTimeout bounds the start of the server and the initialize
 	// handshake. Default 30s.
-	StartupTimeout lux.Duration `json:"startupTimeout"`
+	StartupTimeout lux.Duration `json:"startupTimeout,omitempty"`
 	// StepTimeout bounds each step (all pages of a list-tools). Default 60s.
-	StepTimeout lux.Duration `json:"stepTimeout"`
+	StepTimeout lux.Duration `json:"stepTimeout,omitempty"`
 	// MaxListPages caps the pages of one list-tools. Default 100.
-	MaxListPages int `json:"maxListPages"`
+	MaxListPages int `json:"maxListPages,omitempty"`
 	// MaxMessageBytes caps one JSON-RPC message from a stdio server.
 	// Default 10,000,000.
-	MaxMessageBytes int `json:"maxMessageBytes"`
+	MaxMessageBytes int `json:"maxMessageBytes,omitempty"`
 }
 
 // Step is one probe step: {"op": "list-tools"}, or {"op": "call", "tool":

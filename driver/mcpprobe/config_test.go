@@ -143,3 +143,14 @@ func TestConformanceOverHTTP(t *testing.T) {
 		assert.Contains(t, p.Message, "declares no commands")
 	}
 }
+
+// A config written in Go with only the server set gets every default.
+func TestGoConfigGetsTheDefaults(t *testing.T) {
+	raw, err := json.Marshal(mcpprobe.Config{Command: "./server"})
+	require.NoError(t, err)
+	c, err := mcpprobe.Parse(raw)
+	require.NoError(t, err)
+	assert.Equal(t, lux.Duration(mcpprobe.DefaultStartupTimeout), c.StartupTimeout)
+	assert.Equal(t, []mcpprobe.Step{{Op: mcpprobe.OpListTools}}, c.Probe)
+	assert.Equal(t, mcpprobe.DefaultMaxListPages, c.MaxListPages)
+}
