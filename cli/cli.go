@@ -9,8 +9,11 @@
 //
 // Commands: run (run cases as a suite), validate (check cases without
 // running them), doctor (check that the agents' commands are installed),
-// view (list runs and suites, or show one), compare (compare two runs or
-// two suites; exit status 1 on a regression). `lux help` lists them;
+// view (list runs and suites, or show one; -serve serves them as HTML
+// pages on 127.0.0.1), compare (compare two runs or two suites; exit
+// status 1 on a regression), experiment, report (an experiment's report;
+// with -html, one self-contained HTML page of a suite, a run, a comparison
+// or an experiment) and apply. `lux help` lists them;
 // `lux help <command>` and `lux <command> -h` print a command's description
 // and its own flags on stdout. `lux --version` prints the version. Commands
 // that print results take -json (see the README for the schemas).

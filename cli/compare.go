@@ -32,8 +32,21 @@ Exit status 1 when the gate fails.`,
 }
 
 func compareFlags(fs *flag.FlagSet) action {
+	asJSON := jsonFlag(fs, "the comparison")
+	options := comparisonFlags(fs)
+	return func(ctx context.Context, e *env, args []string) int {
+		if len(args) != 2 {
+			return e.usageError("compare", "give two run directories or two suite directories, got %d arguments", len(args))
+		}
+		return compareDirs(ctx, e, args[0], args[1], *asJSON, options())
+	}
+}
+
+// comparisonFlags registers the flags that set how two suites or runs are
+// compared (lux compare and lux report take them) and returns a func that
+// makes the options once the flags are parsed.
+func comparisonFlags(fs *flag.FlagSet) func() compare.Options {
 	var (
-		asJSON    = jsonFlag(fs, "the comparison")
 		strict    = fs.Bool("strict", false, "also fail the gate on any case that fell beyond -tolerance or flipped from pass to fail, significant or not")
 		method    = fs.String("method", "", `interval method of suite effects: "t" (default), "percentile-bootstrap", "normal" or "hoeffding"`)
 		level     = fs.Float64("level", 0, "confidence level (default 0.95)")
@@ -44,21 +57,19 @@ func compareFlags(fs *flag.FlagSet) action {
 	)
 	fs.Var(&vary, "vary", "identity field B changes on purpose (repeatable): caseHash, fixturesHash, runtime, driverConfigHash, source, ...")
 	fs.Var(&gate, "gate", "metric whose significant worsening fails the gate (repeatable; default passRate)")
-	return func(ctx context.Context, e *env, args []string) int {
-		if len(args) != 2 {
-			return e.usageError("compare", "give two run directories or two suite directories, got %d arguments", len(args))
-		}
-		return compareDirs(ctx, e, args[0], args[1], *asJSON, compare.Options{
+	return func() compare.Options {
+		opts := compare.Options{
 			Method: stats.Method(*method), Level: *level, Seed: *seed,
 			PassRateTolerance: *tolerance, Strict: *strict, GateMetrics: gate,
-		}, vary)
+		}
+		for _, f := range vary {
+			opts.Vary = append(opts.Vary, compare.Field(f))
+		}
+		return opts
 	}
 }
 
-func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts compare.Options, vary []string) int {
-	for _, f := range vary {
-		opts.Vary = append(opts.Vary, compare.Field(f))
-	}
+func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts compare.Options) int {
 	kind, err := compare.DirKind(a)
 	if err != nil {
 		e.errorf("%v", err)

@@ -26,7 +26,7 @@ func ExampleMain() {
 	//   view        list recorded runs and suites, or show one run or suite
 	//   compare     compare two runs or two suites; exit status 1 on a regression
 	//   experiment  run a controlled experiment to a decision: promote a variant, retain the baseline, or reject
-	//   report      report an experiment's decision, gates, evidence, effects and spend
+	//   report      report an experiment (Markdown, JSON), or write an HTML page of a suite, run, comparison or experiment
 	//   apply       write an experiment's champion into the subject
 	//
 	// Run 'lux help <command>' or 'lux <command> -h' for a command's description and flags,

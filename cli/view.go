@@ -23,7 +23,12 @@ func viewCommand() command {
 		summary: "list recorded runs and suites, or show one run or suite",
 		doc: `Without an argument, list the latest suites and runs under -runs-root. With a
 suite directory, print its results table; with a run directory, print the
-run: exit, provenance, usage, grading and its last events.`,
+run: exit, provenance, usage, grading and its last events.
+
+With -serve, serve the records under -runs-root as HTML pages on -addr (a
+loopback address only) until interrupted: an index of suites and runs, each
+suite with its case table, each run with its whole trajectory (read when its
+page is opened), and the comparison of any two suites.`,
 		setup: viewFlags,
 	}
 }
@@ -34,7 +39,15 @@ func viewFlags(fs *flag.FlagSet) action {
 	limit := fs.Int("n", 20, "how many of the latest runs and suites to list")
 	events := fs.Int("events", 10, "how many of the last events to show for a run")
 	asJSON := jsonFlag(fs, "the listing (lux.records/v1), suite (lux.suite/v1) or run (lux.run-record/v1)")
-	return func(_ context.Context, e *env, args []string) int {
+	serve := fs.Bool("serve", false, "serve the records as HTML pages on -addr until interrupted")
+	addr := fs.String("addr", "127.0.0.1:7878", "the loopback address and port -serve listens on (port 0: any free port)")
+	return func(ctx context.Context, e *env, args []string) int {
+		if *serve {
+			if len(args) > 0 {
+				return e.usageError("view", "-serve serves the whole -runs-root; give no directory")
+			}
+			return serveRecords(ctx, e, root, *addr)
+		}
 		return view(e, viewOptions{root: root, limit: *limit, events: *events, json: *asJSON}, args)
 	}
 }

@@ -238,7 +238,7 @@ func TestBrowserHostileTextIsInert(t *testing.T) {
 	ctx := browser(t)
 	p := renderFixture(t)
 	dir := t.TempDir()
-	for name, b := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared} {
+	for name, b := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment} {
 		t.Run(name, func(t *testing.T) {
 			type dom struct {
 				Pwned   bool   `json:"pwned"`
@@ -269,6 +269,24 @@ func TestBrowserHostileTextIsInert(t *testing.T) {
 		t.Errorf("artifact preview is %q", preview)
 	}
 	screenshot(t, ctx, "run.png")
+	// The experiment page: one forest plot per candidate, profile and
+	// split, one mark per effect with an interval.
+	run(t, ctx, chromedp.Navigate(writePageFile(t, dir, "experiment.html", p.experiment)))
+	marks := eval[[]int](t, ctx, `[...document.querySelectorAll("svg.forest")].map(s => s.querySelectorAll("circle.est").length)`)
+	c, err := compare.Suites(context.Background(), p.a, p.b, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, e := range c.Effects {
+		if e.Interval != nil {
+			want++
+		}
+	}
+	if len(marks) != 2 || marks[0] != 2 || marks[1] != want {
+		t.Errorf("experiment page plots %v marks, want [2 %d]", marks, want)
+	}
+	screenshot(t, ctx, "experiment.png")
 }
 
 // The served pages link to one another: the index to suites and runs, a

@@ -11,7 +11,7 @@ import (
 // scale, symmetric about 0, so the zero line is one vertical line through
 // all rows; the ends of a row's axis are labelled with its range.
 const (
-	forestWidth     = 820
+	forestWidth     = 920
 	forestLabelW    = 250 // metric name, method and units
 	forestPlotX0    = 260
 	forestPlotX1    = 560

@@ -58,7 +58,8 @@ type page struct {
 	JS     template.JS
 }
 
-// WriteHTML writes p (a *SuitePage, *RunPage or *ComparisonPage) as one
+// WriteHTML writes p (a *SuitePage, *RunPage, *ComparisonPage or
+// *ExperimentPage) as one
 // self-contained HTML document: styles and script embedded, nothing
 // loaded from anywhere, every string escaped for where it appears.
 func WriteHTML(w io.Writer, p any) error {
@@ -74,10 +75,12 @@ func writePage(w io.Writer, p any, served bool) error {
 		pg.Kind, pg.Title = "run", "lux run "+x.CaseID+" "+x.RunID
 	case *ComparisonPage:
 		pg.Kind, pg.Title = "comparison", "lux comparison: "+x.Verdict
+	case *ExperimentPage:
+		pg.Kind, pg.Title = "experiment", x.title()
 	case *indexPage:
 		pg.Kind, pg.Title = "index", "lux records under "+x.Root
 	default:
-		return fmt.Errorf("report: cannot render a %T (want *SuitePage, *RunPage or *ComparisonPage)", p)
+		return fmt.Errorf("report: cannot render a %T (want *SuitePage, *RunPage, *ComparisonPage or *ExperimentPage)", p)
 	}
 	if err := pageTemplate.ExecuteTemplate(w, "layout", pg); err != nil {
 		return fmt.Errorf("report: render %s page: %w", pg.Kind, err)

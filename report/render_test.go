@@ -20,8 +20,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // pages renders the three page kinds of one fixture: a suite, one of its
 // runs, and its comparison with a baseline.
 type pages struct {
-	root, a, b           string
-	suite, run, compared []byte
+	root, a, b                       string
+	suite, run, compared, experiment []byte
 }
 
 func renderFixture(t testing.TB) pages {
@@ -45,7 +45,27 @@ func renderFixture(t testing.TB) pages {
 		t.Fatal(err)
 	}
 	p.compared = render(t, Comparison(c))
+	p.experiment = render(t, Experiment(experimentFixture(c)))
 	return p
+}
+
+// experimentFixture is an experiment's report whose candidates' effects
+// are those of a real suite comparison.
+func experimentFixture(c *compare.SuiteComparison) ExperimentReport {
+	return ExperimentReport{
+		Dir: "$LEDGER", ExperimentID: "2025-03-04T05-06-07-000Z-house-style", Status: "passed", Outcome: "retain",
+		Sentence: "retain the baseline: no candidate passed every gate", Verdicts: []string{"reject variant-y " + hostile + ": pass rate fell"},
+		Gates: []ExperimentGate{
+			{Candidate: "variant-x", Text: "pass rate effect (default, validation) +0 [-0.1, +0.1] needs ≥ 0: passed", Passed: true},
+			{Candidate: "variant-y " + hostile, Text: "pass rate effect (default, validation) -0.33 [-1.28, +0.62] needs ≥ 0: failed"},
+		},
+		Effects: []EffectGroup{
+			{Candidate: "variant-x", Profile: "default", Split: "validation", Effects: c.Effects[:2]},
+			{Candidate: "variant-y " + hostile, Profile: "default", Split: "validation", Effects: c.Effects},
+		},
+		Spend:     []SpendRow{{"runs", "48", "100"}, {"cost", "$0.4800", "$100.00"}},
+		Reproduce: []string{"lux view '$LEDGER'"},
+	}
 }
 
 func render(t testing.TB, page any) []byte {
@@ -69,7 +89,7 @@ func normalize(b []byte, root string) []byte {
 
 func TestGoldenPages(t *testing.T) {
 	p := renderFixture(t)
-	for name, got := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared} {
+	for name, got := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment} {
 		t.Run(name, func(t *testing.T) {
 			got := normalize(got, p.root)
 			path := filepath.Join("testdata", name)
@@ -96,7 +116,7 @@ func TestPagesAreSelfContained(t *testing.T) {
 	p := renderFixture(t)
 	fetching := regexp.MustCompile(`(?i)<(img|link|iframe|object|embed|audio|video|source|base)\b|<script\b[^>]*\bsrc`)
 	url := regexp.MustCompile(`(?i)\b(https?:)?//[a-z0-9]`)
-	for name, b := range map[string][]byte{"suite": p.suite, "run": p.run, "comparison": p.compared} {
+	for name, b := range map[string][]byte{"suite": p.suite, "run": p.run, "comparison": p.compared, "experiment": p.experiment} {
 		s := string(b)
 		if n := strings.Count(s, "<script"); n != 1 {
 			t.Errorf("%s page has %d <script> elements, want its own one", name, n)

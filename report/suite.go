@@ -378,7 +378,6 @@ func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) {
 	if len(picked) > o.MaxEmbeddedRuns {
 		picked = picked[:o.MaxEmbeddedRuns]
 	}
-	slices.Sort(picked)
 	anchors := map[int]string{}
 	for _, i := range picked {
 		dir := s.RunDir(i)

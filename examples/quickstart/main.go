@@ -150,6 +150,9 @@ func quickstart(ctx context.Context, w io.Writer, root string, reps int) error {
 	fmt.Fprintf(w, "%q fails on purpose: its assertion expects \"Hello there\" but the prompt asks for \"Hi there\".\n", failsOnPurpose)
 	abs, _ := filepath.Abs(res.Dir)
 	fmt.Fprintf(w, "Records: %s (suite.json, suite-summary.json; each run's directory is listed in suite.json)\n", abs)
+	absRoot, _ := filepath.Abs(root)
+	fmt.Fprintf(w, "Report:  go run ./cmd/lux report -html quickstart.html %s   (then open quickstart.html in a browser)\n", shellQuote(abs))
+	fmt.Fprintf(w, "Browse:  go run ./cmd/lux view -serve -runs-root %s   (every run, on http://127.0.0.1:7878/)\n", shellQuote(absRoot))
 	if err != nil {
 		return err
 	}
@@ -224,4 +227,12 @@ func buildAgent(ctx context.Context, src, dir string) (string, error) {
 		return "", fmt.Errorf("building the example agent: %v\n%s", err, b)
 	}
 	return out, nil
+}
+
+// shellQuote quotes path for a POSIX shell when it needs it.
+func shellQuote(path string) string {
+	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

@@ -31,6 +31,8 @@ func TestQuickstart(t *testing.T) {
 		`4 runs: 3 passed, 1 failed, 0 ungraded \(pass rate 75%\)`,
 		`"greeting-typo" fails on purpose`,
 		`Records: .*\.suites`,
+		`(?m)^Report:  go run \./cmd/lux report -html quickstart\.html \S*\.suites/\S+ `,
+		`(?m)^Browse:  go run \./cmd/lux view -serve -runs-root \S+ `,
 	} {
 		assert.Regexp(t, regexp.MustCompile(re), text)
 	}

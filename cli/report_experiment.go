@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/experiment"
+	"github.com/luxeval/lux/report"
+)
+
+// experimentPage turns an experiment's report into the terms of package
+// report, which does not import experiment. The effects are experiment's
+// as they are.
+func experimentPage(r *experiment.Report) *report.ExperimentPage {
+	in := report.ExperimentReport{
+		Dir: r.Dir, ExperimentID: r.ExperimentID, Status: string(r.Status), Outcome: r.Outcome,
+		Sentence: r.Sentence, Error: r.Error, Champion: r.Champion, Verdicts: r.Verdicts, Reproduce: r.Reproduce,
+	}
+	for _, g := range r.Gates {
+		in.Gates = append(in.Gates, report.ExperimentGate{Candidate: g.Candidate, Text: g.Text(), Passed: g.Passed})
+	}
+	index := map[[3]string]int{}
+	for _, e := range r.Effects {
+		key := [3]string{e.Candidate, e.Profile, e.Split}
+		i, ok := index[key]
+		if !ok {
+			i = len(in.Effects)
+			index[key] = i
+			in.Effects = append(in.Effects, report.EffectGroup{Candidate: e.Candidate, Profile: e.Profile, Split: e.Split})
+		}
+		in.Effects[i].Effects = append(in.Effects[i].Effects, compare.Effect{
+			Metric: e.Metric, Unit: compare.MetricUnit(e.Metric), Better: compare.MetricBetter(e.Metric),
+			A: e.Baseline, B: e.Value, Delta: e.Delta, Cases: e.Cases, Dropped: e.Dropped, Interval: e.Interval,
+			Significant: e.Significant, Outcome: e.Outcome, Unavailable: e.Unavailable, Warnings: e.Warnings,
+		})
+	}
+	s, b := r.Spent, r.Budget
+	in.Spend = []report.SpendRow{
+		{What: "runs", Spent: fmt.Sprint(s.Runs), Budget: fmt.Sprint(b.MaxRuns)},
+		{What: "judge calls", Spent: fmt.Sprint(s.JudgeCalls), Budget: fmt.Sprint(b.MaxJudgeCalls)},
+		{What: "tokens", Spent: fmt.Sprint(s.Tokens), Budget: fmt.Sprint(b.MaxTokens)},
+		{What: "cost", Spent: fmt.Sprintf("$%.4f", s.CostUSD), Budget: fmt.Sprintf("$%.2f", b.MaxCostUSD)},
+		{What: "active time", Spent: (time.Duration(s.WallTimeMs) * time.Millisecond).String(), Budget: time.Duration(b.MaxWallTime).String()},
+	}
+	return report.Experiment(in)
+}

@@ -1,0 +1,156 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/luxeval/lux/cli"
+	"github.com/luxeval/lux/record"
+	"github.com/stretchr/testify/require"
+)
+
+// recordTwoSuites runs two cases twice with the real echoagent and returns
+// the runs root and its two suites.
+func recordTwoSuites(t *testing.T) (string, []string) {
+	t.Helper()
+	reg := registry(t)
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	writeCase(t, cases, "hello.case.json", `{
+	  "prompt": "write hello.txt containing \"hi\"",
+	  "tags": ["smoke"],
+	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
+	}`)
+	writeCase(t, cases, "color.case.json", `{
+	  "prompt": "ask \"Which color?\" and write the answer to color.txt",
+	  "answerer": {"name": "scripted", "config": {"rules": [{"match": "color", "answer": "blue"}]}},
+	  "assertions": [{"type": "file-contains", "path": "color.txt", "text": "red"}]
+	}`)
+	root := filepath.Join(dir, "runs")
+	for range 2 {
+		code, out, errOut := run(t, reg, "run", "-q", "-runs-root", root, "-driver", driverJSON(), cases)
+		require.Equal(t, cli.ExitFailed, code, "the color case fails on purpose\n%s\n%s", out, errOut)
+	}
+	suites, err := record.FindSuites(root)
+	require.NoError(t, err)
+	require.Len(t, suites, 2)
+	return root, suites
+}
+
+func TestReportHTML(t *testing.T) {
+	reg := registry(t)
+	root, suites := recordTwoSuites(t)
+	out := t.TempDir()
+
+	suitePage := filepath.Join(out, "suite.html")
+	code, _, errOut := run(t, reg, "report", "-html", suitePage, suites[1])
+	require.Equal(t, cli.ExitOK, code, errOut)
+	require.Equal(t, "lux: report written to "+suitePage+"\n", errOut)
+	html := readFile(t, suitePage)
+	requireHTML(t, html, `<body data-kind="suite">`)
+	requireHTML(t, html, `data-id="color"`)
+	requireHTML(t, html, "answer to ask q1", "the runs' details are embedded")
+
+	runs, err := record.FindRuns(root)
+	require.NoError(t, err)
+	runPage := filepath.Join(out, "run.html")
+	code, _, errOut = run(t, reg, "report", "-html", runPage, runs[0])
+	require.Equal(t, cli.ExitOK, code, errOut)
+	requireHTML(t, readFile(t, runPage), `<body data-kind="run">`)
+
+	cmpPage := filepath.Join(out, "comparison.html")
+	code, _, errOut = run(t, reg, "report", "-html", cmpPage, "-tolerance", "0.1", suites[0], suites[1])
+	require.Equal(t, cli.ExitOK, code, errOut)
+	html = readFile(t, cmpPage)
+	requireHTML(t, html, "No detectable difference between A and B")
+	requireHTML(t, html, `<svg class="forest" id="forest-effects"`)
+	requireHTML(t, html, "pass-rate tolerance 0.1", "the comparison flags reach the comparison")
+
+	code, _, errOut = run(t, reg, "report", "-html", cmpPage, suites[0], suites[1])
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, "exists; add -force to replace it")
+	code, _, errOut = run(t, reg, "report", "-html", cmpPage, "-force", suites[0], suites[1])
+	require.Equal(t, cli.ExitOK, code, errOut)
+
+	code, _, errOut = run(t, reg, "report", "-html", cmpPage, runs[0], runs[1])
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, "is a run directory: -html compares two suites")
+
+	code, _, errOut = run(t, reg, "report", "-html", filepath.Join(out, "x.html"), out)
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, "is not a suite, a run or an experiment's ledger")
+}
+
+func TestViewServe(t *testing.T) {
+	reg := registry(t)
+	root, suites := recordTwoSuites(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(ctx, reg, []string{"view", "-serve", "-addr", "127.0.0.1:0", "-runs-root", root}, outW, &stderr)
+		outW.Close()
+	}()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	require.NoError(t, err, stderr.String())
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	require.NotEmpty(t, url, "the first line names the address: %q", line)
+	go io.Copy(io.Discard, outR)
+
+	body := get(t, url)
+	require.Contains(t, body, `<body data-kind="index">`)
+	rel, err := filepath.Rel(root, suites[1])
+	require.NoError(t, err)
+	link := regexp.MustCompile(`href="(/suite\?d=[^"]+)"`).FindAllStringSubmatch(body, -1)
+	require.Len(t, link, 2, "the index links both suites")
+	require.Contains(t, get(t, url+"suite?d="+filepath.ToSlash(rel)), `<body data-kind="suite">`)
+
+	resp, err := http.Get(url + "run?d=../../etc")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "a path out of the runs root is refused")
+
+	cancel()
+	require.Equal(t, cli.ExitOK, <-done, stderr.String())
+}
+
+func TestViewServeRefusesOtherAddresses(t *testing.T) {
+	code, _, errOut := run(t, registry(t), "view", "-serve", "-addr", "0.0.0.0:0")
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, "not a loopback address")
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s: %s", url, b)
+	return string(b)
+}
+
+// requireHTML checks that a page contains want, without printing the page.
+func requireHTML(t *testing.T, page, want string, msg ...any) {
+	t.Helper()
+	if !strings.Contains(page, want) {
+		t.Fatalf("the page (%d bytes) does not contain %q %v", len(page), want, msg)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}

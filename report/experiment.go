@@ -1,0 +1,72 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/luxeval/lux/compare"
+)
+
+// ExperimentReport is an experiment's report in the terms this package
+// draws. The command line fills it from package experiment's report
+// (report stays below experiment, which drives the orchestrator, in the
+// import graph); the effects are experiment's, computed by package
+// compare, and are drawn as they are.
+type ExperimentReport struct {
+	Dir, ExperimentID, Status string
+	// Outcome is promote, retain, reject, incomplete or error; Sentence
+	// the decision in one sentence.
+	Outcome, Sentence, Error, Champion string
+	Verdicts                           []string // one line per candidate
+	Gates                              []ExperimentGate
+	// Effects are grouped by candidate, profile and split: one forest plot each.
+	Effects []EffectGroup
+	// Spend is each resource spent against its budget.
+	Spend     []SpendRow
+	Reproduce []string
+}
+
+// ExperimentGate is one constraint checked for one candidate.
+type ExperimentGate struct {
+	Candidate string
+	Text      string // the constraint with its value, interval and any note
+	Passed    bool
+}
+
+// EffectGroup is the effects of one candidate against the baseline on one
+// profile and split.
+type EffectGroup struct {
+	Candidate, Profile, Split string
+	Effects                   []compare.Effect
+}
+
+// SpendRow is one resource: what was spent and the budget.
+type SpendRow struct {
+	What, Spent, Budget string
+}
+
+// ExperimentPage is the page of an experiment.
+type ExperimentPage struct {
+	ExperimentReport
+	Forests []*ForestPlot
+}
+
+// Experiment builds the page of an experiment's report.
+func Experiment(r ExperimentReport) *ExperimentPage {
+	p := &ExperimentPage{ExperimentReport: r}
+	for i, g := range r.Effects {
+		f := effectsForest(g.Effects)
+		f.ID = fmt.Sprintf("forest-%d", i)
+		where := g.Split
+		if g.Profile != "" {
+			where = g.Profile + ", " + g.Split
+		}
+		f.Title = fmt.Sprintf("%s against the baseline (%s)", g.Candidate, where)
+		p.Forests = append(p.Forests, f)
+	}
+	return p
+}
+
+func (p *ExperimentPage) title() string {
+	return "lux experiment " + p.ExperimentID + ": " + strings.TrimSpace(p.Outcome)
+}
