@@ -179,4 +179,3 @@ func writeOut(e *env, path, ledger string, data []byte, force bool) int {
 	e.errorf("report written to %s", path)
 	return ExitOK
 }
-
