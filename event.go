@@ -102,13 +102,20 @@ const (
 
 // Interrupt is the agent waiting for the user. The agent does not continue
 // until the answer with the same Kind and ID is delivered.
+//
+// The built-in drivers give interrupts one shape: an ask has Question (the
+// questions' texts, one per line) and Questions (each with its id and
+// options); an approve has an *Approval as Request (action, tool, command,
+// paths, description, input). Raw keeps the CLI's own request beside it.
 type Interrupt struct {
-	Kind     InterruptKind `json:"kind"`
-	ID       string        `json:"id"`
-	Question string        `json:"question,omitempty"` // Ask
-	Request  any           `json:"request,omitempty"`  // Approve: what the agent wants to do
-	Payload  any           `json:"payload,omitempty"`  // Custom
-	Context  any           `json:"context,omitempty"`  // anything that helps answer: options, tool input, ...
+	Kind      InterruptKind `json:"kind"`
+	ID        string        `json:"id"`
+	Question  string        `json:"question,omitempty"`  // Ask
+	Questions []Question    `json:"questions,omitempty"` // Ask: each question, when the agent asks several or offers options
+	Request   any           `json:"request,omitempty"`   // Approve: what the agent wants to do, an *Approval from the built-in drivers
+	Payload   any           `json:"payload,omitempty"`   // Custom
+	Context   any           `json:"context,omitempty"`   // anything that helps answer
+	Raw       any           `json:"raw,omitempty"`       // the CLI's own request, as it sent it
 }
 
 // Text returns what the interrupt asks, as text: the question, or the
@@ -142,12 +149,15 @@ func textOf(v any) string {
 
 // Answer is the user's reply to an interrupt of the same Kind and ID.
 type Answer struct {
-	Kind     InterruptKind `json:"kind"`
-	ID       string        `json:"id"`
-	Text     string        `json:"text,omitempty"`     // Ask
-	Approved bool          `json:"approved,omitempty"` // Approve
-	Reason   string        `json:"reason,omitempty"`   // Approve: optional reason
-	Payload  any           `json:"payload,omitempty"`  // Custom
+	Kind InterruptKind `json:"kind"`
+	ID   string        `json:"id"`
+	Text string        `json:"text,omitempty"` // Ask: the answer, to every question Answers leaves out
+	// Answers are the answers of an ask with several questions, by
+	// Question.ID (see AnswerFor).
+	Answers  map[string]string `json:"answers,omitempty"`
+	Approved bool              `json:"approved,omitempty"` // Approve
+	Reason   string            `json:"reason,omitempty"`   // Approve: optional reason
+	Payload  any               `json:"payload,omitempty"`  // Custom
 }
 
 // Matches returns an error wrapping ErrAnswerMismatch unless a answers in.
@@ -313,14 +323,17 @@ type wireEvent struct {
 	ID   string `json:"id,omitempty"`
 	Kind string `json:"kind,omitempty"`
 	// interrupt
-	Question string `json:"question,omitempty"`
-	Request  any    `json:"request,omitempty"`
-	Context  any    `json:"context,omitempty"`
+	Question  string     `json:"question,omitempty"`
+	Questions []Question `json:"questions,omitempty"`
+	Request   any        `json:"request,omitempty"`
+	Context   any        `json:"context,omitempty"`
+	Raw       any        `json:"raw,omitempty"`
 	// progress payload, custom interrupt payload, custom answer payload
 	Payload json.RawMessage `json:"payload,omitempty"`
 	// responded
-	Text     string `json:"text,omitempty"`
-	Approved *bool  `json:"approved,omitempty"`
+	Text     string            `json:"text,omitempty"`
+	Answers  map[string]string `json:"answers,omitempty"`
+	Approved *bool             `json:"approved,omitempty"`
 	// done and error
 	Usage   *TokenUsage `json:"usage,omitempty"`
 	CostUSD *float64    `json:"costUsd,omitempty"`
@@ -364,12 +377,12 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		}
 	case EventInterrupt:
 		if in := e.Interrupt; in != nil {
-			w.ID, w.Kind, w.Question, w.Request, w.Context = in.ID, string(in.Kind), in.Question, in.Request, in.Context
+			w.ID, w.Kind, w.Question, w.Questions, w.Request, w.Context, w.Raw = in.ID, string(in.Kind), in.Question, in.Questions, in.Request, in.Context, in.Raw
 			w.Payload, err = marshalAny(in.Payload)
 		}
 	case EventResponded:
 		if a := e.Answer; a != nil {
-			w.ID, w.Kind, w.Text, w.Reason = a.ID, string(a.Kind), a.Text, a.Reason
+			w.ID, w.Kind, w.Text, w.Answers, w.Reason = a.ID, string(a.Kind), a.Text, a.Answers, a.Reason
 			if a.Kind == Approve {
 				ok := a.Approved
 				w.Approved = &ok
@@ -414,9 +427,10 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		decodeProgressPayload(&p, w.Payload)
 		e.Progress = &p
 	case EventInterrupt:
-		e.Interrupt = &Interrupt{Kind: InterruptKind(w.Kind), ID: w.ID, Question: w.Question, Request: w.Request, Context: w.Context, Payload: rawToAny(w.Payload)}
+		e.Interrupt = &Interrupt{Kind: InterruptKind(w.Kind), ID: w.ID, Question: w.Question, Questions: w.Questions,
+			Request: w.Request, Context: w.Context, Raw: w.Raw, Payload: rawToAny(w.Payload)}
 	case EventResponded:
-		a := Answer{Kind: InterruptKind(w.Kind), ID: w.ID, Text: w.Text, Reason: w.Reason, Payload: rawToAny(w.Payload)}
+		a := Answer{Kind: InterruptKind(w.Kind), ID: w.ID, Text: w.Text, Answers: w.Answers, Reason: w.Reason, Payload: rawToAny(w.Payload)}
 		if w.Approved != nil {
 			a.Approved = *w.Approved
 		}

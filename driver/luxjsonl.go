@@ -18,6 +18,8 @@ import (
 //	{"type":"ready","agentId":"my-agent","agentVersion":"1.2","model":"m","detail":{...}}
 //	{"type":"progress","id":"p1","kind":"tool-call","payload":{...},"ts":1717000000000}
 //	{"type":"interrupt","kind":"ask","id":"q1","question":"Which database?","context":{...}}
+//	{"type":"interrupt","kind":"ask","id":"q2","question":"Colour?\nSize?",
+//	 "questions":[{"id":"colour","text":"Colour?"},{"id":"size","text":"Size?","options":[{"label":"L"}]}]}
 //	{"type":"interrupt","kind":"approve","id":"a1","request":{...}}
 //	{"type":"interrupt","kind":"custom","id":"c1","payload":{...}}
 //	{"type":"done","summary":{"usage":{"input":1,"output":2,"cacheRead":0,"cacheCreation":0},"cost":0.01}}
@@ -35,6 +37,7 @@ import (
 // line:
 //
 //	{"type":"answer","id":"q1","text":"Postgres"}
+//	{"type":"answer","id":"q2","text":"","answers":{"colour":"Blue","size":"L"}}
 //	{"type":"approve","id":"a1","reason":"fine"}   (or "deny")
 //	{"type":"customToolResponse","id":"c1","payload":{...}}
 type LuxJSONL struct{}
@@ -73,9 +76,10 @@ type luxLine struct {
 	Payload json.RawMessage `json:"payload"`
 	TS      json.RawMessage `json:"ts"`
 	// interrupt
-	Question *string         `json:"question"`
-	Request  json.RawMessage `json:"request"`
-	Context  json.RawMessage `json:"context"`
+	Question  *string         `json:"question"`
+	Questions json.RawMessage `json:"questions"`
+	Request   json.RawMessage `json:"request"`
+	Context   json.RawMessage `json:"context"`
 	// done, error
 	Summary json.RawMessage `json:"summary"`
 	// error
@@ -172,6 +176,13 @@ func decodeInterrupt(l luxLine) (lux.Event, bool) {
 			return lux.Event{}, false
 		}
 		in.Question = *l.Question
+		if len(l.Questions) > 0 {
+			var qs []lux.Question
+			if json.Unmarshal(l.Questions, &qs) == nil {
+				lux.QuestionIDs(qs)
+				in.Questions = qs
+			}
+		}
 	case lux.Approve:
 		if len(l.Request) == 0 {
 			return lux.Event{}, false
@@ -259,10 +270,11 @@ func EncodeLuxJSONLAnswer(a lux.Answer) ([]byte, error) {
 	switch a.Kind {
 	case lux.Ask:
 		v = struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Text string `json:"text"`
-		}{"answer", a.ID, a.Text}
+			Type    string            `json:"type"`
+			ID      string            `json:"id"`
+			Text    string            `json:"text"`
+			Answers map[string]string `json:"answers,omitempty"`
+		}{"answer", a.ID, a.Text, a.Answers}
 	case lux.Approve:
 		typ := "deny"
 		if a.Approved {

@@ -164,9 +164,19 @@ func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.Interrupt
 	if r.Reason != "" && r.Approve == nil {
 		p.AddFix(at+".reason", "only an approve rule has a reason", `give "approve": false or true with it, or remove it`)
 	}
+	approvalMatchers := r.Action != "" || r.Tool != "" || r.Command != "" || r.Path != ""
+	if approvalMatchers && r.Kind != "" && r.Kind != lux.Approve {
+		p.AddFix(at, "action, tool, command and path match approvals only", `give "approve": true or false, or match the text with "match"`)
+	}
+	switch r.Action {
+	case "", lux.ActionCommand, lux.ActionEdit, lux.ActionPermissions, lux.ActionTool:
+	default:
+		p.AddFix(at+".action", fmt.Sprintf("unknown action %q", r.Action),
+			fmt.Sprintf("use %q, %q, %q or %q", lux.ActionCommand, lux.ActionEdit, lux.ActionPermissions, lux.ActionTool))
+	}
 	if r.Default {
-		if r.Match != "" || r.ID != "" {
-			p.AddFix(at+".default", "a default rule answers every interrupt of its kind", `remove "match" and "id", or "default"`)
+		if r.Match != "" || r.ID != "" || approvalMatchers {
+			p.AddFix(at+".default", "a default rule answers every interrupt of its kind", `remove "match", "id" and the approval matchers, or "default"`)
 		}
 		if r.Kind != "" && p.Len() == before {
 			if first, dup := defaults[r.Kind]; dup {
@@ -176,19 +186,22 @@ func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.Interrupt
 			}
 		}
 	}
-	var re *regexp.Regexp
-	if r.Match != "" {
-		var err error
-		re, err = regexp.Compile(r.Match)
+	compile := func(field, expr string) *regexp.Regexp {
+		if expr == "" {
+			return nil
+		}
+		re, err := regexp.Compile(expr)
 		if err != nil {
-			p.AddFix(at+".match", "not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
+			p.AddFix(at+"."+field, "not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
 				"use Go RE2 syntax, without backreferences or lookaround; start with (?i) to ignore case")
 		}
+		return re
 	}
+	vr := &rule{Rule: r, re: compile("match", r.Match), command: compile("command", r.Command), path: compile("path", r.Path)}
 	if p.Len() > before {
 		return nil
 	}
-	return &rule{Rule: r, re: re}
+	return vr
 }
 
 func bodyFix(kind lux.InterruptKind) string {

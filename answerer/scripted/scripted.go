@@ -12,6 +12,15 @@
 // matched; there is at most one per kind. An interrupt no rule answers
 // fails the run with an error wrapping lux.ErrUnanswered that quotes it.
 //
+// An approve rule may also match the approval every built-in driver gives
+// (lux.Approval): "action" (command, edit, permissions, tool) and "tool"
+// must equal the approval's, "command" and "path" are regular expressions
+// over its command and any of its paths. An ask of several questions
+// (lux.Interrupt.Questions) is answered one question at a time: each by the
+// first rule whose match fits that question's text (or whose id names it or
+// the interrupt), else the default ask rule; the answer holds them by
+// question id (lux.Answer.Answers). So one config works for every driver.
+//
 // A rule's body says how it answers and so which kind it is for:
 // "answer" (text, for ask), "approve" (true approves, false denies, with an
 // optional "reason"; for approve) or "payload" (any JSON, for custom). Its
@@ -39,6 +48,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/luxeval/lux"
 )
@@ -65,8 +75,16 @@ type Rule struct {
 	// interrupt's text. Use (?i) to ignore case.
 	Match string `json:"match,omitempty"`
 	// Default makes the rule answer any interrupt of its kind that no other
-	// rule matched. A default rule has no ID or Match.
+	// rule matched. A default rule has no ID, Match or approval matcher.
 	Default bool `json:"default,omitempty"`
+
+	// Approval matchers (approve rules only), over the approval every
+	// built-in driver gives (lux.Approval), so one rule works for Claude
+	// Code, Codex and lux-jsonl agents alike. Each that is set must match.
+	Action  string `json:"action,omitempty"`  // equals the approval's action: command, edit, permissions, tool
+	Tool    string `json:"tool,omitempty"`    // equals the approval's tool, e.g. "Bash"
+	Command string `json:"command,omitempty"` // Go regular expression over the command to run
+	Path    string `json:"path,omitempty"`    // Go regular expression over any of the paths it touches
 
 	Answer  string `json:"answer,omitempty"`  // ask: the answer text
 	Approve *bool  `json:"approve,omitempty"` // approve: true approves, false denies
@@ -124,11 +142,31 @@ func New(cfg Config) (lux.AnswererConfig, error) {
 // rule is a validated rule.
 type rule struct {
 	Rule
-	re *regexp.Regexp
+	re, command, path *regexp.Regexp
 }
 
 func (r *rule) matches(in lux.Interrupt, text string) bool {
-	return r.Kind == in.Kind && (r.ID == "" || r.ID == in.ID) && (r.re == nil || r.re.MatchString(text))
+	return r.Kind == in.Kind && (r.ID == "" || r.ID == in.ID) && (r.re == nil || r.re.MatchString(text)) && r.matchesApproval(in)
+}
+
+// matchesApproval checks the approval matchers, if any.
+func (r *rule) matchesApproval(in lux.Interrupt) bool {
+	if r.Action == "" && r.Tool == "" && r.command == nil && r.path == nil {
+		return true
+	}
+	a, ok := in.Approval()
+	if !ok || (r.Action != "" && r.Action != a.Action) || (r.Tool != "" && r.Tool != a.Tool) ||
+		(r.command != nil && !r.command.MatchString(a.Command)) {
+		return false
+	}
+	return r.path == nil || slices.ContainsFunc(a.Paths, r.path.MatchString)
+}
+
+// matchesQuestion reports whether an ask rule answers question q of in: its
+// id (if given) names the interrupt or the question, its match (if given)
+// matches the question's text.
+func (r *rule) matchesQuestion(in lux.Interrupt, q lux.Question) bool {
+	return r.Kind == lux.Ask && (r.ID == "" || r.ID == in.ID || r.ID == q.ID) && (r.re == nil || r.re.MatchString(q.Text))
 }
 
 func (r *rule) answer(in lux.Interrupt) lux.Answer {
@@ -183,6 +221,9 @@ func (a *answerer) Answer(ctx context.Context, in lux.Interrupt, _ []lux.Exchang
 	if err := ctx.Err(); err != nil {
 		return lux.Answer{}, err
 	}
+	if in.Kind == lux.Ask && len(in.Questions) > 1 {
+		return a.answerEach(in)
+	}
 	text := in.Text()
 	for _, r := range a.rules {
 		if !r.Default && r.matches(in, text) {
@@ -195,6 +236,36 @@ func (a *answerer) Answer(ctx context.Context, in lux.Interrupt, _ []lux.Exchang
 		}
 	}
 	return lux.Answer{}, &unansweredError{in: in, text: text}
+}
+
+// answerEach answers an ask of several questions one question at a time:
+// each by the first rule that matches it, else the default ask rule. The
+// answers are keyed by question id (lux.Answer.Answers), whichever driver
+// asked.
+func (a *answerer) answerEach(in lux.Interrupt) (lux.Answer, error) {
+	out := lux.Answer{Kind: lux.Ask, ID: in.ID, Answers: map[string]string{}}
+	for _, q := range in.Questions {
+		var found *rule
+		for _, r := range a.rules {
+			if !r.Default && r.matchesQuestion(in, q) {
+				found = r
+				break
+			}
+		}
+		if found == nil {
+			for _, r := range a.rules {
+				if r.Default && r.Kind == lux.Ask {
+					found = r
+					break
+				}
+			}
+		}
+		if found == nil {
+			return lux.Answer{}, &unansweredError{in: in, text: fmt.Sprintf("%s (question %s of %d)", q.Text, q.ID, len(in.Questions))}
+		}
+		out.Answers[q.ID] = found.Answer
+	}
+	return out, nil
 }
 
 // Usage is zero: the script uses no model.

@@ -255,8 +255,8 @@ func TestPermissionApprovedAndDenied(t *testing.T) {
 	}
 	// The default permission mode asks for both.
 	r := startRun(t, script, map[string]any{}, func(in lux.Interrupt) lux.Answer {
-		req, _ := in.Request.(map[string]any)
-		if req["tool"] == "Write" {
+		req, _ := in.Approval()
+		if req.Tool == "Write" {
 			return lux.Answer{Kind: in.Kind, ID: in.ID, Approved: true}
 		}
 		return lux.Answer{Kind: in.Kind, ID: in.ID, Approved: false, Reason: "no shell please"}
@@ -268,7 +268,9 @@ func TestPermissionApprovedAndDenied(t *testing.T) {
 	for i, want := range []struct{ id, tool string }{{"toolu_write", "Write"}, {"toolu_bash", "Bash"}} {
 		assert.Equal(t, lux.Approve, ins[i].Kind)
 		assert.Equal(t, want.id, ins[i].ID)
-		assert.Equal(t, want.tool, ins[i].Request.(map[string]any)["tool"])
+		req, ok := ins[i].Approval()
+		require.True(t, ok)
+		assert.Equal(t, want.tool, req.Tool)
 	}
 	assert.Equal(t, []string{"a.txt"}, r.artifactPaths(), "the approved write ran, the denied command did not")
 

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -25,7 +26,7 @@ type pendingRequest struct {
 	requestID string
 	kind      lux.InterruptKind
 	input     json.RawMessage
-	questions []string
+	questions []lux.Question
 }
 
 // interrupts keeps the control requests that became interrupts, by
@@ -42,7 +43,10 @@ func newInterrupts(askTool string) *interrupts {
 
 // askQuestion is one question of the ask tool's input.
 type askQuestion struct {
-	Question string `json:"question"`
+	Question    string       `json:"question"`
+	Header      string       `json:"header"`
+	Options     []lux.Option `json:"options"`
+	MultiSelect bool         `json:"multiSelect"`
 }
 
 // open turns a can_use_tool request into an interrupt. The interrupt id
@@ -66,51 +70,88 @@ func (s *interrupts) open(requestID string, r controlRequest) lux.Interrupt {
 	if len(strings.TrimSpace(string(input))) == 0 || strings.TrimSpace(string(input)) == "null" {
 		input = json.RawMessage(`{}`)
 	}
-	var in lux.Interrupt
-	if r.ToolName == s.askTool {
-		var q struct {
-			Questions []askQuestion `json:"questions"`
+	raw := map[string]any{"tool_name": r.ToolName, "input": decodeAny(input)}
+	for k, v := range map[string]string{"tool_use_id": r.ToolUseID, "description": r.Description,
+		"blocked_path": r.BlockedPath, "decision_reason": r.DecisionReason, "display_name": r.DisplayName} {
+		if v != "" {
+			raw[k] = v
 		}
-		_ = json.Unmarshal(input, &q)
-		var texts []string
-		for _, x := range q.Questions {
-			if strings.TrimSpace(x.Question) != "" {
-				texts = append(texts, x.Question)
-			}
+	}
+	if ps := decodeAny(nonEmptyList(r.PermissionSuggestions)); ps != nil {
+		raw["permission_suggestions"] = ps
+	}
+	ctx := map[string]any{"toolUseId": r.ToolUseID, "toolName": r.ToolName}
+	if r.ToolName == s.askTool {
+		qs := askQuestions(input)
+		texts := make([]string, 0, len(qs))
+		for _, q := range qs {
+			texts = append(texts, q.Text)
 		}
 		question := strings.Join(texts, "\n")
 		if question == "" {
 			question = strings.TrimSpace(string(input))
 		}
-		var raw struct {
-			Questions any `json:"questions"`
-		}
-		_ = json.Unmarshal(input, &raw)
-		ctx := map[string]any{"toolUseId": r.ToolUseID, "toolName": r.ToolName}
-		if raw.Questions != nil {
-			ctx["questions"] = raw.Questions
-		}
-		in = lux.Interrupt{Kind: lux.Ask, ID: id, Question: question, Context: ctx}
-		s.pending[id] = pendingRequest{requestID: requestID, kind: lux.Ask, input: input, questions: texts}
-		return in
+		s.pending[id] = pendingRequest{requestID: requestID, kind: lux.Ask, input: input, questions: qs}
+		return lux.Interrupt{Kind: lux.Ask, ID: id, Question: question, Questions: qs, Context: ctx, Raw: raw}
 	}
-	req := map[string]any{"tool": r.ToolName, "input": decodeAny(input)}
-	if r.Description != "" {
-		req["description"] = r.Description
-	}
-	if r.BlockedPath != "" {
-		req["blockedPath"] = r.BlockedPath
-	}
-	ctx := map[string]any{"toolUseId": r.ToolUseID}
 	if r.DecisionReason != "" {
 		ctx["decisionReason"] = r.DecisionReason
 	}
-	if s := decodeAny(nonEmptyList(r.PermissionSuggestions)); s != nil {
-		ctx["permissionSuggestions"] = s
-	}
-	in = lux.Interrupt{Kind: lux.Approve, ID: id, Request: req, Context: ctx}
 	s.pending[id] = pendingRequest{requestID: requestID, kind: lux.Approve, input: input}
-	return in
+	return lux.Interrupt{Kind: lux.Approve, ID: id, Request: approval(r, input), Context: ctx, Raw: raw}
+}
+
+// askQuestions are the questions of the ask tool's input, numbered q1,
+// q2, ... (the tool gives them no ids); questions without text are left
+// out.
+func askQuestions(input json.RawMessage) []lux.Question {
+	var q struct {
+		Questions []askQuestion `json:"questions"`
+	}
+	_ = json.Unmarshal(input, &q)
+	var out []lux.Question
+	for _, x := range q.Questions {
+		if strings.TrimSpace(x.Question) == "" {
+			continue
+		}
+		out = append(out, lux.Question{Text: x.Question, Header: x.Header, Options: x.Options, MultiSelect: x.MultiSelect})
+	}
+	lux.QuestionIDs(out)
+	return out
+}
+
+// Claude Code's tools by the action an approval of them allows.
+var (
+	commandTools = []string{"Bash", "PowerShell"}
+	editTools    = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
+)
+
+// approval is a permission request in the shape every driver shares.
+func approval(r controlRequest, input json.RawMessage) *lux.Approval {
+	var in struct {
+		Command      string `json:"command"`
+		Description  string `json:"description"`
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Path         string `json:"path"`
+	}
+	_ = json.Unmarshal(input, &in)
+	a := &lux.Approval{Action: lux.ActionTool, Tool: r.ToolName, Input: decodeAny(input), Description: r.Description}
+	switch {
+	case slices.Contains(commandTools, r.ToolName):
+		a.Action, a.Command = lux.ActionCommand, in.Command
+	case slices.Contains(editTools, r.ToolName):
+		a.Action = lux.ActionEdit
+	}
+	if a.Description == "" {
+		a.Description = in.Description
+	}
+	for _, p := range []string{in.FilePath, in.NotebookPath, in.Path, r.BlockedPath} {
+		if p != "" && !slices.Contains(a.Paths, p) {
+			a.Paths = append(a.Paths, p)
+		}
+	}
+	return a
 }
 
 // cancel forgets the request the CLI withdrew; its answer is then dropped.
@@ -144,7 +185,7 @@ func (s *interrupts) answer(a lux.Answer) ([]byte, error) {
 		if err := json.Unmarshal(p.input, &input); err != nil || input == nil {
 			input = map[string]any{}
 		}
-		input["answers"] = askAnswers(p.questions, a.Text)
+		input["answers"] = askAnswers(p.questions, a)
 		resp = map[string]any{"behavior": "allow", "updatedInput": input}
 	default:
 		if a.Approved {
@@ -167,18 +208,28 @@ func (s *interrupts) answer(a lux.Answer) ([]byte, error) {
 	})
 }
 
-// askAnswers maps each question to the answer text. An answer that is a
-// JSON object of strings is taken as the answers by question.
-func askAnswers(questions []string, text string) map[string]string {
-	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") {
-		var byQuestion map[string]string
-		if json.Unmarshal([]byte(t), &byQuestion) == nil && len(byQuestion) > 0 {
-			return byQuestion
+// askAnswers maps each question's text (the key the CLI reads) to its
+// answer: a.Answers by question id, else a.Text. An answer text that is a
+// JSON object of strings, keyed by question id or text, is taken as the
+// answers by question, as the Codex driver takes it.
+func askAnswers(questions []lux.Question, a lux.Answer) map[string]string {
+	if len(a.Answers) == 0 {
+		if t := strings.TrimSpace(a.Text); strings.HasPrefix(t, "{") {
+			var byKey map[string]string
+			if json.Unmarshal([]byte(t), &byKey) == nil && len(byKey) > 0 {
+				a.Answers = byKey
+			}
 		}
 	}
 	out := make(map[string]string, len(questions))
 	for _, q := range questions {
-		out[q] = text
+		text, ok := a.Answers[q.ID]
+		if !ok {
+			if text, ok = a.Answers[q.Text]; !ok {
+				text = a.Text
+			}
+		}
+		out[q.Text] = text
 	}
 	return out
 }

@@ -39,6 +39,22 @@ func TestAnswers(t *testing.T) {
 				`"answers":{"Color?":"Red","Size?":"Large"}}}}}`,
 		},
 		{
+			name:   "ask answers by question id, the rest by the text",
+			line:   askLine,
+			answer: lux.Answer{Kind: lux.Ask, ID: "toolu_q", Text: "Medium", Answers: map[string]string{"q1": "Red"}},
+			want: `{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"behavior":"allow",` +
+				`"updatedInput":{"questions":[{"question":"Color?","header":"C","options":[{"label":"Red"}],"multiSelect":false},{"question":"Size?"}],` +
+				`"answers":{"Color?":"Red","Size?":"Medium"}}}}}`,
+		},
+		{
+			name:   "ask answers from a JSON object keyed by id, as Codex's",
+			line:   askLine,
+			answer: lux.Answer{Kind: lux.Ask, ID: "toolu_q", Text: `{"q1": "Red", "q2": "Large"}`},
+			want: `{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"behavior":"allow",` +
+				`"updatedInput":{"questions":[{"question":"Color?","header":"C","options":[{"label":"Red"}],"multiSelect":false},{"question":"Size?"}],` +
+				`"answers":{"Color?":"Red","Size?":"Large"}}}}}`,
+		},
+		{
 			name:   "approved",
 			line:   bashLine,
 			answer: lux.Answer{Kind: lux.Approve, ID: "toolu_b", Approved: true},
@@ -78,17 +94,20 @@ func TestInterrupts(t *testing.T) {
 	p := newParser()
 	ask := p.Line([]byte(`{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"AskUserQuestion",` +
 		`"input":{"questions":[{"question":"A?"},{"question":"B?"}]},"tool_use_id":"toolu_1"}}`)).Events[0].Interrupt
-	assert.Equal(t, lux.Interrupt{Kind: lux.Ask, ID: "toolu_1", Question: "A?\nB?", Context: map[string]any{
-		"toolUseId": "toolu_1", "toolName": "AskUserQuestion",
-		"questions": []any{map[string]any{"question": "A?"}, map[string]any{"question": "B?"}},
-	}}, *ask)
+	assert.Equal(t, lux.Interrupt{Kind: lux.Ask, ID: "toolu_1", Question: "A?\nB?",
+		Questions: []lux.Question{{ID: "q1", Text: "A?"}, {ID: "q2", Text: "B?"}},
+		Context:   map[string]any{"toolUseId": "toolu_1", "toolName": "AskUserQuestion"},
+		Raw: map[string]any{"tool_name": "AskUserQuestion", "tool_use_id": "toolu_1", "input": map[string]any{
+			"questions": []any{map[string]any{"question": "A?"}, map[string]any{"question": "B?"}},
+		}},
+	}, *ask)
 
 	// The same tool use asked twice gets a fresh id.
 	again := p.Line([]byte(`{"type":"control_request","request_id":"r2","request":{"subtype":"can_use_tool","tool_name":"Write",` +
 		`"input":{"file_path":"a"},"tool_use_id":"toolu_1"}}`)).Events[0].Interrupt
 	assert.Equal(t, "toolu_1-2", again.ID)
 	assert.Equal(t, lux.Approve, again.Kind)
-	assert.Equal(t, map[string]any{"tool": "Write", "input": map[string]any{"file_path": "a"}}, again.Request)
+	assert.Equal(t, &lux.Approval{Action: lux.ActionEdit, Tool: "Write", Paths: []string{"a"}, Input: map[string]any{"file_path": "a"}}, again.Request)
 
 	_, err := p.Answer(lux.Answer{Kind: lux.Ask, ID: "toolu_1-2", Text: "x"})
 	assert.ErrorIs(t, err, lux.ErrAnswerMismatch)

@@ -110,14 +110,14 @@ func TestAppProtocolRequests(t *testing.T) {
 			name:      "approved command",
 			line:      approval,
 			answer:    func(in lux.Interrupt) lux.Answer { return lux.Answer{Kind: lux.Approve, ID: in.ID, Approved: true} },
-			wantEvent: `{"type":"interrupt","id":"c1:7","kind":"approve","request":{"action":"run a command","command":"rm -rf x","cwd":"/w","reason":"cleanup"},"context":{"itemId":"c1","method":"item/commandExecution/requestApproval"}}`,
+			wantEvent: `{"type":"interrupt","id":"c1:7","kind":"approve","request":{"action":"command","tool":"command_execution","command":"rm -rf x","cwd":"/w","description":"cleanup","input":{"command":"rm -rf x","cwd":"/w"},"noDenyReason":true},"context":{"itemId":"c1","method":"item/commandExecution/requestApproval"},"raw":{"threadId":"t1","turnId":"u1","itemId":"c1","command":"rm -rf x","cwd":"/w","reason":"cleanup"}}`,
 			wantSend:  `{"id":7,"result":{"decision":"accept"}}`,
 		},
 		{
 			name:      "denied command",
 			line:      approval,
 			answer:    func(in lux.Interrupt) lux.Answer { return lux.Answer{Kind: lux.Approve, ID: in.ID} },
-			wantEvent: `{"type":"interrupt","id":"c1:7","kind":"approve","request":{"action":"run a command","command":"rm -rf x","cwd":"/w","reason":"cleanup"},"context":{"itemId":"c1","method":"item/commandExecution/requestApproval"}}`,
+			wantEvent: `{"type":"interrupt","id":"c1:7","kind":"approve","request":{"action":"command","tool":"command_execution","command":"rm -rf x","cwd":"/w","description":"cleanup","input":{"command":"rm -rf x","cwd":"/w"},"noDenyReason":true},"context":{"itemId":"c1","method":"item/commandExecution/requestApproval"},"raw":{"threadId":"t1","turnId":"u1","itemId":"c1","command":"rm -rf x","cwd":"/w","reason":"cleanup"}}`,
 			wantSend:  `{"id":7,"result":{"decision":"decline"}}`,
 		},
 		{
@@ -126,21 +126,30 @@ func TestAppProtocolRequests(t *testing.T) {
 			answer: func(in lux.Interrupt) lux.Answer {
 				return lux.Answer{Kind: lux.Ask, ID: in.ID, Text: `{"color":"Blue","Which size?":["L","XL"]}`}
 			},
-			wantEvent: `{"type":"interrupt","id":"q:r9","kind":"ask","question":"Which color?\nWhich size?","context":{"itemId":"q","method":"item/tool/requestUserInput","questions":[{"header":"C","id":"color","question":"Which color?"},{"header":"S","id":"size","question":"Which size?"}]}}`,
+			wantEvent: `{"type":"interrupt","id":"q:r9","kind":"ask","question":"Which color?\nWhich size?","questions":[{"id":"color","text":"Which color?","header":"C"},{"id":"size","text":"Which size?","header":"S"}],"context":{"itemId":"q","method":"item/tool/requestUserInput"},"raw":{"threadId":"t1","turnId":"u1","itemId":"q","questions":[{"header":"C","id":"color","question":"Which color?"},{"header":"S","id":"size","question":"Which size?"}]}}`,
 			wantSend:  `{"id":"r9","result":{"answers":{"color":{"answers":["Blue"]},"size":{"answers":["L","XL"]}}}}`,
+		},
+		{
+			name: "questions answered by id, the rest by the text",
+			line: `{"method":"item/tool/requestUserInput","id":"r9","params":{"threadId":"t1","turnId":"u1","itemId":"q","questions":[{"id":"color","header":"C","question":"Which color?"},{"id":"size","header":"S","question":"Which size?"}]}}`,
+			answer: func(in lux.Interrupt) lux.Answer {
+				return lux.Answer{Kind: lux.Ask, ID: in.ID, Text: "M", Answers: map[string]string{"color": "Red"}}
+			},
+			wantEvent: `{"type":"interrupt","id":"q:r9","kind":"ask","question":"Which color?\nWhich size?","questions":[{"id":"color","text":"Which color?","header":"C"},{"id":"size","text":"Which size?","header":"S"}],"context":{"itemId":"q","method":"item/tool/requestUserInput"},"raw":{"threadId":"t1","turnId":"u1","itemId":"q","questions":[{"header":"C","id":"color","question":"Which color?"},{"header":"S","id":"size","question":"Which size?"}]}}`,
+			wantSend:  `{"id":"r9","result":{"answers":{"color":{"answers":["Red"]},"size":{"answers":["M"]}}}}`,
 		},
 		{
 			name:      "permissions granted as asked",
 			line:      `{"method":"item/permissions/requestApproval","id":4,"params":{"threadId":"t1","turnId":"u1","itemId":"p","cwd":"/w","permissions":{"network":{"enabled":true}}}}`,
 			answer:    func(in lux.Interrupt) lux.Answer { return lux.Answer{Kind: lux.Approve, ID: in.ID, Approved: true} },
-			wantEvent: `{"type":"interrupt","id":"p:4","kind":"approve","request":{"action":"grant permissions","permissions":{"network":{"enabled":true}}},"context":{"itemId":"p","method":"item/permissions/requestApproval"}}`,
+			wantEvent: `{"type":"interrupt","id":"p:4","kind":"approve","request":{"action":"permissions","tool":"permissions","input":{"network":{"enabled":true}},"noDenyReason":true},"context":{"itemId":"p","method":"item/permissions/requestApproval"},"raw":{"threadId":"t1","turnId":"u1","itemId":"p","cwd":"/w","permissions":{"network":{"enabled":true}}}}`,
 			wantSend:  `{"id":4,"result":{"permissions":{"network":{"enabled":true}},"scope":"turn"}}`,
 		},
 		{
 			name:      "elicitation fills the only property",
 			line:      `{"method":"mcpServer/elicitation/request","id":5,"params":{"threadId":"t1","serverName":"s","mode":"form","message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`,
 			answer:    func(in lux.Interrupt) lux.Answer { return lux.Answer{Kind: lux.Ask, ID: in.ID, Text: "Ada"} },
-			wantEvent: `{"type":"interrupt","id":"rpc-5","kind":"ask","question":"Your name?","context":{"method":"mcpServer/elicitation/request","serverName":"s","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`,
+			wantEvent: `{"type":"interrupt","id":"rpc-5","kind":"ask","question":"Your name?","context":{"method":"mcpServer/elicitation/request","serverName":"s","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}},"raw":{"threadId":"t1","serverName":"s","mode":"form","message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`,
 			wantSend:  `{"id":5,"result":{"action":"accept","content":{"name":"Ada"},"_meta":null}}`,
 		},
 		{

@@ -3,6 +3,8 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -68,66 +70,101 @@ func (p *appProtocol) interrupt(m rpcMessage) (lux.Interrupt, bool) {
 	if itemID != "" {
 		ctx["itemId"] = itemID
 	}
-	in := lux.Interrupt{ID: id, Context: ctx}
+	in := lux.Interrupt{ID: id, Context: ctx, Raw: rawOrEmpty(m.Params)}
+	// Codex's approvals carry a decision only: a denial's reason never
+	// reaches the model, which learns that the user declined.
+	approve := func(a *lux.Approval) {
+		in.Kind = lux.Approve
+		a.Description, a.NoDenyReason = str("reason"), true
+		in.Request = a
+	}
 	switch m.Method {
 	case methodUserInput:
 		var q struct {
 			Questions []struct {
-				Question string `json:"question"`
+				ID       string       `json:"id"`
+				Header   string       `json:"header"`
+				Question string       `json:"question"`
+				Options  []lux.Option `json:"options"`
 			} `json:"questions"`
 		}
 		_ = json.Unmarshal(m.Params, &q)
 		texts := make([]string, 0, len(q.Questions))
 		for _, x := range q.Questions {
 			texts = append(texts, x.Question)
+			in.Questions = append(in.Questions, lux.Question{ID: x.ID, Text: x.Question, Header: x.Header, Options: x.Options})
 		}
+		lux.QuestionIDs(in.Questions)
 		in.Kind, in.Question = lux.Ask, strings.Join(texts, "\n")
 		if in.Question == "" {
 			in.Question = "Codex requested user input"
 		}
-		ctx["questions"] = params["questions"]
 	case methodElicitation:
 		in.Kind, in.Question = lux.Ask, str("message")
 		ctx["serverName"] = params["serverName"]
 		ctx["requestedSchema"] = params["requestedSchema"]
 	case methodCommandApproval, methodLegacyExec:
-		in.Kind = lux.Approve
-		req := map[string]any{"action": "run a command", "command": params["command"], "cwd": params["cwd"]}
-		if r := str("reason"); r != "" {
-			req["reason"] = r
-		}
-		in.Request = req
-		if d, ok := params["availableDecisions"]; ok {
-			ctx["availableDecisions"] = d
-		}
+		approve(&lux.Approval{Action: lux.ActionCommand, Tool: ToolCommand, Command: approvalCommand(m.Params), Cwd: str("cwd"),
+			Input: map[string]any{"command": params["command"], "cwd": params["cwd"]}})
 	case methodFileApproval, methodLegacyPatch:
-		in.Kind = lux.Approve
-		req := map[string]any{"action": "change files"}
-		if ch, ok := p.changes[itemID]; ok {
-			req["changes"] = ch
-		} else if fc, ok := params["fileChanges"]; ok {
-			req["changes"] = fc
+		a := &lux.Approval{Action: lux.ActionEdit, Tool: ToolFileChange}
+		changes, ok := p.changes[itemID]
+		if !ok {
+			var fc struct {
+				FileChanges map[string]json.RawMessage `json:"fileChanges"`
+			}
+			_ = json.Unmarshal(m.Params, &fc)
+			for _, path := range slices.Sorted(maps.Keys(fc.FileChanges)) {
+				changes = append(changes, fileChange{Path: path})
+			}
 		}
-		if r := str("reason"); r != "" {
-			req["reason"] = r
+		for _, c := range changes {
+			a.Paths = append(a.Paths, c.Path)
+		}
+		if changes != nil {
+			a.Input = map[string]any{"changes": changes}
 		}
 		if g := str("grantRoot"); g != "" {
-			req["grantRoot"] = g
+			a.Paths = append(a.Paths, g)
 		}
-		in.Request = req
+		approve(a)
 	case methodPermissions:
-		in.Kind = lux.Approve
-		req := map[string]any{"action": "grant permissions", "permissions": params["permissions"]}
-		if r := str("reason"); r != "" {
-			req["reason"] = r
-		}
-		in.Request = req
+		approve(&lux.Approval{Action: lux.ActionPermissions, Tool: "permissions", Input: params["permissions"]})
 	case methodDynamicTool:
 		in.Kind, in.Payload = lux.Custom, params
 	default:
 		return lux.Interrupt{}, false
 	}
 	return in, true
+}
+
+// approvalCommand is the command an approval asks to run: the one command
+// of its parsed actions (Codex wraps commands in "/bin/bash -c '...'"),
+// else the command line as the CLI gives it.
+func approvalCommand(params json.RawMessage) string {
+	var p struct {
+		Command        any `json:"command"`
+		CommandActions []struct {
+			Command string `json:"command"`
+		} `json:"commandActions"`
+	}
+	_ = json.Unmarshal(params, &p)
+	if len(p.CommandActions) == 1 && p.CommandActions[0].Command != "" {
+		return p.CommandActions[0].Command
+	}
+	switch c := p.Command.(type) {
+	case string:
+		return c
+	case []any:
+		parts := make([]string, 0, len(c))
+		for _, x := range c {
+			if s, ok := x.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	return ""
 }
 
 // Answer returns the reply that delivers a to the server. It fails when a
@@ -152,7 +189,7 @@ func (p *appProtocol) Answer(a lux.Answer) ([]byte, error) {
 func (r *serverRequest) result(a lux.Answer) (any, error) {
 	switch r.method {
 	case methodUserInput:
-		return map[string]any{"answers": userInputAnswers(r.params, a.Text)}, nil
+		return map[string]any{"answers": userInputAnswers(r.params, a)}, nil
 	case methodCommandApproval, methodFileApproval:
 		return map[string]any{"decision": pick(a.Approved, "accept", "decline")}, nil
 	case methodLegacyExec, methodLegacyPatch:
@@ -182,11 +219,12 @@ func (r *serverRequest) result(a lux.Answer) (any, error) {
 	return nil, fmt.Errorf("codex: cannot answer %s", r.method)
 }
 
-// userInputAnswers maps each question id to its answers. An answer text
-// that is a JSON object keyed by question id (or question text) gives
-// each question its own answer, a string or a list of strings; any other
-// text answers every question.
-func userInputAnswers(params json.RawMessage, text string) map[string]any {
+// userInputAnswers maps each question id to its answers: a.Answers by
+// question id (or text), else a.Text. An answer text that is a JSON object
+// keyed by question id or text gives each question its own answer, a
+// string or a list of strings, as the Claude Code driver takes it.
+func userInputAnswers(params json.RawMessage, a lux.Answer) map[string]any {
+	text := a.Text
 	var q struct {
 		Questions []struct {
 			ID       string `json:"id"`
@@ -198,9 +236,19 @@ func userInputAnswers(params json.RawMessage, text string) map[string]any {
 	if strings.HasPrefix(strings.TrimSpace(text), "{") {
 		_ = json.Unmarshal([]byte(text), &byKey)
 	}
+	for k, v := range a.Answers {
+		if byKey == nil {
+			byKey = map[string]any{}
+		}
+		byKey[k] = v
+	}
 	out := map[string]any{}
-	for _, x := range q.Questions {
-		v, ok := byKey[x.ID]
+	for i, x := range q.Questions {
+		id := x.ID // as the interrupt numbers a question without one
+		if id == "" {
+			id = fmt.Sprintf("q%d", i+1)
+		}
+		v, ok := byKey[id]
 		if !ok {
 			v, ok = byKey[x.Question]
 		}

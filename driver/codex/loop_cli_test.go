@@ -183,9 +183,11 @@ func TestLoopApproval(t *testing.T) {
 			ins := interrupts(events)
 			require.Len(t, ins, 1)
 			assert.Equal(t, lux.Approve, ins[0].Kind)
-			req, ok := ins[0].Request.(map[string]any)
+			req, ok := ins[0].Approval()
 			require.True(t, ok, "%#v", ins[0].Request)
-			assert.Equal(t, "/bin/bash -c 'echo yes > approved.txt'", req["command"])
+			assert.Equal(t, lux.Approval{Action: lux.ActionCommand, Tool: codex.ToolCommand, Command: "echo yes > approved.txt",
+				Cwd: req.Cwd, Input: req.Input, NoDenyReason: true}, req)
+			assert.NotEmpty(t, req.Cwd)
 			reqs := srv.TurnRequests()
 			require.Len(t, reqs, 2)
 			result, ok := reqs[1].ToolResult("exec_command")
