@@ -120,7 +120,7 @@ func TestRunValidateViewDoctor(t *testing.T) {
 
 	code, out, _ = run(t, reg, "doctor", "-runs-root", root, "-driver", driverJSON(), cases)
 	require.Equal(t, cli.ExitOK, code, out)
-	require.Contains(t, out, "echoagent (sha256 ", "a lux-jsonl agent is identified by its content, never run to ask its version")
+	require.Contains(t, out, "echoagent found (sha256 ", "a lux-jsonl agent is identified by its content, never run to ask its version")
 }
 
 func TestInvalidCasesAreAllReported(t *testing.T) {

@@ -24,11 +24,11 @@ const (
 	FieldDriverConfigHash    Field = "driverConfigHash"    // the validated driver config
 	FieldAnswererConfigHash  Field = "answererConfigHash"  // the validated answerer config
 	FieldEvaluatorConfigHash Field = "evaluatorConfigHash" // the evaluator: harness, plugins, assertion configs
-	FieldRuntime             Field = "runtime"             // driver, commands and their versions, capabilities, model
+	FieldRuntime             Field = "runtime"             // driver, commands (name, content hash or version; not where found), capabilities, model
 	FieldEnvironment         Field = "environment"         // the user's declaration of where the agent ran
 	FieldSource              Field = "source"              // case path and git commit (and working-tree hash when dirty)
 	FieldHost                Field = "host"                // OS, architecture, Go version of the harness
-	FieldDriver              Field = "driver"              // the agent as it reported itself when ready (ids of a session left out)
+	FieldDriver              Field = "driver"              // the agent as it reported itself when ready (per-session detail left out: ids, pid, cwd)
 	FieldAnswerer            Field = "answerer"            // the answerer's name
 	FieldExperimentID        Field = "experimentId"        // the experiment the run belongs to
 	// FieldIdentityHash reports identity hashes that differ (or are

@@ -117,21 +117,30 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 		case !c.cli:
 			// Never run to ask: a lux-jsonl agent is identified by its content.
 			d.Status = StatusPass
-			d.Message = fmt.Sprintf("%s found at %s", c.name, info.Path)
+			d.Message = found(c.name, info.Path)
 			if info.SHA256 != "" {
 				d.Message += " (sha256 " + info.SHA256[:12] + ")"
 			}
 		case info.Version == "":
 			d.Status = StatusWarn
-			d.Message = fmt.Sprintf("%s found at %s, but its version is unknown", c.name, info.Path)
+			d.Message = found(c.name, info.Path) + ", but its version is unknown"
 			d.Detail = fmt.Sprintf("`%s --version` printed no version; runs identify it by its content hash instead", c.name)
 		default:
 			d.Status = StatusPass
-			d.Message = fmt.Sprintf("%s found at %s: %s", c.name, info.Path, info.Version)
+			d.Message = found(c.name, info.Path) + ": " + info.Version
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// found says where a command was found, naming the path only when it is
+// not the name.
+func found(name, path string) string {
+	if path == name {
+		return name + " found"
+	}
+	return name + " found at " + path
 }
 
 func (o *Orchestrator) checkRunsRoot() Diagnostic {
