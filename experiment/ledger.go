@@ -339,7 +339,8 @@ func readUnits(dir string, j *journal) ([]*Unit, error) {
 }
 
 // adoptUnits journals the unit files written just before a crash (the
-// file is written before its journal line). It returns the entries added.
+// file is written before its journal line) and removes the temporary files
+// of writes the crash cut short.
 func adoptUnits(dir string, j *journal, w *journalWriter) error {
 	entries, err := os.ReadDir(filepath.Join(dir, UnitsDir))
 	if err != nil {
@@ -347,6 +348,11 @@ func adoptUnits(dir string, j *journal, w *journalWriter) error {
 	}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if strings.HasPrefix(e.Name(), ".") && e.Type().IsRegular() {
+			// A temporary file of a write the crash cut short.
+			_ = os.Remove(filepath.Join(dir, UnitsDir, e.Name()))
+			continue
+		}
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
