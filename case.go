@@ -230,6 +230,8 @@ func (c *Case) Validate() error {
 	var p Problems
 	if strings.TrimSpace(c.Prompt) == "" {
 		p.AddFix("prompt", "required", "say what the agent should do")
+	} else if i := strings.IndexByte(c.Prompt, 0); i >= 0 {
+		p.AddFix("prompt", fmt.Sprintf("contains a NUL byte (at byte %d)", i), "remove it: no agent can be given a prompt holding one")
 	}
 	if strings.ContainsAny(c.ID, "\x00\\") || strings.HasPrefix(c.ID, "/") || hasDotDot(c.ID) {
 		p.AddFix("id", fmt.Sprintf("%q is not a usable id", c.ID), "use letters, digits, '-', '_' and '/' between names")

@@ -79,6 +79,10 @@ type SessionOptions struct {
 	// exited without one; returning nil keeps the default error
 	// "agent exited before done (code=N, signal=S)".
 	OnExit func(status ExitStatus, stderrTail string) *lux.Event
+	// OnClose, when set, is called once by Close after the agent has been
+	// stopped, to remove what the driver made for the run (a prompt file,
+	// say).
+	OnClose func()
 	// TouchOnLine re-arms the idle clock on every stdout line, not only on
 	// events, for protocols whose lines do not all become events (deltas
 	// a driver joins into one message, say). It never re-arms a paused clock.
@@ -385,7 +389,12 @@ func (s *Session) Collect(ctx context.Context) ([]lux.Artifact, error) {
 // than once.
 func (s *Session) Close() error {
 	err := s.Quiesce(context.Background())
-	s.stopOnce.Do(func() { close(s.stop) })
+	s.stopOnce.Do(func() {
+		close(s.stop)
+		if s.opts.OnClose != nil {
+			s.opts.OnClose()
+		}
+	})
 	s.proc.CloseOutput()
 	return err
 }

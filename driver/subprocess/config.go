@@ -27,8 +27,14 @@ const (
 	EnvCaseID       = "LUX_CASE_ID"       // the case id (absent when empty)
 	EnvRunDir       = "LUX_RUN_DIR"       // the run's record directory
 	EnvArtifactsDir = "LUX_ARTIFACTS_DIR" // the workspace: where the agent's work is collected from
-	EnvPrompt       = "LUX_PROMPT"        // the case prompt
+	EnvPrompt       = "LUX_PROMPT"        // the case prompt, when it fits (see MaxEnvPrompt)
+	EnvPromptFile   = "LUX_PROMPT_FILE"   // a file holding the case prompt, always
 )
+
+// MaxEnvPrompt is the longest prompt, in bytes, given in LUX_PROMPT: the
+// kernel refuses an environment entry over 128 KiB. A longer prompt is
+// only in the file LUX_PROMPT_FILE names.
+const MaxEnvPrompt = 128<<10 - len(EnvPrompt) - 2
 
 // Config is the subprocess driver's config, as JSON:
 //
@@ -136,7 +142,7 @@ func (c *Config) Validate() error {
 
 func reserved(k string) bool {
 	switch k {
-	case EnvCaseID, EnvRunDir, EnvArtifactsDir, EnvPrompt:
+	case EnvCaseID, EnvRunDir, EnvArtifactsDir, EnvPrompt, EnvPromptFile:
 		return true
 	}
 	return false

@@ -60,3 +60,53 @@ echo '{"type":"done"}'`)
 	}
 	assert.True(t, found)
 }
+
+// A prompt too long for an environment variable reaches the agent through
+// LUX_PROMPT_FILE; one that fits is in LUX_PROMPT as well.
+func TestLargePromptsGoThroughAFile(t *testing.T) {
+	// The agent copies the prompt file into its workspace and says whether
+	// LUX_PROMPT was set.
+	script := `echo '{"type":"ready","agentId":"a"}'
+cp "$LUX_PROMPT_FILE" "$LUX_ARTIFACTS_DIR/prompt.txt"
+if [ -n "${LUX_PROMPT+set}" ]; then printf %s "$LUX_PROMPT" > "$LUX_ARTIFACTS_DIR/env.txt"; fi
+echo '{"type":"done"}'`
+	for _, tc := range []struct {
+		name  string
+		size  int
+		inEnv bool
+	}{
+		{"small", 100, true},
+		{"the largest in the environment", subprocess.MaxEnvPrompt, true},
+		{"one byte more", subprocess.MaxEnvPrompt + 1, false},
+		{"1 MiB", 1 << 20, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prompt := strings.Repeat("é", tc.size/2) + strings.Repeat("x", tc.size%2)
+			res := runScript(t, &lux.Case{ID: "big", Prompt: prompt}, script)
+			require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, res.Metadata.Reason)
+			got, err := os.ReadFile(filepath.Join(res.Dir, record.ArtifactsDir, "prompt.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, len(prompt), len(got))
+			assert.True(t, string(got) == prompt, "the prompt file holds the prompt")
+			env, err := os.ReadFile(filepath.Join(res.Dir, record.ArtifactsDir, "env.txt"))
+			if tc.inEnv {
+				require.NoError(t, err)
+				assert.True(t, string(env) == prompt, "LUX_PROMPT holds the prompt")
+			} else {
+				assert.ErrorIs(t, err, os.ErrNotExist, "LUX_PROMPT is not set for a prompt that does not fit")
+			}
+		})
+	}
+}
+
+// A NUL byte in a prompt is refused before anything runs, naming the field.
+func TestPromptWithANulIsRefused(t *testing.T) {
+	reg := lux.NewRegistry()
+	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: filepath.Join(t.TempDir(), "runs")})
+	c := &lux.Case{ID: "nul", Prompt: "before\x00after", Driver: &lux.PluginRef{Name: subprocess.Name, Config: map[string]any{"command": "/bin/true"}}}
+	_, err := o.Run(context.Background(), c)
+	require.ErrorIs(t, err, lux.ErrInvalidCase)
+	assert.Contains(t, err.Error(), "prompt: contains a NUL byte (at byte 6)")
+	require.ErrorIs(t, o.Validate(c), lux.ErrInvalidCase)
+}

@@ -4,8 +4,10 @@
 // its interrupts as JSON lines on stdin. See [driver.LuxJSONL] for the
 // wire format.
 //
-// The agent gets the run through its environment: LUX_PROMPT (the
-// prompt), LUX_ARTIFACTS_DIR (the workspace, which is also its default
+// The agent gets the run through its environment: LUX_PROMPT_FILE (a
+// file holding the prompt, removed after the run), LUX_PROMPT (the prompt
+// itself, when it fits in an environment variable: at most MaxEnvPrompt
+// bytes, about 128 KiB; a longer prompt is only in the file), LUX_ARTIFACTS_DIR (the workspace, which is also its default
 // working directory), LUX_RUN_DIR and LUX_CASE_ID. It does not inherit the
 // harness's environment unless the config says inheritEnv; it then gets
 // only the config's env, the LUX_* variables and a fixed
@@ -152,12 +154,21 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	default:
 		dir = filepath.Join(info.Workspace, c.Cwd)
 	}
+	promptDir, err := os.MkdirTemp("", "lux-prompt-")
+	if err != nil {
+		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
+	}
+	promptFile := filepath.Join(promptDir, "prompt.txt")
+	if err := os.WriteFile(promptFile, []byte(info.Prompt), 0o600); err != nil {
+		_ = os.RemoveAll(promptDir)
+		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
+	}
 	opts := driver.SessionOptions{
 		Process: driver.ProcessSpec{
 			Path:   path,
 			Args:   c.Args,
 			Dir:    dir,
-			Env:    c.environ(info),
+			Env:    c.environ(info, promptFile),
 			Stderr: info.Stderr,
 		},
 		Protocol:         driver.LuxJSONL{},
@@ -167,18 +178,20 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		MaxLineBytes:     c.MaxLineBytes,
 		MaxArtifactFiles: c.MaxArtifactFiles,
 	}
+	opts.OnClose = func() { _ = os.RemoveAll(promptDir) }
 	if c.PromptOnStdin {
 		opts.Input, opts.CloseStdin = []byte(info.Prompt+"\n"), true
 	}
 	s, err := driver.StartSession(ctx, opts)
 	if err != nil {
+		_ = os.RemoveAll(promptDir)
 		return nil, fmt.Errorf("subprocess: %w", err)
 	}
 	return s, nil
 }
 
 // environ is the agent's environment for one run.
-func (c *Config) environ(info lux.StartInfo) []string {
+func (c *Config) environ(info lux.StartInfo, promptFile string) []string {
 	var base map[string]string
 	if !c.InheritEnv {
 		base = map[string]string{"PATH": driver.DefaultPath}
@@ -186,7 +199,10 @@ func (c *Config) environ(info lux.StartInfo) []string {
 	run := map[string]string{
 		EnvRunDir:       info.RunDir,
 		EnvArtifactsDir: info.Workspace,
-		EnvPrompt:       info.Prompt,
+		EnvPromptFile:   promptFile,
+	}
+	if len(info.Prompt) <= MaxEnvPrompt {
+		run[EnvPrompt] = info.Prompt
 	}
 	if info.CaseID != "" {
 		run[EnvCaseID] = info.CaseID
