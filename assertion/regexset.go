@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/luxeval/lux"
 )
@@ -88,6 +89,23 @@ func fileRegexSet() *lux.AssertionPlugin {
 			if ok {
 				return lux.Pass(comment, detail), nil
 			}
+			if c.Mode == ModeNone {
+				comment += fmt.Sprintf(" (matched: %s)", patternList(hit))
+			} else {
+				comment += fmt.Sprintf(" (unmatched: %s)", patternList(unmatched))
+			}
 			return lux.Fail(comment, detail), nil
 		})
+}
+
+// patternList names up to three patterns for a comment.
+func patternList(ps []string) string {
+	out := make([]string, 0, 4)
+	for _, p := range ps[:min(len(ps), 3)] {
+		out = append(out, "/"+clip(p, 60)+"/")
+	}
+	if len(ps) > 3 {
+		out = append(out, fmt.Sprintf("and %d more", len(ps)-3))
+	}
+	return strings.Join(out, ", ")
 }

@@ -164,7 +164,7 @@ func TestFileRegexSet(t *testing.T) {
 		luxtest.AssertionCase{Name: "escape", Config: json.RawMessage(`{"path":"../x","mode":"all","patterns":["x"]}`), Want: luxtest.Invalid},
 	)
 	res := grade(t, "file-regex-set", `{"path":"notes.md","mode":"all","patterns":["^# ","FIXME"]}`, run)
-	assert.Equal(t, `1 of 2 patterns match "notes.md"; expected all`, res.Comment)
+	assert.Equal(t, `1 of 2 patterns match "notes.md"; expected all (unmatched: /FIXME/)`, res.Comment)
 	assert.Equal(t, []string{"FIXME"}, res.Detail.(map[string]any)["unmatchedPatterns"])
 	_, err := plugin(t, "file-regex-set").Parse(json.RawMessage(`{"path":"notes.md","mode":"most","patterns":["ok","(?<=x)y"]}`))
 	require.Error(t, err)

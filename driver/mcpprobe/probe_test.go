@@ -372,3 +372,10 @@ func generic(t *testing.T, v any) any {
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
 }
+
+func TestProbeServerExitsAtStart(t *testing.T) {
+	o := probe(t, json.RawMessage(`{"command": "/bin/sh", "args": ["-c", "echo 'fatal: no config' >&2; exit 4"]}`))
+	require.Len(t, o.events, 1)
+	assert.Contains(t, o.reason(), "mcp-probe: initialize: the server exited (code=4")
+	assert.Contains(t, o.reason(), "stderr:\nfatal: no config")
+}

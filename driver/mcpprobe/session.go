@@ -187,10 +187,12 @@ func (s *session) probe() (*Summary, error) {
 	})
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.StartupTimeout.D())
 	cs, err := client.Connect(ctx, s.transport, nil)
-	cancel()
 	if err != nil {
-		return nil, s.explain(ctx, "initialize", s.cfg.StartupTimeout.D(), err)
+		err = s.explain(ctx, "initialize", s.cfg.StartupTimeout.D(), err)
+		cancel()
+		return nil, err
 	}
+	cancel()
 	s.mu.Lock()
 	s.cs = cs
 	s.mu.Unlock()
