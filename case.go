@@ -85,25 +85,22 @@ func (r *PluginRef) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &obj); err != nil {
 		return fmt.Errorf("must be a plugin name or {\"name\": ..., \"config\": {...}}")
 	}
-	var unknown []string
-	for k := range obj {
+	var p Problems
+	for _, k := range sortedKeys(obj) {
 		if k != "name" && k != "config" {
-			unknown = append(unknown, k)
+			p.AddFix(k, "unknown field", "known fields: name, config")
 		}
-	}
-	if len(unknown) > 0 {
-		return fmt.Errorf("unknown field %q (known fields: name, config)", strings.Join(unknown, ", "))
 	}
 	*r = PluginRef{}
 	if raw, ok := obj["name"]; ok {
 		if err := json.Unmarshal(raw, &r.Name); err != nil {
-			return fmt.Errorf("name must be a string")
+			p.Add("name", typeProblem(err))
 		}
 	}
 	if raw, ok := obj["config"]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		r.Config = raw
 	}
-	return nil
+	return p.Err(nil)
 }
 
 // AssertionSpec is an assertion of a case: its type, identity, weight and
@@ -151,13 +148,13 @@ func (s *AssertionSpec) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("must be an object with a \"type\" field")
 	}
 	*s = AssertionSpec{}
-	var bad []string
+	var p Problems
 	str := func(k string, dst *string) {
 		if v, ok := m[k]; ok {
 			if sv, ok := v.(string); ok {
 				*dst = sv
 			} else {
-				bad = append(bad, k+" must be a string")
+				p.Add(k, "must be a string, got "+jsonValueKind(v))
 			}
 		}
 	}
@@ -166,17 +163,17 @@ func (s *AssertionSpec) UnmarshalJSON(b []byte) error {
 			if nv, ok := v.(float64); ok {
 				*dst = nv
 			} else {
-				bad = append(bad, k+" must be a number")
+				p.Add(k, "must be a number, got "+jsonValueKind(v))
 			}
 		}
 	}
 	str("id", &s.ID)
 	str("type", &s.Type)
 	str("name", &s.Name)
-	num("weight", &s.Weight)
 	num("threshold", &s.Threshold)
-	if len(bad) > 0 {
-		return fmt.Errorf("%s", strings.Join(bad, "; "))
+	num("weight", &s.Weight)
+	if err := p.Err(nil); err != nil {
+		return err
 	}
 	for k, v := range m {
 		if !specFields[k] {
@@ -300,7 +297,7 @@ func ParseCase(data []byte) (*Case, error) {
 	var p Problems
 	generic, err := decodeGeneric(data)
 	if err != nil {
-		p.Add("", "not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+		p.Add("", "not valid JSON"+syntaxProblem(data, err))
 		return nil, p.Err(ErrInvalidCase)
 	}
 	if _, ok := generic.(map[string]any); !ok {
@@ -315,19 +312,30 @@ func ParseCase(data []byte) (*Case, error) {
 	return c, nil
 }
 
-// LoadCase reads and validates a case file (JSON). Errors name the file
-// and every problem in it.
-func LoadCase(path string) (*Case, error) {
+// ReadCase reads a case file (JSON) strictly, without validating it (see
+// ParseCase); the case's Path is path. Errors name the file and every
+// problem in it.
+func ReadCase(path string) (*Case, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("lux: case %s: %w", path, err)
 	}
 	c, err := ParseCase(data)
-	if err == nil {
-		c.Path = path
-		err = c.Validate()
-	}
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.Path = path
+	return c, nil
+}
+
+// LoadCase reads and validates a case file (JSON). Errors name the file
+// and every problem in it.
+func LoadCase(path string) (*Case, error) {
+	c, err := ReadCase(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil

@@ -94,7 +94,7 @@ func TestParseCaseStrict(t *testing.T) {
 			json: `{"prompt":"p","driverConfig":{},"tagz":["a"]}`,
 			want: []string{
 				"driverConfig: unknown field (known fields: answerer, assertions, cluster, driver, fixtures, id, meta, persona, prompt, requires, tags)",
-				"tagz: unknown field (known fields: answerer, assertions, cluster, driver, fixtures, id, meta, persona, prompt, requires, tags)",
+				`tagz: unknown field (did you mean "tags"?)`,
 			},
 		},
 		{
@@ -110,7 +110,18 @@ func TestParseCaseStrict(t *testing.T) {
 		{
 			name: "plugin ref strict",
 			json: `{"prompt":"p","driver":{"name":"x","cfg":{}}}`,
-			want: []string{`driver: unknown field "cfg" (known fields: name, config)`},
+			want: []string{`driver.cfg: unknown field (known fields: name, config)`},
+		},
+		{
+			name: "every problem at once, each at its path",
+			json: `{"prompt":"p","promt":"x","tags":"smoke","answerer":{"name":3},"assertions":[{"type":"a"},{"type":"b"},{"type":"c"},{"type":"d","weight":"heavy","threshold":[]}]}`,
+			want: []string{
+				"promt: unknown field (did you mean \"prompt\"?)",
+				"answerer.name: must be a string, got number",
+				"assertions[3].threshold: must be a number, got array",
+				"assertions[3].weight: must be a number, got string",
+				"tags: must be a list, got string",
+			},
 		},
 		{
 			name: "not an object",

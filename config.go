@@ -34,35 +34,112 @@ func DecodeConfig(raw json.RawMessage, dst any) error {
 	var probs Problems
 	generic, err := decodeGeneric(raw)
 	if err != nil {
-		probs.Add("", "not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+		probs.Add("", "not valid JSON"+syntaxProblem(raw, err))
 		return probs.Err(ErrInvalidConfig)
+	}
+	if rv.Elem().Kind() == reflect.Struct {
+		if _, ok := generic.(map[string]any); !ok {
+			probs.Addf("", "must be a JSON object, got %s", jsonKind(generic))
+			return probs.Err(ErrInvalidConfig)
+		}
 	}
 	checkUnknown(&probs, "", generic, rv.Type().Elem())
-	if probs.Len() > 0 {
-		return probs.Err(ErrInvalidConfig)
-	}
-	elem := rv.Elem()
-	if elem.Kind() != reflect.Struct {
-		if err := json.Unmarshal(raw, dst); err != nil {
-			probs.Add("", typeProblem(err))
-		}
-		return probs.Err(ErrInvalidConfig)
-	}
-	obj, ok := generic.(map[string]any)
-	if !ok {
-		probs.Addf("", "must be a JSON object, got %s", jsonKind(generic))
-		return probs.Err(ErrInvalidConfig)
-	}
-	var fields map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &fields)
-	index := fieldIndex(elem.Type())
-	for _, name := range sortedKeys(obj) {
-		f := elem.FieldByIndex(index[name])
-		if err := json.Unmarshal(fields[name], f.Addr().Interface()); err != nil {
-			probs.Add(name, typeProblem(err))
-		}
-	}
+	decodeValue(&probs, "", raw, rv.Elem())
 	return probs.Err(ErrInvalidConfig)
+}
+
+// decodeValue decodes raw into v, recording every value of the wrong type
+// at its path (fields of structs, elements of lists, values of maps), and
+// the error of a type that decodes itself under its own path. Unknown
+// fields are left to checkUnknown.
+func decodeValue(p *Problems, path string, raw json.RawMessage, v reflect.Value) {
+	t := v.Type()
+	if t != rawMessageType && t.Kind() != reflect.Interface && !reflect.PointerTo(t).Implements(unmarshalerType) {
+		switch t.Kind() {
+		case reflect.Pointer:
+			if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+				v.SetZero()
+				return
+			}
+			if v.IsNil() {
+				v.Set(reflect.New(t.Elem()))
+			}
+			decodeValue(p, path, raw, v.Elem())
+			return
+		case reflect.Struct:
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(raw, &fields) == nil && fields != nil {
+				index := fieldIndex(t)
+				for _, name := range sortedKeys(fields) {
+					if idx, ok := index[name]; ok {
+						decodeValue(p, JoinPath(path, name), fields[name], fieldByIndexAlloc(v, idx))
+					}
+				}
+				return
+			}
+		case reflect.Slice:
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) == nil && items != nil {
+				out := reflect.MakeSlice(t, len(items), len(items))
+				for i, item := range items {
+					decodeValue(p, fmt.Sprintf("%s[%d]", path, i), item, out.Index(i))
+				}
+				v.Set(out)
+				return
+			}
+		case reflect.Map:
+			var items map[string]json.RawMessage
+			if t.Key().Kind() == reflect.String && json.Unmarshal(raw, &items) == nil && items != nil {
+				if v.IsNil() {
+					v.Set(reflect.MakeMapWithSize(t, len(items)))
+				}
+				for _, k := range sortedKeys(items) {
+					elem := reflect.New(t.Elem()).Elem()
+					decodeValue(p, JoinPath(path, k), items[k], elem)
+					v.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), elem)
+				}
+				return
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) || len(Unwrap(err)) > 1 {
+			p.Merge(path, err)
+			return
+		}
+		p.Add(path, typeProblem(err))
+	}
+}
+
+// fieldByIndexAlloc is v.FieldByIndex, allocating nil embedded pointers
+// on the way.
+func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
+// syntaxProblem says where in raw the JSON broke: " at line L, column C:
+// what", or ": what" when the position is unknown.
+func syntaxProblem(raw []byte, err error) string {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 0 || se.Offset > int64(len(raw)) {
+		return ": " + msg
+	}
+	// Offset counts the bytes read, through the offending one.
+	before := raw[:se.Offset-1]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf(" at line %d, column %d: %s", line, col, msg)
 }
 
 // decodeGeneric decodes raw into maps, lists and json.Numbers (so that
@@ -112,6 +189,25 @@ func typeName(t reflect.Type) string {
 		return "an object"
 	}
 	return t.String()
+}
+
+// jsonValueKind names the JSON type of v (decoded into any) as
+// encoding/json's type errors do: "string", "number", "bool", "array",
+// "object" or "null".
+func jsonValueKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64, json.Number:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	}
+	return "object"
 }
 
 func jsonKind(v any) string {
@@ -187,6 +283,22 @@ func knownFieldsHint(key string, index map[string][]int) string {
 		if strings.EqualFold(n, key) {
 			return fmt.Sprintf("did you mean %q?", n)
 		}
+	}
+	// One or two letters off (a typo, not another word): suggest the
+	// closest field.
+	best, bestDist, ties := "", 3, 0
+	for _, n := range names {
+		d := editDistance(strings.ToLower(n), strings.ToLower(key))
+		switch {
+		case d >= len(n):
+		case d < bestDist:
+			best, bestDist, ties = n, d, 1
+		case d == bestDist:
+			ties++
+		}
+	}
+	if best != "" && ties == 1 {
+		return fmt.Sprintf("did you mean %q?", best)
 	}
 	if len(names) == 0 {
 		return "this config takes no fields"
@@ -286,4 +398,31 @@ func ConfigJSON(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("lux: config is not JSON-encodable: %w", err)
 	}
 	return b, nil
+}
+
+// editDistance is the edit distance between a and b in bytes, counting an
+// insertion, a deletion, a substitution or a swap of two neighbours as one
+// edit (optimal string alignment).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

@@ -46,9 +46,9 @@ func TestDecodeConfig(t *testing.T) {
 			name: "every unknown field, nested ones too",
 			raw:  `{"comand":"x","limits":{"maxLine":3},"rules":[{"match":"a"},{"mtch":"b"}]}`,
 			want: []string{
-				"comand: unknown field (known fields: command, env, idleTimeout, limits, rules)",
-				"limits.maxLine: unknown field (known fields: maxLines)",
-				"rules[1].mtch: unknown field (known fields: match)",
+				`comand: unknown field (did you mean "command"?)`,
+				`limits.maxLine: unknown field (did you mean "maxLines"?)`,
+				`rules[1].mtch: unknown field (did you mean "match"?)`,
 			},
 		},
 		{
@@ -60,13 +60,35 @@ func TestDecodeConfig(t *testing.T) {
 				`idleTimeout: must be a duration such as "90s" or a number of milliseconds, got "soon"`,
 			},
 		},
+		{
+			name: "unknown fields and wrong types together",
+			raw:  `{"comand":"x","command":1}`,
+			want: []string{
+				"comand: unknown field (did you mean \"command\"?)",
+				"command: must be a string, got number",
+			},
+		},
+		{
+			name: "nested wrong types named by their path",
+			raw:  `{"limits":{"maxLines":"3"},"rules":[{"match":"a"},{"match":2}],"env":{"A":"x","B":true}}`,
+			want: []string{
+				"env.B: must be a string, got bool",
+				"limits.maxLines: must be a whole number, got string",
+				"rules[1].match: must be a string, got number",
+			},
+		},
+		{
+			name: "broken JSON says where",
+			raw:  "{\n  \"command\": \"x\",\n}",
+			want: []string{"not valid JSON at line 3, column 1: invalid character '}' looking for beginning of object key string"},
+		},
 		{name: "not an object", raw: `"x"`, want: []string{"must be a JSON object, got a string"}},
 		{name: "not JSON", raw: `{`, want: []string{"not valid JSON: unexpected end of JSON input"}},
 		{name: "trailing data", raw: `{} x`, want: []string{"not valid JSON: invalid character after top-level value"}},
 		{
 			name: "a number beyond float64 is valid JSON of the wrong size",
 			raw:  `{"command":"x","limits":{"maxLines":1e400}}`,
-			want: []string{"limits: must be a whole number, got number 1e400"},
+			want: []string{"limits.maxLines: must be a whole number, got number 1e400"},
 		},
 		{
 			name: "a duration beyond time.Duration",

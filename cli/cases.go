@@ -20,19 +20,53 @@ const CaseSuffix = ".case.json"
 // name; a directory is searched recursively for *.case.json files (dot
 // directories and node_modules skipped). With tags, only cases carrying at
 // least one of them are kept (case-insensitive). Every unreadable or
-// invalid file is reported at once, with its path; two cases with the same
-// canonical id are an error.
+// invalid file is reported at once, its path once followed by each of its
+// problems; two cases with the same canonical id are an error.
 func LoadCases(paths []string, tags []string) ([]*lux.Case, error) {
-	var files []string
-	var errs []error
+	files, errs := readCaseFiles(paths)
+	var cases []*lux.Case
+	for _, f := range files {
+		err := f.err
+		if err == nil {
+			err = f.c.Validate()
+		}
+		if err != nil {
+			errs = append(errs, fileError(f.path, problemsOf(err)))
+			continue
+		}
+		if len(tags) > 0 && !hasAnyTag(f.c, tags) {
+			continue
+		}
+		cases = append(cases, f.c)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.SliceStable(cases, func(i, j int) bool { return cases[i].CanonicalID() < cases[j].CanonicalID() })
+	return cases, nil
+}
+
+// caseFile is one case file as read: its case, or why it could not be
+// read as one.
+type caseFile struct {
+	path string
+	c    *lux.Case
+	err  error
+}
+
+// readCaseFiles reads (strictly, without validating) every case file that
+// paths name, in order; errs are the paths that could not be searched. A
+// case whose id another file already has gets that as its error.
+func readCaseFiles(paths []string) (files []caseFile, errs []error) {
+	var names []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
+			errs = append(errs, err)
 			continue
 		}
 		if !fi.IsDir() {
-			files = append(files, p)
+			names = append(names, p)
 			continue
 		}
 		found, err := findCaseFiles(p)
@@ -42,32 +76,34 @@ func LoadCases(paths []string, tags []string) ([]*lux.Case, error) {
 		if len(found) == 0 && err == nil {
 			errs = append(errs, fmt.Errorf("%s: no *%s files in this directory", p, CaseSuffix))
 		}
-		files = append(files, found...)
+		names = append(names, found...)
 	}
-	var cases []*lux.Case
 	byID := map[string]string{}
-	for _, f := range files {
-		c, err := lux.LoadCase(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	for _, name := range names {
+		c, err := lux.ReadCase(name)
+		f := caseFile{path: name, c: c, err: err}
+		if err == nil {
+			id := c.CanonicalID()
+			if prev, dup := byID[id]; dup {
+				f.c, f.err = nil, &lux.FieldError{Path: "id", Problem: fmt.Sprintf("%q is also the id of %s", id, displayPath(prev)), Fix: "give each case its own id"}
+			} else {
+				byID[id] = name
+			}
 		}
-		id := c.CanonicalID()
-		if prev, dup := byID[id]; dup {
-			errs = append(errs, fmt.Errorf("%s: case id %q is also the id of %s (give each case its own id)", f, id, prev))
-			continue
-		}
-		byID[id] = f
-		if len(tags) > 0 && !hasAnyTag(c, tags) {
-			continue
-		}
-		cases = append(cases, c)
+		files = append(files, f)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	return files, errs
+}
+
+// fileError is the problems of one case file: its path once, then each
+// problem on its own line.
+func fileError(path string, probs []Problem) error {
+	var b strings.Builder
+	b.WriteString(displayPath(path) + ":")
+	for _, p := range probs {
+		b.WriteString("\n  - " + p.String())
 	}
-	sort.SliceStable(cases, func(i, j int) bool { return cases[i].CanonicalID() < cases[j].CanonicalID() })
-	return cases, nil
+	return errors.New(b.String())
 }
 
 func findCaseFiles(dir string) ([]string, error) {

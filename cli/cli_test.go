@@ -130,8 +130,8 @@ func TestInvalidCasesAreAllReported(t *testing.T) {
 	worse := writeCase(t, dir, "worse.case.json", `{"prompt":"", "assertions":[{"type":"file-exists"}]}`)
 	code, _, errOut := run(t, reg, "run", "-q", "-runs-root", filepath.Join(dir, "runs"), dir)
 	require.Equal(t, cli.ExitUsage, code)
-	require.Contains(t, errOut, bad+": lux: invalid case: driverConfig: unknown field")
-	require.Contains(t, errOut, worse+": lux: invalid case: prompt: required")
+	require.Contains(t, errOut, bad+":\n  - driverConfig: unknown field")
+	require.Contains(t, errOut, worse+":\n  - prompt: required")
 
 	good := writeCase(t, t.TempDir(), "x.case.json", `{"prompt":"p","assertions":[{"type":"file-exists"},{"type":"no-such-type"}]}`)
 	code, out, _ := run(t, reg, "validate", "-driver", driverJSON(), good)

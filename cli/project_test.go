@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,4 +88,46 @@ func TestRelativeDriverCommandResolvesAgainstTheCaseFile(t *testing.T) {
 	require.Contains(t, out, "../agent/missing.sh")
 	require.Contains(t, out, filepath.Join(p.dir, "agent", "missing.sh"))
 	require.NotContains(t, out, "not found on PATH")
+}
+
+// Validating a directory reports every problem of every file, each once,
+// the file's name once, at its exact field path.
+func TestValidateReportsEveryFilesProblemsOnce(t *testing.T) {
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", helloCase)
+	p.writeCase(t, "bad/typo.case.json", `{"prompt": "p", "promt": "x", "tags": "smoke",
+	  "driver": {"name": "subprocess", "config": {"command": "../../agent/agent.sh"}},
+	  "assertions": [{"type":"file-exists","path":"a"},{"type":"file-exists","path":"b"},
+	                 {"type":"file-exists","path":"c"},{"type":"file-exists","path":"d","weight":"heavy"}]}`)
+	p.writeCase(t, "bad/broken.case.json", "{\"prompt\": \"p\",\n  \"assertions\": [\n    {\"type\": \"file-exists\", \"path\": \"a\",}\n  ]\n}\n")
+	p.writeCase(t, "bad/worse.case.json", `{"prompt": "", "assertions": [{"type": "file-exists"}],
+	  "driver": {"name": "subprocess", "config": {"command": "x", "bogus": 1}}}`)
+	t.Chdir(p.dir)
+	code, out, errOut := run(t, registry(t), "validate", "cases")
+	require.Equal(t, 2, code, errOut)
+	want := []string{
+		"cases/bad/broken.case.json:\n  - not valid JSON at line 3, column 41: invalid character '}' looking for beginning of object key string\n",
+		"cases/bad/typo.case.json:\n" +
+			"  - promt: unknown field (did you mean \"prompt\"?)\n" +
+			"  - assertions[3].weight: must be a number, got string\n" +
+			"  - tags: must be a list, got string\n",
+		"cases/bad/worse.case.json:\n" +
+			"  - prompt: required (say what the agent should do)\n" +
+			"  - driver.config.bogus: unknown field (",
+		"  - assertions[0].path: required (",
+		"cases/hello.case.json: ok (hello)\n",
+		"3 of 4 case files are invalid\n",
+	}
+	for _, w := range want {
+		require.Contains(t, out, w)
+	}
+	for _, f := range []string{"broken", "typo", "worse"} {
+		require.Equal(t, 1, strings.Count(out, f+".case.json"), "the file is named once:\n%s", out)
+	}
+	require.NotContains(t, out, "lux: invalid case")
+
+	code, out, _ = run(t, registry(t), "validate", "-json", "cases")
+	require.Equal(t, 2, code)
+	doc := decodeJSON(t, out, "lux.validate/v1")
+	require.EqualValues(t, 3, doc["invalid"])
 }

@@ -34,22 +34,12 @@ func (f *caseFlags) register(fs *flag.FlagSet) {
 // default driver and answerer of opts; on failure it has reported the
 // problem and returns a non-zero status.
 func (f *caseFlags) load(e *env, paths []string, opts *orchestrator.Options) ([]*lux.Case, int) {
-	opts.OptionNames = optionFlags
-	var err error
-	if opts.DefaultDriver, err = parseRef("-driver", f.driver); err != nil {
-		e.errorf("%v", err)
-		return nil, ExitUsage
+	if code := f.defaults(e, opts); code != ExitOK {
+		return nil, code
 	}
-	if opts.DefaultAnswerer, err = parseRef("-answerer", f.answerer); err != nil {
-		e.errorf("%v", err)
-		return nil, ExitUsage
-	}
-	if len(paths) == 0 {
-		paths = []string{"cases"}
-	}
-	cases, err := LoadCases(paths, f.tags)
+	cases, err := LoadCases(casePaths(paths), f.tags)
 	if err != nil {
-		e.errorf("%v", err)
+		e.errorf("cannot load the cases ('lux validate' checks them against the plugins too):\n%v", err)
 		return nil, ExitUsage
 	}
 	if len(cases) == 0 {
@@ -70,6 +60,30 @@ var optionFlags = map[string]string{
 	"DefaultDriver":   "-driver",
 	"DefaultAnswerer": "-answerer",
 	"Environment":     "-environment",
+}
+
+// defaults fills the default driver and answerer of opts from the flags,
+// and names the flags in the orchestrator's messages.
+func (f *caseFlags) defaults(e *env, opts *orchestrator.Options) int {
+	opts.OptionNames = optionFlags
+	var err error
+	if opts.DefaultDriver, err = parseRef("-driver", f.driver); err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
+	if opts.DefaultAnswerer, err = parseRef("-answerer", f.answerer); err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// casePaths is the case files and directories given, by default "cases".
+func casePaths(args []string) []string {
+	if len(args) == 0 {
+		return []string{"cases"}
+	}
+	return args
 }
 
 // casesArgs is the argument synopsis of the commands over case files.

@@ -25,11 +25,15 @@ case is invalid.`,
 			asJSON := jsonFlag(fs, "the result (schema lux.validate/v1)")
 			return func(_ context.Context, e *env, args []string) int {
 				var opts orchestrator.Options
-				cases, code := f.load(e, args, &opts)
-				if code != ExitOK {
+				if code := f.defaults(e, &opts); code != ExitOK {
 					return code
 				}
-				return validateCases(e, orchestrator.New(e.reg, opts), cases, *asJSON)
+				files, errs := readCaseFiles(casePaths(args))
+				if len(errs) > 0 {
+					e.errorf("validate: %v", errors.Join(errs...))
+					return ExitUsage
+				}
+				return validateCases(e, orchestrator.New(e.reg, opts), files, f.tags, *asJSON)
 			}
 		},
 	}
@@ -45,7 +49,7 @@ type ValidateReport struct {
 // CaseValidated is one case file's validation.
 type CaseValidated struct {
 	ID       string    `json:"id,omitempty"` // empty when the file could not be read as a case
-	Path     string    `json:"path"`
+	Path     string    `json:"path"`         // relative to the working directory when under it
 	Valid    bool      `json:"valid"`
 	Problems []Problem `json:"problems,omitempty"`
 }
@@ -75,11 +79,22 @@ func (p Problem) String() string {
 	return (&lux.FieldError{Path: p.Field, Problem: p.Message, Fix: p.Fix}).Error()
 }
 
-func validateCases(e *env, o *orchestrator.Orchestrator, cases []*lux.Case, asJSON bool) int {
+// validateCases reports every problem of every case file: those that kept
+// it from being read, or else every problem of the case against the
+// registry (the case's own and its plugins'), each once.
+func validateCases(e *env, o *orchestrator.Orchestrator, files []caseFile, tags []string, asJSON bool) int {
 	rep := ValidateReport{Schema: "lux.validate/v1", Cases: []CaseValidated{}}
-	for _, c := range cases {
-		v := CaseValidated{ID: c.CanonicalID(), Path: c.Path, Valid: true}
-		if err := o.Validate(c); err != nil {
+	for _, f := range files {
+		v := CaseValidated{Path: displayPath(f.path), Valid: true}
+		err := f.err
+		if err == nil {
+			if len(tags) > 0 && !hasAnyTag(f.c, tags) {
+				continue
+			}
+			v.ID = f.c.CanonicalID()
+			err = o.Validate(f.c)
+		}
+		if err != nil {
 			v.Valid = false
 			v.Problems = problemsOf(err)
 			rep.Invalid++
@@ -91,16 +106,13 @@ func validateCases(e *env, o *orchestrator.Orchestrator, cases []*lux.Case, asJS
 	} else {
 		for _, v := range rep.Cases {
 			if v.Valid {
-				fmt.Fprintf(e.stdout, "%s: ok\n", v.ID)
+				fmt.Fprintf(e.stdout, "%s: ok (%s)\n", v.Path, v.ID)
 				continue
 			}
-			fmt.Fprintf(e.stdout, "%s (%s):\n", v.ID, v.Path)
-			for _, p := range v.Problems {
-				fmt.Fprintf(e.stdout, "  - %s\n", p)
-			}
+			fmt.Fprintln(e.stdout, fileError(v.Path, v.Problems))
 		}
 		if rep.Invalid > 0 {
-			fmt.Fprintf(e.stdout, "%d of %d cases are invalid\n", rep.Invalid, len(rep.Cases))
+			fmt.Fprintf(e.stdout, "%d of %d case files are invalid\n", rep.Invalid, len(rep.Cases))
 		}
 	}
 	if rep.Invalid > 0 {

@@ -1,10 +1,8 @@
 package driver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -23,14 +21,7 @@ func ParseConfig(raw json.RawMessage, dst any, validate func() error) error {
 	if err != nil && !errors.Is(err, lux.ErrInvalidConfig) {
 		return err // dst is not a pointer: a bug of the caller
 	}
-	found := lux.Unwrap(err)
-	if err != nil {
-		// lux.DecodeConfig decodes nothing when a field is unknown:
-		// decode the known ones, for their own problems and validation.
-		if known, ok := knownFields(raw, reflect.TypeOf(dst)); ok {
-			found = append(found, lux.Unwrap(lux.DecodeConfig(known, dst))...)
-		}
-	}
+	found := lux.Unwrap(err) // the known fields decoded, whatever the unknown ones
 	var p lux.Problems
 	var bad []string
 	for _, e := range found {
@@ -69,117 +60,4 @@ func under(path string, paths []string) bool {
 		}
 	}
 	return false
-}
-
-// knownFields returns raw without the object keys that t (a struct, or a
-// pointer to one) does not declare, at every depth; ok is false when
-// nothing was left out or raw is not a JSON object.
-func knownFields(raw json.RawMessage, t reflect.Type) (json.RawMessage, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers keep their exact text
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil, false
-	}
-	if _, isObject := v.(map[string]any); !isObject {
-		return nil, false
-	}
-	if !dropUnknown(v, t) {
-		return nil, false
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
-	}
-	return b, true
-}
-
-var (
-	rawMessageType  = reflect.TypeFor[json.RawMessage]()
-	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-)
-
-// dropUnknown deletes from v, in place, the object keys that t does not
-// declare (json tags matched exactly, as lux.DecodeConfig does), and
-// reports whether it deleted any.
-func dropUnknown(v any, t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) {
-		return false
-	}
-	dropped := false
-	switch t.Kind() {
-	case reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		fields := jsonFields(t)
-		for k, x := range obj {
-			ft, known := fields[k]
-			if !known {
-				delete(obj, k)
-				dropped = true
-				continue
-			}
-			dropped = dropUnknown(x, ft) || dropped
-		}
-	case reflect.Slice, reflect.Array:
-		list, ok := v.([]any)
-		if !ok {
-			return false
-		}
-		for _, x := range list {
-			dropped = dropUnknown(x, t.Elem()) || dropped
-		}
-	case reflect.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		for _, x := range obj {
-			dropped = dropUnknown(x, t.Elem()) || dropped
-		}
-	}
-	return dropped
-}
-
-// jsonFields maps the JSON names of t's fields to their types, following
-// embedded structs the way encoding/json does.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" {
-				ft := f.Type
-				if ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if ft.Kind() == reflect.Struct {
-					walk(ft)
-					continue
-				}
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if _, dup := out[name]; !dup {
-				out[name] = f.Type
-			}
-		}
-	}
-	walk(t)
-	return out
 }

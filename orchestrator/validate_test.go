@@ -33,7 +33,7 @@ func TestValidateReportsEveryProblemWithItsPath(t *testing.T) {
 	for _, want := range []string{
 		`orchestrator: case "bad"`,
 		"prompt: required",
-		`driver.config.idel: unknown field (known fields: capabilities, idle, scenario)`,
+		`driver.config.idel: unknown field (did you mean "idle"?)`,
 		`answerer.name: unknown plugin: answerer "nobody" (known: table)`,
 		"assertions[0].path: required (name a file in the workspace)",
 		`assertions[1].type: unknown plugin: assertion "no-such-check" (known: file-has, fixed)`,

@@ -145,12 +145,12 @@ func TestConfigErrors(t *testing.T) {
 		{"two defaults", `{"rules":[{"default":true,"answer":"y"},{"kind":"approve","default":true,"approve":true},{"default":true,"answer":"z"}]}`,
 			[]string{`rules[2].default: second default rule for ask interrupts (rules[0] is one) (keep one)`}},
 		{"strict rules", `{"rules":[{"answr":"y"}, null, "x", {"approve":"yes"}]}`, []string{
-			`rules[0].answr: unknown field (known fields: action, answer, approve, command, default, id, kind, match, path, payload, reason, tool)`,
+			`rules[0].answr: unknown field (did you mean "answer"?)`,
 			`rules[1]: must be a rule object, got null`,
 			`rules[2]: must be a JSON object, got a string`,
 			`rules[3].approve: must be true or false, got string`,
 		}},
-		{"unknown top-level field", `{"rule":[]}`, []string{`rule: unknown field (known fields: file, rules)`}},
+		{"unknown top-level field", `{"rule":[]}`, []string{`rule: unknown field (did you mean "rules"?)`}},
 		{"rules not a list", `{"rules":"x"}`, []string{`rules: must be a list, got string`}},
 		{"missing file", `{"file":"/nonexistent/answers.json"}`, []string{
 			`file: cannot read "/nonexistent/answers.json": no such file or directory (give a JSON file of rules; a relative path is relative to the working directory)`}},

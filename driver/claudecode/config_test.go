@@ -40,7 +40,7 @@ func TestParseConfigProblems(t *testing.T) {
 		{
 			name: "unknown field",
 			raw:  `{"modle": "x"}`,
-			want: []string{"modle: unknown field (known fields: addDirs, agent, allowedTools, apiKeyEnv, baseUrl, command, disallowedTools, effort, env, extraArgs, idleTimeout, inheritEnv, maxInterrupts, maxTurns, model, permissionMode, pluginDirs, settings)"},
+			want: []string{`modle: unknown field (did you mean "model"?)`},
 		},
 		{
 			name: "wrong types",

@@ -41,7 +41,7 @@ func TestParseRejects(t *testing.T) {
 			raw:  `{"Model":"auto","idleTimeoutMs":1000}`,
 			want: []string{
 				`Model: unknown field (did you mean "model"?)`,
-				`idleTimeoutMs: unknown field (known fields: apiKeyEnv, approval, approveMcps, command, env, extraArgs, idleTimeout, inheritEnv, killGrace, maxArtifactFiles, maxLineBytes, mode, model, reportsUsage, resultGrace, sandbox, skipTrust, streamPartialOutput)`,
+				`idleTimeoutMs: unknown field (did you mean "idleTimeout"?)`,
 			},
 		},
 		{

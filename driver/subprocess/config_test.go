@@ -65,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 			raw:  `{"command":"a","idleTimeoutMs":5,"Args":[]}`,
 			want: []string{
 				`Args: unknown field (did you mean "args"?)`,
-				"idleTimeoutMs: unknown field (known fields: args, command, cwd, env, idleTimeout, inheritEnv, maxArtifactFiles, maxInterrupts, maxLineBytes, promptOnStdin)",
+				`idleTimeoutMs: unknown field (did you mean "idleTimeout"?)`,
 			},
 		},
 		{
