@@ -207,6 +207,9 @@ type AssertionPlugin struct {
 	// Harness reports that the config takes the harness model's fields,
 	// as for AnswererPlugin.Harness.
 	Harness bool
+	// DefaultThreshold is the threshold of a spec that sets none: the
+	// lowest score that passes (0: the check's own verdict decides).
+	DefaultThreshold float64
 }
 
 // Check is a configured assertion, ready to evaluate runs.

@@ -1,8 +1,8 @@
 // Package builtin registers every plugin that ships with lux: the drivers
 // (subprocess, claude-code, codex, cursor, mcp-probe), the scripted
-// answerer, the core assertions and the MCP server assertions. It is a
-// convenience: a program that wants fewer plugins, or its own, registers
-// them one by one instead.
+// answerer, the core assertions, the MCP server assertions and the rubric
+// judge. It is a convenience: a program that wants fewer plugins, or its
+// own, registers them one by one instead.
 package builtin
 
 import (
@@ -10,6 +10,7 @@ import (
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
 	mcpassertion "github.com/luxeval/lux/assertion/mcp"
+	"github.com/luxeval/lux/assertion/rubric"
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/driver/cursor"
@@ -43,7 +44,10 @@ func Register(reg *lux.Registry) error {
 	if err := assertion.Register(reg); err != nil {
 		return err
 	}
-	return mcpassertion.Register(reg)
+	if err := mcpassertion.Register(reg); err != nil {
+		return err
+	}
+	return reg.RegisterAssertion(rubric.Plugin())
 }
 
 // Registry returns a new registry holding every built-in plugin.

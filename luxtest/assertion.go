@@ -103,7 +103,7 @@ func checkAssertion(ctx context.Context, plugin *lux.AssertionPlugin, cases []As
 		if c.scenario == "" {
 			c.scenario = fmt.Sprintf("case %d", i+1)
 		}
-		if v := c.assertionCase(ctx, parse, ac); v != "" {
+		if v := c.assertionCase(ctx, parse, plugin.DefaultThreshold, ac); v != "" {
 			verdicts[v]++
 		}
 	}
@@ -113,7 +113,10 @@ func checkAssertion(ctx context.Context, plugin *lux.AssertionPlugin, cases []As
 
 // assertionCase checks one case and returns the verdict it got ("" when
 // it could not tell).
-func (c *checker) assertionCase(ctx context.Context, parse func(json.RawMessage) (lux.Check, error), ac AssertionCase) Verdict {
+//
+// A verdict is the plugin's as a spec without a threshold gets it: its
+// check passes and its score reaches the plugin's DefaultThreshold.
+func (c *checker) assertionCase(ctx context.Context, parse func(json.RawMessage) (lux.Check, error), threshold float64, ac AssertionCase) Verdict {
 	switch ac.Want {
 	case "", Pass, Fail, Ungraded, Invalid:
 	default:
@@ -174,7 +177,7 @@ func (c *checker) assertionCase(ctx context.Context, parse func(json.RawMessage)
 		return Ungraded
 	}
 	got := Fail
-	if res.Passed {
+	if res.Passed && res.Score >= threshold {
 		got = Pass
 	}
 	if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {

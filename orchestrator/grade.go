@@ -34,9 +34,13 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 	allPassed := true
 	var firstErr error
 	for _, c := range p.checks {
+		threshold := c.spec.Threshold
+		if threshold == 0 && c.plugin != nil {
+			threshold = c.plugin.DefaultThreshold
+		}
 		out := lux.AssertionOutcome{
 			ID: c.id, Type: c.spec.Type, Name: c.spec.DisplayName(),
-			Weight: c.spec.EffectiveWeight(), Threshold: c.spec.Threshold,
+			Weight: c.spec.EffectiveWeight(), Threshold: threshold,
 		}
 		start := time.Now()
 		res, err := evaluate(ctx, limit, c.checker, run)
@@ -60,7 +64,7 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 				firstErr = fmt.Errorf("assertion %s: %w", c.id, err)
 			}
 		} else {
-			out.Passed = res.Passed && res.Score >= c.spec.Threshold
+			out.Passed = res.Passed && res.Score >= threshold
 			out.Score = res.Score
 			out.Comment = res.Comment
 			out.Detail = res.Detail
@@ -93,10 +97,8 @@ func evaluate(ctx, limit context.Context, c lux.Check, run *lux.Run) (lux.Result
 		res, err = c.Evaluate(ctx, run)
 		return err
 	})
-	if err != nil {
-		return lux.Result{}, err
-	}
-	return res, nil
+	// A failed check's result still carries what its judge spent.
+	return res, err
 }
 
 // failUnlessDone applies the run's outcome to its grading: a run that did

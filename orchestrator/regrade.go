@@ -58,8 +58,9 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	evidence.Case = c
 	limit, release := graceAfter(ctx, o.opts.CleanupTimeout)
 	defer release()
-	rep, _, _ := grade(ctx, limit, &plan{checks: checks}, evidence) // judge usage stays in each outcome
+	rep, judge, _ := grade(ctx, limit, &plan{checks: checks}, evidence)
 	g.Report = failUnlessDone(rep, run.Metadata)
+	g.JudgeUsage = judge
 	g.GradedAt = time.Now().UTC()
 	path, err := o.writer.WriteRegrading(runDir, g)
 	if err != nil {

@@ -31,6 +31,8 @@ type Regrading struct {
 	// run's own is in its provenance.
 	EvaluatorConfigHash string             `json:"evaluatorConfigHash"`
 	Report              *lux.GradingReport `json:"report"`
+	// JudgeUsage is what the model-graded assertions of this grading spent.
+	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
 }
 
 // WriteRegrading stores g under <runDir>/gradings with a fresh name and
