@@ -177,7 +177,7 @@ func (c *checker) assertionCase(ctx context.Context, parse func(json.RawMessage)
 		return Ungraded
 	}
 	got := Fail
-	if res.Passed && res.Score >= threshold {
+	if res.Passed && (threshold == 0 || res.Score >= threshold) {
 		got = Pass
 	}
 	if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
