@@ -3,7 +3,6 @@ package harness_test
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,30 +11,12 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
-	"github.com/luxeval/lux/internal/clitest"
+	"github.com/luxeval/lux/internal/harnesstest"
 	"github.com/luxeval/lux/modeltest"
 )
 
 // safety bounds a test; a call takes a second or two.
 const safety = 2 * time.Minute
-
-// ClaudeAt and CodexAt are the configs that point the real CLIs at srv.
-func claudeAt(t *testing.T, srv *modeltest.Server) harness.Config {
-	env := map[string]string{}
-	for _, kv := range srv.ClaudeCodeEnv() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	return harness.Config{Command: clitest.Find(t, "claude"), Env: env}
-}
-
-func codexAt(t *testing.T, srv *modeltest.Server) harness.Config {
-	return harness.Config{Provider: harness.Codex, Command: clitest.Find(t, "codex"), Args: srv.CodexArgs()}
-}
-
-func start(t *testing.T, script modeltest.Script) *modeltest.Server {
-	return modeltest.Start(t, script, modeltest.WithOneShotTurns(), modeltest.WithSideCalls(nil))
-}
 
 func complete(t *testing.T, cfg harness.Config, req harness.Request) (harness.Response, error) {
 	t.Helper()
@@ -48,8 +29,8 @@ func complete(t *testing.T, cfg harness.Config, req harness.Request) (harness.Re
 
 func TestClaudeAnswersAsAPlainModel(t *testing.T) {
 	t.Parallel()
-	srv := start(t, modeltest.Script{{Text: "Blue, please.", Usage: modeltest.Usage{InputTokens: 120, OutputTokens: 4, CacheReadTokens: 30}}})
-	resp, err := complete(t, claudeAt(t, srv), harness.Request{System: "You are the user. Answer briefly.", Prompt: "Which color?"})
+	srv := harnesstest.Server(t, modeltest.Script{{Text: "Blue, please.", Usage: modeltest.Usage{InputTokens: 120, OutputTokens: 4, CacheReadTokens: 30}}})
+	resp, err := complete(t, harnesstest.Claude(t, srv), harness.Request{System: "You are the user. Answer briefly.", Prompt: "Which color?"})
 	require.NoError(t, err)
 	assert.Equal(t, "Blue, please.", resp.Text)
 	assert.Equal(t, lux.TokenUsage{Input: 120, Output: 4, CacheRead: 30}, resp.Usage)
@@ -68,8 +49,8 @@ func TestClaudeAnswersAsAPlainModel(t *testing.T) {
 
 func TestCodexAnswersAsAPlainModel(t *testing.T) {
 	t.Parallel()
-	srv := start(t, modeltest.Script{{Text: `{"score": 1, "comment": "fine"}`, Usage: modeltest.Usage{InputTokens: 200, OutputTokens: 9, CacheReadTokens: 50}}})
-	resp, err := complete(t, codexAt(t, srv), harness.Request{System: "Judge the run.", Prompt: "The trace."})
+	srv := harnesstest.Server(t, modeltest.Script{{Text: `{"score": 1, "comment": "fine"}`, Usage: modeltest.Usage{InputTokens: 200, OutputTokens: 9, CacheReadTokens: 50}}})
+	resp, err := complete(t, harnesstest.Codex(t, srv), harness.Request{System: "Judge the run.", Prompt: "The trace."})
 	require.NoError(t, err)
 	assert.Equal(t, `{"score": 1, "comment": "fine"}`, resp.Text)
 	assert.Equal(t, lux.TokenUsage{Input: 200, Output: 9, CacheRead: 50}, resp.Usage)
@@ -90,16 +71,16 @@ func TestCallFailureKeepsTheCLIsMessage(t *testing.T) {
 	t.Parallel()
 	t.Run("claude", func(t *testing.T) {
 		t.Parallel()
-		srv := start(t, modeltest.Script{{Fail: &modeltest.Failure{Status: 400, Message: "the key is not allowed to use this model"}}})
-		_, err := complete(t, claudeAt(t, srv), harness.Request{System: "s", Prompt: "p"})
+		srv := harnesstest.Server(t, modeltest.Script{{Fail: &modeltest.Failure{Status: 400, Message: "the key is not allowed to use this model"}}})
+		_, err := complete(t, harnesstest.Claude(t, srv), harness.Request{System: "s", Prompt: "p"})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "the key is not allowed to use this model")
 		assert.Contains(t, err.Error(), "harness: claude")
 	})
 	t.Run("codex", func(t *testing.T) {
 		t.Parallel()
-		srv := start(t, modeltest.Script{{Fail: &modeltest.Failure{Status: 429, Message: "slow down please"}}})
-		_, err := complete(t, codexAt(t, srv), harness.Request{System: "s", Prompt: "p"})
+		srv := harnesstest.Server(t, modeltest.Script{{Fail: &modeltest.Failure{Status: 429, Message: "slow down please"}}})
+		_, err := complete(t, harnesstest.Codex(t, srv), harness.Request{System: "s", Prompt: "p"})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "harness: codex exited 1: exceeded retry limit, last status: 429")
 	})
@@ -120,11 +101,11 @@ func TestSlowAnswerTimesOut(t *testing.T) {
 		t.Run(provider, func(t *testing.T) {
 			t.Parallel()
 			release := make(chan struct{})
-			srv := start(t, modeltest.Script{{Text: "too late", Hold: release}})
+			srv := harnesstest.Server(t, modeltest.Script{{Text: "too late", Hold: release}})
 			defer close(release)
-			cfg := claudeAt(t, srv)
+			cfg := harnesstest.Claude(t, srv)
 			if provider == harness.Codex {
-				cfg = codexAt(t, srv)
+				cfg = harnesstest.Codex(t, srv)
 			}
 			cfg.Timeout = lux.Duration(3 * time.Second)
 			_, err := complete(t, cfg, harness.Request{System: "s", Prompt: "p"})

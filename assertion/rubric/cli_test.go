@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/harness"
 	"github.com/luxeval/lux/internal/clitest"
+	"github.com/luxeval/lux/internal/harnesstest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -25,19 +25,6 @@ import (
 
 const safety = 3 * time.Minute
 
-// judgeAt is a harness config that points the real Claude Code at srv.
-func judgeAt(t *testing.T, srv *modeltest.Server) harness.Config {
-	env := map[string]string{}
-	for _, kv := range srv.ClaudeCodeEnv() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	return harness.Config{Command: clitest.Find(t, "claude"), Env: env}
-}
-
-func judgeServer(t *testing.T, script modeltest.Script) *modeltest.Server {
-	return modeltest.Start(t, script, modeltest.WithOneShotTurns(), modeltest.WithSideCalls(nil))
-}
 
 // A real agent (Claude Code against a scripted server) writes a README; a
 // real judge (Claude Code against another) answers invalid JSON, then a
@@ -52,14 +39,14 @@ func TestRubricJudgesARealRunAndRegrades(t *testing.T) {
 			Usage: modeltest.Usage{InputTokens: 1000, OutputTokens: 40}},
 		{Text: "I wrote the README.", Usage: modeltest.Usage{InputTokens: 1100, OutputTokens: 8}},
 	})
-	judge := judgeServer(t, modeltest.Script{
+	judge := harnesstest.Server(t, modeltest.Script{
 		{Text: "The README looks good to me!", Usage: modeltest.Usage{InputTokens: 900, OutputTokens: 9}},
 		{Text: `{"score": 0.9, "comment": "It names the test command."}`, Usage: modeltest.Usage{InputTokens: 950, OutputTokens: 15}},
 		{Text: "```json\n{\"score\": 0.4, \"comment\": \"Too short.\"}\n```", Usage: modeltest.Usage{InputTokens: 900, OutputTokens: 12}},
 	})
 	reg := lux.NewRegistry()
 	require.NoError(t, errors.Join(reg.RegisterDriver(claudecode.Plugin()), assertion.Register(reg), reg.RegisterAssertion(rubric.Plugin())))
-	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir(), Harness: judgeAt(t, judge)})
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir(), Harness: harnesstest.Claude(t, judge)})
 	c := &lux.Case{
 		ID: "readme", Prompt: "Write a README that says how to run the tests.",
 		Driver: &lux.PluginRef{Name: claudecode.Name, Config: map[string]any{
@@ -140,8 +127,8 @@ func TestRubricWithoutAVerdictThroughTheRealCLI(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := judgeServer(t, tc.script)
-			raw, err := harness.Inherit(mustJSON(t, judgeAt(t, srv)), []byte(`{"criteria": "The agent said hello."}`))
+			srv := harnesstest.Server(t, tc.script)
+			raw, err := harness.Inherit(mustJSON(t, harnesstest.Claude(t, srv)), []byte(`{"criteria": "The agent said hello."}`))
 			require.NoError(t, err)
 			chk, err := rubric.Plugin().Parse(raw)
 			require.NoError(t, err)
