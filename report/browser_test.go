@@ -383,3 +383,33 @@ func TestBrowserServeLinks(t *testing.T) {
 	check(links())
 	screenshot(t, ctx, "served-comparison.png")
 }
+
+// A suite page lays out only the first matching rows until "show all";
+// filters still see every row.
+func TestBrowserSuiteRowLimit(t *testing.T) {
+	ctx := browser(t)
+	root := filepath.Join(t.TempDir(), "runs")
+	_, b := pairSuites(t, root, 12, 1, map[int]bool{1: true, 4: true, 7: true, 9: true})
+	sp, err := Suite(context.Background(), b, Options{MaxRows: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, chromedp.Navigate(writePageFile(t, t.TempDir(), "suite.html", render(t, sp))))
+	visible := func() int {
+		return eval[int](t, ctx, `[...document.querySelectorAll("#cases tbody tr")].filter(r => r.offsetParent !== null).length`)
+	}
+	if n, s := visible(), eval[string](t, ctx, `document.getElementById("shown").textContent`); n != 5 || s != "the first 5 of 12 matching cases shown (of 12)" {
+		t.Errorf("before show all: %d rows visible, count %q", n, s)
+	}
+	run(t, ctx, chromedp.SetValue(chromedp.ID("f-verdict"), "fail"))
+	eval[bool](t, ctx, `document.getElementById("f-verdict").dispatchEvent(new Event("change"))`)
+	if n := visible(); n != 4 {
+		t.Errorf("verdict=fail under the limit shows %d rows, want the 4 failing cases", n)
+	}
+	run(t, ctx, chromedp.SetValue(chromedp.ID("f-verdict"), ""))
+	eval[bool](t, ctx, `document.getElementById("f-verdict").dispatchEvent(new Event("change"))`)
+	run(t, ctx, chromedp.Click(chromedp.ID("show-all")))
+	if n := visible(); n != 12 {
+		t.Errorf("after show all: %d rows visible, want 12", n)
+	}
+}

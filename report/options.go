@@ -19,6 +19,10 @@ type Options struct {
 	MaxPreview int
 	// MaxArtifacts is how many artifacts of one run a page lists; default 100.
 	MaxArtifacts int
+	// MaxRows is how many rows of the case table a suite page lays out
+	// until asked to show all (every row is in the page; filters and
+	// sorting see them all); default 500.
+	MaxRows int
 }
 
 func (o Options) withDefaults() Options {
@@ -36,6 +40,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxArtifacts <= 0 {
 		o.MaxArtifacts = 100
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 500
 	}
 	return o
 }

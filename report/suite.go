@@ -25,6 +25,9 @@ type SuitePage struct {
 	PassRate         string
 	PassRateInterval string
 	Cases            []CaseRow
+	// RowLimit is how many matching rows the page lays out before "show
+	// all" (rows are all in the page; the rest are hidden until asked for).
+	RowLimit int
 	// Tags, Clusters and Verdicts are the values the rows can be filtered by.
 	Tags     []string
 	Clusters []string
@@ -94,7 +97,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	m := s.Manifest
-	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.Status), StartedAt: stamp(m.StartedAt)}
+	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.Status), StartedAt: stamp(m.StartedAt), RowLimit: o.MaxRows}
 	samples := map[int]*record.Sample{}
 	if s.Summary != nil {
 		for i := range s.Summary.Samples {

@@ -7,21 +7,33 @@
   var body = table.tBodies[0];
   var rows = Array.prototype.slice.call(body.rows);
   var shown = document.getElementById("shown");
+  var more = document.getElementById("show-all");
+  // Only the first rows that match are laid out, so that a suite of
+  // thousands of cases opens quickly; "show all" lifts the limit.
+  var limit = parseInt(table.dataset.limit, 10) || Infinity;
   function value(id) { var el = document.getElementById(id); return el ? el.value : ""; }
   function filter() {
     var tag = value("f-tag"), cluster = value("f-cluster"), verdict = value("f-verdict");
     var text = value("f-text").toLowerCase();
-    var n = 0;
+    var n = 0, visible = 0;
     rows.forEach(function (r) {
       var ok = (!tag || r.dataset.tags.split("\u001f").indexOf(tag) >= 0) &&
         (!cluster || r.dataset.cluster === cluster) &&
         (!verdict || r.dataset.verdict === verdict) &&
         (!text || r.dataset.id.toLowerCase().indexOf(text) >= 0);
-      r.hidden = !ok;
       if (ok) { n++; }
+      var show = ok && n <= limit;
+      if (r.hidden === show) { r.hidden = !show; }
+      if (show) { visible++; }
     });
-    if (shown) { shown.textContent = n + " of " + rows.length + " cases shown"; }
+    if (shown) {
+      shown.textContent = visible < n ?
+        "the first " + visible + " of " + n + " matching cases shown (of " + rows.length + ")" :
+        n + " of " + rows.length + " cases shown";
+    }
+    if (more) { more.hidden = visible >= n; }
   }
+  if (more) { more.addEventListener("click", function () { limit = Infinity; filter(); }); }
   ["f-tag", "f-cluster", "f-verdict", "f-text"].forEach(function (id) {
     var el = document.getElementById(id);
     if (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); }
@@ -40,6 +52,7 @@
       var frag = document.createDocumentFragment();
       rows.forEach(function (r) { frag.appendChild(r); });
       body.appendChild(frag);
+      filter();
     });
   });
   filter();
