@@ -14,8 +14,9 @@ var versionToken = regexp.MustCompile(`(?:^|[\s(/@])v?(\d+(?:\.\d+){1,3}(?:[-+][
 // anything longer reads as something other than a version (a stray line of
 // output, a token) and is not kept.
 const (
-	maxVersionLine = 80
-	maxVersionWord = 20
+	maxVersionLine   = 80
+	maxVersionWord   = 20
+	maxVersionSuffix = 12
 )
 
 // NormalizeVersion returns the release number in a version string as a CLI
@@ -30,6 +31,9 @@ func NormalizeVersion(s string) string {
 	m := versionToken.FindStringSubmatch(s)
 	if m == nil || len(m[1]) > maxVersionWord {
 		return ""
+	}
+	if i := strings.IndexAny(m[1], "-+"); i >= 0 && len(m[1])-i-1 > maxVersionSuffix {
+		return "" // a long suffix is no release tag; it could carry anything
 	}
 	return m[1]
 }

@@ -20,6 +20,8 @@ func TestNormalizeVersion(t *testing.T) {
 		"":                        "",
 		`{"agentVersion":"1.0"}`:  "",
 		"1.2.3-sk-test-secret-xy": "",
+		"1.2.3-abcdefghijklmn":    "",
+		"1.2.3+build7":            "1.2.3+build7",
 	} {
 		assert.Equal(t, want, lux.NormalizeVersion(in), "NormalizeVersion(%q)", in)
 	}
