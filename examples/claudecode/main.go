@@ -149,8 +149,8 @@ func examples() []example {
 func answerer() *lux.PluginRef {
 	return &lux.PluginRef{Name: scripted.Name, Config: scripted.Config{Rules: []scripted.Rule{
 		scripted.Reply(`(?i)red or blue|color`, "Blue"),
-		scripted.Approve(`"tool":"(Write|Edit)"`),
-		scripted.Approve(`"command":"wc [^"]*"`),
+		{Kind: lux.Approve, Action: lux.ActionEdit, Approve: new(true)},
+		{Kind: lux.Approve, Action: lux.ActionCommand, Command: `^wc `, Approve: new(true)},
 		scripted.Otherwise(scripted.Deny("", "Not allowed in this example.")),
 		scripted.Otherwise(scripted.Reply("", "Use your best judgement.")),
 	}}}
