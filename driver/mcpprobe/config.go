@@ -46,8 +46,9 @@ const (
 //	{"url": "http://127.0.0.1:8080/mcp", "headersFromEnv": {"Authorization": "MCP_AUTH"}, "probe": [...]}
 type Config struct {
 	// Command is the server's executable, for a server spoken to over
-	// stdio: a path (relative to the harness's working directory) or a
-	// name on the harness's PATH. Exactly one of Command and URL is set.
+	// stdio: a path (relative to the directory of the case file, as its
+	// fixtures are; see driver.CommandPath) or a name on the harness's
+	// PATH. Exactly one of Command and URL is set.
 	Command string `json:"command,omitempty"`
 	// Args are the server's arguments.
 	Args []string `json:"args,omitempty"`

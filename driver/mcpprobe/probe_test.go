@@ -236,7 +236,8 @@ func TestProbeServerHangsAtInitialize(t *testing.T) {
 	require.Len(t, o.events, 1, "no ready: the server never became ready")
 	assert.Equal(t, lux.ExitError, o.terminal().Error.ExitReason)
 	assert.Contains(t, o.reason(), "mcp-probe: initialize: no answer within 200ms")
-	assert.Contains(t, o.reason(), "hang: starting, never answering")
+	// The reason quotes what stderr held by then; the record keeps it all.
+	assert.Contains(t, o.stderr, "hang: starting, never answering")
 }
 
 func TestProbeJunkOnStdout(t *testing.T) {
@@ -378,4 +379,20 @@ func TestProbeServerExitsAtStart(t *testing.T) {
 	require.Len(t, o.events, 1)
 	assert.Contains(t, o.reason(), "mcp-probe: initialize: the server exited (code=4")
 	assert.Contains(t, o.reason(), "stderr:\nfatal: no config")
+}
+
+func TestProbeCommandRelativeToTheCaseFile(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	caseDir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(caseDir, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(caseDir, "bin", "server"), []byte("#!/bin/sh\nexec '"+exe+"' \"$@\"\n"), 0o755))
+	cfg, err := mcpprobe.Plugin().Parse(json.RawMessage(`{"command": "./bin/server", "env": {"LUX_MCP_TEST_SERVER": "tools"}}`))
+	require.NoError(t, err)
+	s, err := cfg.Start(t.Context(), lux.StartInfo{RunDir: t.TempDir(), Workspace: t.TempDir(), CaseDir: caseDir, Stderr: &bytes.Buffer{}})
+	require.NoError(t, err, "./bin/server is found beside the case file, not in the harness's directory")
+	defer s.Close()
+	ev, err := s.Next(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, lux.EventReady, ev.Type, "%+v", ev.Error)
 }

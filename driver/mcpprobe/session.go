@@ -321,6 +321,9 @@ func (s *session) explain(ctx context.Context, what string, limit time.Duration,
 		defer t.Stop()
 		select {
 		case <-s.proc.Exited():
+			// The stderr copy may lag behind the exit: let it reach its
+			// end (bounded, for a descendant that holds stderr open).
+			s.proc.WaitOutput(driver.DefaultExitDrain)
 			return s.withStderr(fmt.Errorf("%s: the server exited (%s)", what, s.proc.Status()))
 		case <-ctx.Done():
 		case <-t.C:

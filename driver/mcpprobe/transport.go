@@ -30,7 +30,7 @@ func expander(info lux.StartInfo) func(string) string {
 // startStdio starts the server in its own process group and returns the
 // SDK transport over its stdin and stdout: the SDK does the framing.
 func (c *Config) startStdio(info lux.StartInfo) (*driver.Process, mcp.Transport, error) {
-	path, err := driver.ResolveCommand(c.Command)
+	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, c.Command))
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp-probe: %w", err)
 	}
