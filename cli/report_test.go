@@ -88,16 +88,17 @@ func TestReportHTML(t *testing.T) {
 	require.Contains(t, errOut, "is not a suite, a run or an experiment's ledger")
 }
 
-func TestViewServe(t *testing.T) {
-	reg := registry(t)
-	root, suites := recordTwoSuites(t)
+// serve starts lux view -serve on root and returns its URL and a func
+// that stops it and returns its exit status.
+func serve(t *testing.T, root string) (string, func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	outR, outW := io.Pipe()
 	var stderr strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		done <- cli.Main(ctx, reg, []string{"view", "-serve", "-addr", "127.0.0.1:0", "-runs-root", root}, outW, &stderr)
+		done <- cli.Main(ctx, registry(t), []string{"view", "-serve", "-addr", "127.0.0.1:0", "-runs-root", root}, outW, &stderr)
 		outW.Close()
 	}()
 	line, err := bufio.NewReader(outR).ReadString('\n')
@@ -105,6 +106,12 @@ func TestViewServe(t *testing.T) {
 	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
 	require.NotEmpty(t, url, "the first line names the address: %q", line)
 	go io.Copy(io.Discard, outR)
+	return url, func() int { cancel(); return <-done }
+}
+
+func TestViewServe(t *testing.T) {
+	root, suites := recordTwoSuites(t)
+	url, stop := serve(t, root)
 
 	body := get(t, url)
 	require.Contains(t, body, `<body data-kind="index">`)
@@ -119,8 +126,37 @@ func TestViewServe(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode, "a path out of the runs root is refused")
 
-	cancel()
-	require.Equal(t, cli.ExitOK, <-done, stderr.String())
+	require.Equal(t, cli.ExitOK, stop())
+}
+
+// An experiment's ledger as a page: written with -html, and served.
+func TestExperimentHTML(t *testing.T) {
+	reg := registry(t)
+	dir, campaign := experimentProject(t)
+	runs := filepath.Join(dir, "runs")
+	code, out, errOut := run(t, reg, "experiment", "-q", "-runs-root", runs, "-j", "2", campaign)
+	require.Equal(t, 0, code, errOut)
+	ledger := regexp.MustCompile(`ledger: (\S+)`).FindStringSubmatch(out)[1]
+
+	page := filepath.Join(dir, "experiment.html")
+	code, _, errOut = run(t, reg, "report", "-html", page, ledger)
+	require.Equal(t, 0, code, errOut)
+	html := readFile(t, page)
+	requireHTML(t, html, `<body data-kind="experiment">`)
+	requireHTML(t, html, `promote variant-x: pass rate effect &#43;0.75`)
+	require.Equal(t, 2, strings.Count(html, `<svg class="forest"`), "one forest plot per candidate, profile and split")
+	requireHTML(t, html, `<td>runs</td><td>24</td><td>100</td>`, "the spend against the budget")
+
+	code, _, errOut = run(t, reg, "report", "-html", filepath.Join(ledger, "x.html"), ledger)
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, "inside the experiment's ledger")
+
+	url, stop := serve(t, runs)
+	index := get(t, url)
+	link := regexp.MustCompile(`href="(/experiment\?d=[^"]+)"`).FindStringSubmatch(index)
+	require.NotNil(t, link, "the index links the experiment")
+	requireHTML(t, get(t, url+strings.TrimPrefix(strings.ReplaceAll(link[1], "&amp;", "&"), "/")), `<body data-kind="experiment">`)
+	require.Equal(t, cli.ExitOK, stop())
 }
 
 func TestViewServeRefusesOtherAddresses(t *testing.T) {

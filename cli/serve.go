@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/luxeval/lux/experiment"
 	"github.com/luxeval/lux/report"
 )
 
@@ -26,7 +27,17 @@ func serveRecords(ctx context.Context, e *env, root, addr string) int {
 		e.errorf("view: listen on %s: %v (is another server using the port? -addr 127.0.0.1:0 picks a free one)", addr, err)
 		return ExitUsage
 	}
-	srv := &http.Server{Handler: report.Handler(root, report.Options{}), ReadHeaderTimeout: 10 * time.Second}
+	ledgers := &report.Ledgers{
+		List: experiment.List,
+		Page: func(ctx context.Context, dir string) (*report.ExperimentPage, error) {
+			rep, err := experiment.BuildReport(ctx, dir)
+			if err != nil {
+				return nil, err
+			}
+			return experimentPage(rep), nil
+		},
+	}
+	srv := &http.Server{Handler: report.Handler(root, report.Options{Ledgers: ledgers}), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stdout, "serving the records under %s at http://%s/ (interrupt to stop)\n", root, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -28,7 +28,7 @@ run: exit, provenance, usage, grading and its last events.
 With -serve, serve the records under -runs-root as HTML pages on -addr (a
 loopback address only) until interrupted: an index of suites and runs, each
 suite with its case table, each run with its whole trajectory (read when its
-page is opened), and the comparison of any two suites.`,
+page is opened), each experiment, and the comparison of any two suites.`,
 		setup: viewFlags,
 	}
 }

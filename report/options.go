@@ -1,5 +1,7 @@
 package report
 
+import "context"
+
 // Options bounds what a page holds. The zero value means the defaults,
 // which keep a static suite file within the bound documented in the
 // package documentation.
@@ -23,6 +25,18 @@ type Options struct {
 	// until asked to show all (every row is in the page; filters and
 	// sorting see them all); default 500.
 	MaxRows int
+	// Ledgers, when set, lets Handler list and show experiments. Package
+	// report does not read ledgers itself: package experiment, which drives
+	// the orchestrator, sits above it in the import graph.
+	Ledgers *Ledgers
+}
+
+// Ledgers reads experiments' ledgers for a served root.
+type Ledgers struct {
+	// List returns the ledger directories under a runs root, oldest first.
+	List func(root string) ([]string, error)
+	// Page builds the page of the ledger in dir.
+	Page func(ctx context.Context, dir string) (*ExperimentPage, error)
 }
 
 func (o Options) withDefaults() Options {

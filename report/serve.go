@@ -18,7 +18,8 @@ import (
 // Handler serves the records under root for browsing: an index of suites
 // and runs at /, each suite at /suite?d=REL, each run (its whole
 // trajectory) at /run?d=REL and the comparison of two suites at
-// /compare?a=REL&b=REL, REL being a directory relative to root. Every page
+// /compare?a=REL&b=REL, and, with opts.Ledgers, each experiment at
+// /experiment?d=REL, REL being a directory relative to root. Every page
 // is rendered when it is asked for, so a suite page stays small however
 // many runs it has: a run's trajectory is read only when its page is
 // opened. A path that leaves root is refused.
@@ -29,6 +30,7 @@ func Handler(root string, opts Options) http.Handler {
 	mux.HandleFunc("GET /suite", s.suite)
 	mux.HandleFunc("GET /run", s.run)
 	mux.HandleFunc("GET /compare", s.compare)
+	mux.HandleFunc("GET /experiment", s.experiment)
 	return mux
 }
 
@@ -53,6 +55,10 @@ func (l serveLinks) run(dir string) string {
 		return ""
 	}
 	return "/run?" + url.Values{"d": {l.rel(dir)}}.Encode()
+}
+
+func (l serveLinks) experiment(dir string) string {
+	return "/experiment?" + url.Values{"d": {l.rel(dir)}}.Encode()
 }
 
 func (l serveLinks) suite(dir string) string {
@@ -144,17 +150,40 @@ func (s *server) compare(w http.ResponseWriter, r *http.Request) {
 	s.write(w, comparisonPage(c, serveLinks{s.root}))
 }
 
+func (s *server) experiment(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Ledgers == nil {
+		http.NotFound(w, r)
+		return
+	}
+	dir, err := s.dir(r, "d")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	p, err := s.opts.Ledgers.Page(r.Context(), dir)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.write(w, p)
+}
+
 // indexPage lists the records under a root.
 type indexPage struct {
-	Root     string
-	Suites   []indexSuite
-	Runs     []indexRun
-	RunsNote string
+	Root        string
+	Experiments []indexLink
+	Suites      []indexSuite
+	Runs        []indexRun
+	RunsNote    string
 }
 
 type indexSuite struct {
 	Rel, Href, Status              string
 	Runs, Passed, Failed, Ungraded int
+}
+
+type indexLink struct {
+	Rel, Href string
 }
 
 type indexRun struct {
@@ -171,6 +200,17 @@ func (s *server) index(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		fail(w, err)
 		return
+	}
+	if l := s.opts.Ledgers; l != nil {
+		dirs, err := l.List(s.root)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		slices.Reverse(dirs)
+		for _, d := range dirs {
+			p.Experiments = append(p.Experiments, indexLink{Rel: ln.rel(d), Href: ln.experiment(d)})
+		}
 	}
 	slices.Reverse(suites) // newest first
 	for _, dir := range suites {
