@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -35,11 +36,14 @@ func main() {
 	log.SetPrefix("notesserver: ")
 	srv := newServer()
 	if *addr != "" {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-		log.Printf("serving http://%s/mcp", *addr)
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			log.Fatal(err)
+		}
 		mux := http.NewServeMux()
-		mux.Handle("/mcp", h)
-		log.Fatal(http.ListenAndServe(*addr, mux))
+		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		log.Printf("serving http://%s/mcp", ln.Addr()) // the real port, for -http 127.0.0.1:0
+		log.Fatal(http.Serve(ln, mux))
 	}
 	// Logs go to stderr: stdout carries the protocol.
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
