@@ -96,13 +96,22 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 	}
 	d := &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}}
 	type scored struct {
-		ref       CandidateRef
-		eligible  bool
-		violation float64
+		ref        CandidateRef
+		eligible   bool
+		violation  float64
+		objectives []float64 // NaN where the candidate has no value
+		passRate   float64
 	}
 	var all []scored
 	for _, cand := range cands {
-		s := scored{ref: cand, eligible: cand.Invalid == ""}
+		s := scored{ref: cand, eligible: cand.Invalid == "", passRate: worstPassRate(c, cand.ID, ev)}
+		for _, o := range c.Objectives.Minimize {
+			v, ok := objectiveValue(c, cand, o, ev)
+			if !ok {
+				v = math.NaN()
+			}
+			s.objectives = append(s.objectives, v)
+		}
 		for i, k := range c.Objectives.Constraints {
 			for _, profile := range c.constraintProfiles(k) {
 				g := gateOf(c, cand, i, k, profile, ev, effects)
@@ -131,9 +140,9 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 			}
 			return 1
 		}
-		for _, o := range c.Objectives.Minimize {
-			va, oka := objectiveValue(c, a.ref, o, ev)
-			vb, okb := objectiveValue(c, b.ref, o, ev)
+		for i := range c.Objectives.Minimize {
+			va, vb := a.objectives[i], b.objectives[i]
+			oka, okb := !math.IsNaN(va), !math.IsNaN(vb)
 			switch {
 			case oka && !okb:
 				return -1
@@ -146,8 +155,7 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 				return 1
 			}
 		}
-		pa, pb := worstPassRate(c, a.ref.ID, ev), worstPassRate(c, b.ref.ID, ev)
-		if pa != pb {
+		if pa, pb := a.passRate, b.passRate; pa != pb {
 			if pa > pb {
 				return -1
 			}

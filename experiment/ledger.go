@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -318,24 +319,41 @@ func hashBytes(b []byte) string {
 }
 
 // readUnits reads every unit the journal lists as finished, checking each
-// file against its recorded hash.
+// file against its recorded hash, on every CPU.
 func readUnits(dir string, j *journal) ([]*Unit, error) {
-	units := make([]*Unit, 0, len(j.order))
-	for _, id := range j.order {
-		data, err := os.ReadFile(unitFile(dir, id))
+	units := make([]*Unit, len(j.order))
+	errs := make([]error, len(j.order))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(j.order)))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(j.order); i += workers {
+				units[i], errs[i] = readUnit(dir, j.order[i], j.units[j.order[i]].Hash)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("experiment: unit %s is in the journal but its file cannot be read: %w", id, err)
+			return nil, err
 		}
-		if h := hashBytes(data); h != j.units[id].Hash {
-			return nil, fmt.Errorf("experiment: %s does not match the hash the journal recorded for it: the unit file was changed after it was written", unitFile(dir, id))
-		}
-		u := &Unit{}
-		if err := json.Unmarshal(data, u); err != nil {
-			return nil, fmt.Errorf("experiment: %s: %w", unitFile(dir, id), err)
-		}
-		units = append(units, u)
 	}
 	return units, nil
+}
+
+func readUnit(dir, id, hash string) (*Unit, error) {
+	data, err := os.ReadFile(unitFile(dir, id))
+	if err != nil {
+		return nil, fmt.Errorf("experiment: unit %s is in the journal but its file cannot be read: %w", id, err)
+	}
+	if hashBytes(data) != hash {
+		return nil, fmt.Errorf("experiment: %s does not match the hash the journal recorded for it: the unit file was changed after it was written", unitFile(dir, id))
+	}
+	u := &Unit{}
+	if err := json.Unmarshal(data, u); err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", unitFile(dir, id), err)
+	}
+	return u, nil
 }
 
 // adoptUnits journals the unit files written just before a crash (the
