@@ -128,7 +128,7 @@ func TestLoadIsStrictAndReportsEveryProblem(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x.experiment.json")
 	assert.Contains(t, err.Error(), `Splits: unknown field (did you mean "splits"?)`)
-	assert.Contains(t, err.Error(), "subject.exclud: unknown field (known fields:")
+	assert.Contains(t, err.Error(), `subject.exclud: unknown field (did you mean "exclude"?)`)
 	assert.True(t, errors.Is(err, ErrInvalidCampaign))
 
 	f.write(t, "y.experiment.json", `{
