@@ -119,8 +119,12 @@ type DriverConfig interface {
 type StartInfo struct {
 	CaseID    string
 	Prompt    string
-	RunDir    string // the run's record directory
-	Workspace string // the agent's working directory, fixtures already staged
+	// RunDir is a scratch directory of the run's own, for the driver and
+	// the agent (LUX_RUN_DIR): empty at the start, outside the record and
+	// removed after the run. The record is never where the agent can be
+	// told to write.
+	RunDir    string
+	Workspace string // the agent's working directory, fixtures already staged; it joins the record as artifacts/ once the agent is stopped
 	// CaseDir is the directory a command path in the driver's config is
 	// relative to (see driver.CommandPath): the directory of the case file
 	// when the case names its driver; "" (the harness's working directory)

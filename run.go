@@ -64,6 +64,21 @@ type RunMetadata struct {
 	StderrTail      string          `json:"stderrTail,omitempty"`
 
 	Provenance Provenance `json:"provenance"`
+
+	// Evidence fingerprints the evidence as the harness recorded it, so
+	// that a record changed afterwards (or behind the harness's back while
+	// the run went on) is told apart: Regrade refuses to grade one. Nil in
+	// records made before it existed.
+	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// Evidence fingerprints a run's evidence: events.jsonl as the harness
+// wrote it, and the artifact list (whose entries hold each file's hash).
+type Evidence struct {
+	EventsSHA256 string `json:"eventsSha256"`
+	EventsBytes  int64  `json:"eventsBytes"`
+	// ArtifactsHash is HashValue of the artifact list of artifacts.json.
+	ArtifactsHash string `json:"artifactsHash"`
 }
 
 // Duration is the time from start to end of the run.

@@ -49,8 +49,10 @@ func TestCancelStopsARealAgent(t *testing.T) {
 	o := New(reg, Options{RunsRoot: t.TempDir()})
 	exe, err := os.Executable()
 	require.NoError(t, err)
+	pidFile := filepath.Join(t.TempDir(), "agent.pid")
 	c := &lux.Case{ID: "asker", Prompt: "p",
-		Driver:   &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": exe, "env": map[string]string{"LUX_TEST_AGENT": "asker"}}},
+		Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": exe,
+			"env": map[string]string{"LUX_TEST_AGENT": "asker", "LUX_TEST_PIDFILE": pidFile}}},
 		Answerer: &lux.PluginRef{Name: "cancel"},
 	}
 	res, err := o.Run(runCtx, c)
@@ -65,7 +67,7 @@ func TestCancelStopsARealAgent(t *testing.T) {
 	assert.Equal(t, "partial.txt", res.Artifacts[0].Path)
 	assert.Equal(t, int64(4), res.Artifacts[0].Size)
 
-	b, err := os.ReadFile(filepath.Join(res.Dir, "agent.pid"))
+	b, err := os.ReadFile(pidFile)
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(string(b))
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ func TestMain(m *testing.M) {
 		// Ready, a file, our pid, a question, then wait for ever.
 		dir := os.Getenv("LUX_ARTIFACTS_DIR")
 		_ = os.WriteFile(filepath.Join(dir, "partial.txt"), []byte("half"), 0o600)
-		_ = os.WriteFile(filepath.Join(os.Getenv("LUX_RUN_DIR"), "agent.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600)
+		_ = os.WriteFile(os.Getenv("LUX_TEST_PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o600)
 		fmt.Println(`{"type":"ready","agentId":"asker"}`)
 		fmt.Println(`{"type":"interrupt","kind":"ask","id":"q1","question":"Shall I go on?"}`)
 		time.Sleep(10 * time.Minute)

@@ -18,6 +18,11 @@ import (
 // the run is modified: the new grading goes to a fresh file under
 // <runDir>/gradings/, whose path is returned with it.
 //
+// The evidence is verified first against the fingerprint run.json holds
+// (see record.VerifyEvidence): a record whose events or artifacts changed
+// since the run is refused with an error wrapping
+// record.ErrEvidenceChanged, never graded.
+//
 // The rules are those of a live run: a run that did not end done never
 // passes, and an assertion that cannot be evaluated leaves no verdict.
 // Problems with the assertions are reported all at once, as by Validate.
@@ -25,6 +30,10 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	run, err := record.ReadRun(runDir, record.ReadOptions{Events: true})
 	if err != nil {
 		return nil, "", err
+	}
+	verified, err := record.VerifyEvidence(ctx, run)
+	if err != nil {
+		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w (a record that changed since it was made is not graded)", runDir, err)
 	}
 	c := replacement
 	if c == nil {
@@ -44,7 +53,7 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	if assertions == nil {
 		assertions = []lux.AssertionSpec{}
 	}
-	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version}
+	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified}
 	if g.CaseHash, err = lux.HashValue(c); err == nil {
 		if g.AssertionsHash, err = lux.HashValue(assertions); err == nil {
 			g.EvaluatorConfigHash, err = evaluatorHash(evaluators, run.Metadata.Driver.Name, run.Metadata.Answerer.Name)

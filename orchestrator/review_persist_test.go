@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,18 +19,23 @@ import (
 func TestSuiteItemOfARunWhoseRecordFailed(t *testing.T) {
 	// Something takes run.json's place in the run directory, as a failing
 	// disk would make it unwritable: run.json cannot be written.
+	root := filepath.Join(t.TempDir(), "runs")
 	breaks := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
 		if !a.ready(ctx) {
 			return nil
 		}
-		if err := os.MkdirAll(filepath.Join(a.info.RunDir, record.MetadataFile, "x"), 0o700); err != nil {
+		dirs, err := filepath.Glob(filepath.Join(root, "breaks", "fake", "*"))
+		if err != nil || len(dirs) != 1 {
+			return fmt.Errorf("run directory not found: %v %v", dirs, err)
+		}
+		if err := os.MkdirAll(filepath.Join(dirs[0], record.MetadataFile, "x"), 0o700); err != nil {
 			return err
 		}
 		a.done(ctx, nil)
 		return nil
 	})
 	pass := []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"score": 1, "passed": true}}}
-	o := newTestOrchestrator(t, Options{})
+	o := newTestOrchestrator(t, Options{RunsRoot: root})
 	res, err := o.RunSuite(context.Background(), []*lux.Case{
 		{ID: "breaks", Prompt: "p", Driver: driverRef(breaks), Assertions: pass},
 		{ID: "fine", Prompt: "p", Driver: driverRef(addScenario(t, writeHello)), Assertions: pass},

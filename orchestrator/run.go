@@ -92,7 +92,9 @@ type runState struct {
 	o         *Orchestrator
 	p         *plan
 	dir       string
-	workspace string
+	workspace string // the agent's workspace: under live while it runs, then <dir>/artifacts
+	live      string // what the agent is given while it runs, outside the record
+	scratch   string // the agent's scratch directory (LUX_RUN_DIR), under live
 	meta      *lux.RunMetadata
 	log       *record.EventLog
 	stderr    *record.StderrLog
@@ -120,7 +122,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 		runID = filepath.ToSlash(rel)
 	}
 	r := &runState{
-		o: o, p: p, dir: dir, workspace: filepath.Join(dir, record.ArtifactsDir),
+		o: o, p: p, dir: dir,
 		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{},
 		meta: &lux.RunMetadata{
 			SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
@@ -168,9 +170,19 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	}
 	r.stderr = record.NewStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes)
 	r.write(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
-	if err := os.Mkdir(r.workspace, record.DirPerm); err != nil {
+	// The agent works outside the record: it is never told where the
+	// record is, and its workspace joins the record once it is stopped.
+	if r.live, err = record.ReserveLiveDir(r.o.opts.RunsRoot); err != nil {
+		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
 		r.fail("setup", lux.ExitError, fmt.Errorf("create workspace: %w", err))
 		return nil, nil
+	}
+	r.workspace, r.scratch = filepath.Join(r.live, "workspace"), filepath.Join(r.live, "scratch")
+	for _, d := range []string{r.workspace, r.scratch} {
+		if err := os.Mkdir(d, record.DirPerm); err != nil {
+			r.fail("setup", lux.ExitError, fmt.Errorf("create workspace: %w", err))
+			return nil, nil
+		}
 	}
 	if r.p.fixturesDir != "" {
 		h, err := stageFixtures(r.p.fixturesDir, r.workspace)
@@ -213,7 +225,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	var session lux.Session
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(ctx, lux.StartInfo{
-			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.dir, Workspace: r.workspace, Stderr: r.stderr,
+			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.scratch, Workspace: r.workspace, Stderr: r.stderr,
 			CaseDir: r.p.caseDir,
 		})
 		return err

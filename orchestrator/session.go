@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/luxeval/lux"
@@ -148,6 +150,7 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 			r.artifacts = arts
 		}
 	}
+	r.keepWorkspace()
 	r.stage(lux.StageCollectEnd)
 	now := time.Now().UTC()
 	if r.meta.AgentEndedAt == nil && r.started {
@@ -166,6 +169,31 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 	}
 	r.write(record.MetadataFile, r.meta)
 	r.write(record.ArtifactsFile, r.artifacts)
+}
+
+// keepWorkspace moves the agent's workspace, now that the agent is
+// stopped, into the record as artifacts/. A workspace that cannot be moved
+// stays where it is, for grading, and the run says so.
+func (r *runState) keepWorkspace() {
+	kept := filepath.Join(r.dir, record.ArtifactsDir)
+	if r.live == "" || r.workspace == kept {
+		return
+	}
+	if err := os.Rename(r.workspace, kept); err != nil {
+		if !os.IsNotExist(err) {
+			r.note("collection", fmt.Errorf("the workspace stays at %s: %w", r.workspace, err))
+			r.live = "" // keep it
+		}
+		return
+	}
+	r.workspace = kept
+}
+
+// removeLive removes what the agent was given outside the record.
+func (r *runState) removeLive() {
+	if r.live != "" {
+		_ = os.RemoveAll(r.live)
+	}
 }
 
 // collectionFailed records that the evidence could not be collected: a
@@ -246,12 +274,19 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 		}
 		r.meta.StderrTail = r.stderr.Tail()
 	}
+	r.removeLive()
 	r.meta.EndedAt = time.Now().UTC()
 	r.write(record.GradingFile, r.grading)
-	r.write(record.MetadataFile, r.meta)
+	// The event log is complete: run.json fingerprints it as written.
 	if r.log != nil {
 		if err := r.log.Close(); err != nil && r.writeErr == nil {
 			r.writeErr = err
 		}
 	}
+	if ev, err := record.Evidence(r.log, r.artifacts); err == nil {
+		r.meta.Evidence = ev
+	} else if r.writeErr == nil {
+		r.writeErr = err
+	}
+	r.write(record.MetadataFile, r.meta)
 }

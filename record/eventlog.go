@@ -3,9 +3,12 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -63,6 +66,7 @@ type EventLog struct {
 	count   int
 	full    error // set once a cap is hit
 	buf     bytes.Buffer
+	sum     hash.Hash // of every byte written
 }
 
 // CreateEventLog creates path (which must not exist) for appending events.
@@ -71,7 +75,7 @@ func CreateEventLog(path string, opts LogOptions) (*EventLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: create event log: %w", err)
 	}
-	l := &EventLog{f: f, path: path, opts: opts.withDefaults()}
+	l := &EventLog{f: f, path: path, opts: opts.withDefaults(), sum: sha256.New()}
 	worst, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now(), Error: &lux.ErrorEvent{
 		ExitReason: lux.ExitError, Reason: limitReason(int64(1)<<62, "event"),
 	}})
@@ -146,6 +150,7 @@ func replaceInvalidUTF8(line []byte) []byte {
 
 func (l *EventLog) write(line []byte) error {
 	n, err := l.f.Write(line)
+	l.sum.Write(line[:n])
 	l.bytes += int64(n)
 	l.count++
 	if err != nil {
@@ -175,6 +180,14 @@ func (l *EventLog) Len() (events int, bytes int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.count, l.bytes
+}
+
+// Digest is the SHA-256 (hex) of the bytes this log wrote and their
+// number: what events.jsonl holds unless something else wrote to it.
+func (l *EventLog) Digest() (string, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return hex.EncodeToString(l.sum.Sum(nil)), l.bytes
 }
 
 // Close closes the log, syncing it first when LogOptions.Sync is set. It is safe to call more than once.

@@ -29,8 +29,12 @@ type Regrading struct {
 	AssertionsHash string `json:"assertionsHash"`
 	// EvaluatorConfigHash identifies the graders of this grading; the
 	// run's own is in its provenance.
-	EvaluatorConfigHash string             `json:"evaluatorConfigHash"`
-	Report              *lux.GradingReport `json:"report"`
+	EvaluatorConfigHash string `json:"evaluatorConfigHash"`
+	// EvidenceVerified says the run's evidence was checked against its
+	// fingerprint before grading; false for a record made before
+	// fingerprints existed.
+	EvidenceVerified bool               `json:"evidenceVerified"`
+	Report           *lux.GradingReport `json:"report"`
 	// JudgeUsage is what the model-graded assertions of this grading spent.
 	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
 }

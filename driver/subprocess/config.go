@@ -25,7 +25,7 @@ const (
 // same names in Config.Env, which is therefore not allowed to set them.
 const (
 	EnvCaseID       = "LUX_CASE_ID"       // the case id (absent when empty)
-	EnvRunDir       = "LUX_RUN_DIR"       // the run's record directory
+	EnvRunDir       = "LUX_RUN_DIR"       // a scratch directory of the run's own, outside the record, removed after it
 	EnvArtifactsDir = "LUX_ARTIFACTS_DIR" // the workspace: where the agent's work is collected from
 	EnvPrompt       = "LUX_PROMPT"        // the case prompt, when it fits (see MaxEnvPrompt)
 	EnvPromptFile   = "LUX_PROMPT_FILE"   // a file holding the case prompt, always

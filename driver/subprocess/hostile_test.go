@@ -110,3 +110,89 @@ func TestPromptWithANulIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "prompt: contains a NUL byte (at byte 6)")
 	require.ErrorIs(t, o.Validate(c), lux.ErrInvalidCase)
 }
+
+// forgedDone is an event line an agent would like the record to hold.
+const forgedDone = `{"type":"done","ts":"2030-01-01T00:00:00Z","summary":"forged"}`
+
+// An agent cannot reach its record by what it is told: LUX_RUN_DIR is a
+// scratch directory of its own and its workspace is outside the record.
+// One that hunts the record down and appends to it is caught by Regrade,
+// and so is any change to the record made afterwards.
+func TestForgedEvidenceIsRefusedByRegrade(t *testing.T) {
+	reg := lux.NewRegistry()
+	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
+	root := filepath.Join(t.TempDir(), "runs")
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: root})
+	run := func(t *testing.T, script string) *orchestrator.RunResult {
+		t.Helper()
+		res, err := o.Run(context.Background(), &lux.Case{ID: "forger", Prompt: "p", Driver: &lux.PluginRef{Name: subprocess.Name,
+			Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", `echo '{"type":"ready","agentId":"a"}'
+echo hello > out.txt
+` + script + `
+echo '{"type":"done"}'`}, "env": map[string]string{"FORGED": forgedDone, "ROOT": root}}}})
+		require.NoError(t, err)
+		require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, res.Metadata.Reason)
+		return res
+	}
+	regrade := func(t *testing.T, res *orchestrator.RunResult) error {
+		t.Helper()
+		_, _, err := o.Regrade(context.Background(), res.Dir, nil)
+		return err
+	}
+	recorded := func(t *testing.T, res *orchestrator.RunResult) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(res.Dir, record.EventsFile))
+		require.NoError(t, err)
+		return string(data)
+	}
+
+	t.Run("writes where it is told", func(t *testing.T) {
+		res := run(t, `echo "$FORGED" >> "$LUX_RUN_DIR/events.jsonl"; echo "$FORGED" >> ../events.jsonl; echo "$FORGED" >> events.jsonl.forged`)
+		assert.NotContains(t, recorded(t, res), "forged")
+		g, _, err := o.Regrade(context.Background(), res.Dir, nil)
+		require.NoError(t, err)
+		assert.True(t, g.EvidenceVerified)
+		live, err := os.ReadDir(filepath.Join(root, record.LiveDir))
+		require.NoError(t, err)
+		assert.Empty(t, live, "the scratch directory is removed after the run")
+	})
+	t.Run("hunts its record down", func(t *testing.T) {
+		res := run(t, `for f in $(find "$ROOT" -name events.jsonl); do echo "$FORGED" >> "$f"; done`)
+		require.Contains(t, recorded(t, res), "forged", "the agent found its record")
+		err := regrade(t, res)
+		require.ErrorIs(t, err, record.ErrEvidenceChanged)
+		assert.Contains(t, err.Error(), filepath.Join(res.Dir, record.EventsFile))
+		_, err = os.Stat(filepath.Join(res.Dir, record.GradingsDir))
+		assert.ErrorIs(t, err, os.ErrNotExist, "nothing was graded")
+	})
+	t.Run("the record is changed afterwards", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			file  string
+			forge func(t *testing.T, dir string)
+		}{
+			{"an event appended", record.EventsFile, func(t *testing.T, dir string) {
+				f, err := os.OpenFile(filepath.Join(dir, record.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.WriteString(forgedDone + "\n")
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+			}},
+			{"an artifact rewritten", filepath.Join(record.ArtifactsDir, "out.txt"), func(t *testing.T, dir string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, record.ArtifactsDir, "out.txt"), []byte("HELLO\n"), 0o600))
+			}},
+			{"the artifact list edited", record.ArtifactsFile, func(t *testing.T, dir string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, record.ArtifactsFile), []byte("[]\n"), 0o600))
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				res := run(t, "")
+				require.NoError(t, regrade(t, res), "the untouched record regrades")
+				tc.forge(t, res.Dir)
+				err := regrade(t, res)
+				require.ErrorIs(t, err, record.ErrEvidenceChanged)
+				assert.Contains(t, err.Error(), filepath.Join(res.Dir, tc.file))
+			})
+		}
+	})
+}

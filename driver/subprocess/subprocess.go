@@ -4,11 +4,23 @@
 // its interrupts as JSON lines on stdin. See [driver.LuxJSONL] for the
 // wire format.
 //
-// The agent gets the run through its environment: LUX_PROMPT_FILE (a
-// file holding the prompt, removed after the run), LUX_PROMPT (the prompt
-// itself, when it fits in an environment variable: at most MaxEnvPrompt
-// bytes, about 128 KiB; a longer prompt is only in the file), LUX_ARTIFACTS_DIR (the workspace, which is also its default
-// working directory), LUX_RUN_DIR and LUX_CASE_ID. It does not inherit the
+// The agent gets the run through its environment:
+//
+//   - LUX_PROMPT_FILE: a file holding the prompt (removed after the run);
+//   - LUX_PROMPT: the prompt itself, when it fits in an environment
+//     variable (at most MaxEnvPrompt bytes, about 128 KiB; a longer
+//     prompt is only in the file);
+//   - LUX_ARTIFACTS_DIR: the workspace, also its default working
+//     directory; what it holds when the agent is stopped is the run's
+//     artifacts;
+//   - LUX_RUN_DIR: a scratch directory of the run's own, empty at the
+//     start and removed after the run. It is not the run's record: the
+//     agent is never told where the record is, and one that finds it and
+//     writes to it is caught, since the record's evidence is fingerprinted
+//     as the harness wrote it (see orchestrator.Regrade);
+//   - LUX_CASE_ID: the case id.
+//
+// It does not inherit the
 // harness's environment unless the config says inheritEnv; it then gets
 // only the config's env, the LUX_* variables and a fixed
 // PATH=/usr/local/bin:/usr/bin:/bin (unless env sets PATH) — no HOME and no

@@ -1,0 +1,128 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
+)
+
+// LiveDir holds, under the runs root, what a run in progress gives its
+// agent: the workspace (moved to the run directory's artifacts/ once the
+// agent is stopped) and a scratch directory (removed). The agent is never
+// told where the record is.
+const LiveDir = ".live"
+
+// ReserveLiveDir creates a fresh directory under <root>/.live for one run.
+func ReserveLiveDir(root string) (string, error) {
+	parent := filepath.Join(root, LiveDir)
+	if err := os.MkdirAll(parent, DirPerm); err != nil {
+		return "", fmt.Errorf("record: create %s: %w", parent, err)
+	}
+	dir, err := os.MkdirTemp(parent, "run-")
+	if err != nil {
+		return "", fmt.Errorf("record: %w", err)
+	}
+	return dir, nil
+}
+
+// ErrEvidenceChanged reports a run whose evidence on disk is not what the
+// harness recorded: events.jsonl, artifacts.json or a file under
+// artifacts/ changed (or was added to) since. Such a record is not graded.
+var ErrEvidenceChanged = errors.New("record: the run's evidence changed since it was recorded")
+
+// Evidence fingerprints the evidence of a run being recorded: the event
+// log's digest and the artifact list.
+func Evidence(log *EventLog, artifacts []lux.Artifact) (*lux.Evidence, error) {
+	if artifacts == nil {
+		artifacts = []lux.Artifact{}
+	}
+	h, err := lux.HashValue(artifacts)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	ev := &lux.Evidence{ArtifactsHash: h}
+	if log != nil {
+		ev.EventsSHA256, ev.EventsBytes = log.Digest()
+	}
+	return ev, nil
+}
+
+// VerifyEvidence checks that the run's evidence on disk is what run.json's
+// Evidence says was recorded: the bytes of events.jsonl, the artifact list
+// of artifacts.json and the content of every hashed artifact (a file over
+// the hashing caps is checked by size). A difference is an error wrapping
+// ErrEvidenceChanged that names the file. verified is false, with no
+// error, for a record made before evidence was fingerprinted.
+func VerifyEvidence(ctx context.Context, r *Run) (verified bool, err error) {
+	want := r.Metadata.Evidence
+	if want == nil {
+		return false, nil
+	}
+	changed := func(path, what string) error {
+		return fmt.Errorf("%w: %s: %s", ErrEvidenceChanged, path, what)
+	}
+	events := filepath.Join(r.Dir, EventsFile)
+	if fi, err := os.Lstat(events); err != nil || !fi.Mode().IsRegular() {
+		if want.EventsBytes > 0 || err == nil {
+			return false, changed(events, "missing or not a regular file")
+		}
+	} else {
+		n, sum, err := digest.File(ctx, events, want.EventsBytes)
+		switch {
+		case err != nil && n > want.EventsBytes:
+			return false, changed(events, fmt.Sprintf("holds more than the %d bytes recorded", want.EventsBytes))
+		case err != nil:
+			return false, fmt.Errorf("record: verify %s: %w", events, err)
+		case n != want.EventsBytes || sum != want.EventsSHA256:
+			return false, changed(events, fmt.Sprintf("%d bytes with SHA-256 %s; %d bytes with %s were recorded", n, sum, want.EventsBytes, want.EventsSHA256))
+		}
+	}
+	arts := r.Artifacts
+	if arts == nil {
+		arts = []lux.Artifact{}
+	}
+	if h, err := lux.HashValue(arts); err != nil {
+		return false, fmt.Errorf("record: %w", err)
+	} else if h != want.ArtifactsHash {
+		return false, changed(filepath.Join(r.Dir, ArtifactsFile), "the artifact list is not the one recorded")
+	}
+	dir := filepath.Join(r.Dir, ArtifactsDir)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		if len(arts) == 0 {
+			return true, nil
+		}
+		return false, changed(dir, err.Error())
+	}
+	defer root.Close()
+	for _, a := range arts {
+		path := filepath.Join(dir, filepath.FromSlash(a.Path))
+		f, err := root.Open(filepath.FromSlash(a.Path))
+		if err != nil {
+			return false, changed(path, "cannot be opened: "+err.Error())
+		}
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != a.Size {
+			f.Close()
+			return false, changed(path, fmt.Sprintf("is not the regular file of %d bytes recorded", a.Size))
+		}
+		if a.SHA256 == "" {
+			f.Close()
+			continue // not hashed when recorded: its size is all there is to check
+		}
+		_, sum, err := digest.Reader(ctx, f, a.Size)
+		f.Close()
+		if err != nil {
+			return false, fmt.Errorf("record: verify %s: %w", path, err)
+		}
+		if sum != a.SHA256 {
+			return false, changed(path, fmt.Sprintf("SHA-256 %s; %s was recorded", sum, a.SHA256))
+		}
+	}
+	return true, nil
+}
