@@ -117,8 +117,8 @@ type DriverConfig interface {
 
 // StartInfo is what a driver gets to start one run.
 type StartInfo struct {
-	CaseID    string
-	Prompt    string
+	CaseID string
+	Prompt string
 	// RunDir is a scratch directory of the run's own, for the driver and
 	// the agent (LUX_RUN_DIR): empty at the start, outside the record and
 	// removed after the run. The record is never where the agent can be
