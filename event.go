@@ -176,7 +176,17 @@ const (
 	KindToolCall     = "tool-call"     // Progress.ToolCall
 	KindToolResult   = "tool-result"   // Progress.ToolResult
 	KindUsage        = "usage"         // Progress.Usage: tokens of one model call
+	// KindOffProtocol reports, in Payload (an OffProtocol), the lines of
+	// the agent's output that were not part of its protocol and were
+	// ignored: recorded so that a misspelt "done" line is visible.
+	KindOffProtocol = "off-protocol"
 )
+
+// OffProtocol is the payload of a KindOffProtocol progress event.
+type OffProtocol struct {
+	Dropped int      `json:"dropped"` // lines ignored so far
+	First   []string `json:"first"`   // the first few of them, each clipped
+}
 
 // Progress is something the agent did. For the shared kinds the typed field
 // is set; any other kind carries Payload.
@@ -267,17 +277,31 @@ const (
 )
 
 // NewProgress returns a progress event of the given kind whose payload is
-// the typed value v (a *Message, *ToolCall, *ToolResult or *UsageReport) or
-// anything JSON-encodable for other kinds.
+// the typed value v — a Message, ToolCall, ToolResult or UsageReport, as a
+// value or a pointer — or anything JSON-encodable for other kinds.
+//
+// The shared kinds (KindAgentMessage, KindReasoning, KindToolCall,
+// KindToolResult, KindUsage) take their typed value only: assertions read
+// them there. Another payload for one of them, or a typed value under the
+// kind of another, is a programming error that would make an event no
+// assertion can see, and NewProgress panics naming it.
 func NewProgress(id, kind string, v any) Progress {
 	p := Progress{ID: id, Kind: kind}
 	switch x := v.(type) {
+	case Message:
+		p.Message = &x
 	case *Message:
 		p.Message = x
+	case ToolCall:
+		p.ToolCall = &x
 	case *ToolCall:
 		p.ToolCall = x
+	case ToolResult:
+		p.ToolResult = &x
 	case *ToolResult:
 		p.ToolResult = x
+	case UsageReport:
+		p.Usage = &x
 	case *UsageReport:
 		p.Usage = x
 	case json.RawMessage:
@@ -289,7 +313,30 @@ func NewProgress(id, kind string, v any) Progress {
 		}
 		p.Payload = b
 	}
+	if want := typedPayload(kind); want != "" {
+		ok := map[string]bool{"Message": p.Message != nil, "ToolCall": p.ToolCall != nil,
+			"ToolResult": p.ToolResult != nil, "UsageReport": p.Usage != nil}[want]
+		if !ok {
+			panic(fmt.Sprintf("lux: NewProgress: kind %q takes a lux.%s (or *lux.%s), got %T", kind, want, want, v))
+		}
+	}
 	return p
+}
+
+// typedPayload names the type a shared progress kind carries; "" for
+// other kinds.
+func typedPayload(kind string) string {
+	switch kind {
+	case KindAgentMessage, KindReasoning:
+		return "Message"
+	case KindToolCall:
+		return "ToolCall"
+	case KindToolResult:
+		return "ToolResult"
+	case KindUsage:
+		return "UsageReport"
+	}
+	return ""
 }
 
 // payload returns the value stored as the progress payload.

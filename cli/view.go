@@ -19,11 +19,14 @@ import (
 func viewCommand() command {
 	return command{
 		name:    "view",
-		args:    "[flags] [run or suite directory]",
+		args:    "[flags] [run or suite directory | case id | latest]",
 		summary: "list recorded runs and suites, or show one run or suite",
 		doc: `Without an argument, list the latest suites and runs under -runs-root. With a
 suite directory, print its results table; with a run directory, print the
-run: exit, provenance, usage, grading and its last events.
+run: exit, provenance, usage, grading and its last events (tool calls with
+their input, each event with its time since the run started; the harness's
+lifecycle events with -v). "latest" is the latest suite (the latest run
+when there is no suite); a case id is that case's latest run.
 
 With -serve, serve the records under -runs-root as HTML pages on -addr (a
 loopback address only) until interrupted: an index of suites and runs, each
@@ -37,7 +40,8 @@ func viewFlags(fs *flag.FlagSet) action {
 	var root string
 	runsRootFlag(fs, &root)
 	limit := fs.Int("n", 20, "how many of the latest runs and suites to list")
-	events := fs.Int("events", 10, "how many of the last events to show for a run")
+	events := fs.Int("events", 10, "how many of the last events to show for a run (0: all)")
+	verbose := fs.Bool("v", false, "also show the harness's lifecycle events")
 	asJSON := jsonFlag(fs, "the listing (lux.records/v1), suite (lux.suite/v1) or run (lux.run-record/v1)")
 	serve := fs.Bool("serve", false, "serve the records as HTML pages on -addr until interrupted")
 	addr := fs.String("addr", "127.0.0.1:7878", "the loopback address and port -serve listens on (port 0: any free port)")
@@ -48,15 +52,16 @@ func viewFlags(fs *flag.FlagSet) action {
 			}
 			return serveRecords(ctx, e, root, *addr)
 		}
-		return view(e, viewOptions{root: root, limit: *limit, events: *events, json: *asJSON}, args)
+		return view(e, viewOptions{root: root, limit: *limit, events: *events, verbose: *verbose, json: *asJSON}, args)
 	}
 }
 
 type viewOptions struct {
-	root   string
-	limit  int
-	events int
-	json   bool
+	root    string
+	limit   int
+	events  int // the last n events; 0: all
+	verbose bool
+	json    bool
 }
 
 func view(e *env, o viewOptions, args []string) int {
@@ -64,7 +69,11 @@ func view(e *env, o viewOptions, args []string) int {
 	case 0:
 		return listRecords(e, o)
 	case 1:
-		dir := args[0]
+		dir, err := resolveRecord(o.root, args[0])
+		if err != nil {
+			e.errorf("view: %v", err)
+			return ExitUsage
+		}
 		if _, err := os.Stat(filepath.Join(dir, record.SuiteFile)); err == nil {
 			s, err := record.ReadSuite(dir)
 			if err != nil {
@@ -85,10 +94,10 @@ func view(e *env, o viewOptions, args []string) int {
 		if o.json {
 			return e.writeJSON(newRunReport(r, o.events))
 		}
-		writeRunDetail(e.stdout, r, o.events)
+		writeRunDetail(e.stdout, r, o)
 		return ExitOK
 	default:
-		return e.usageError("view", "give at most one run or suite directory, got %d arguments", len(args))
+		return e.usageError("view", "give at most one run or suite directory, case id or \"latest\", got %d arguments", len(args))
 	}
 }
 
@@ -171,7 +180,7 @@ func tokensText(u *lux.TokenUsage) string {
 	return fmt.Sprintf("%d (in %d, out %d, cache read %d, cache write %d)", u.Total(), u.Input, u.Output, u.CacheRead, u.CacheCreation)
 }
 
-func writeRunDetail(w io.Writer, r *record.Run, lastEvents int) {
+func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 	m := r.Metadata
 	fmt.Fprintf(w, "run:         %s\n", r.Dir)
 	fmt.Fprintf(w, "case:        %s\n", m.CaseID)
@@ -192,7 +201,7 @@ func writeRunDetail(w io.Writer, r *record.Run, lastEvents int) {
 	}
 	fmt.Fprintln(w, ")")
 	for _, c := range m.Provenance.Runtime.Commands {
-		fmt.Fprintf(w, "command:     %s %s\n", c.Name, c.Version)
+		fmt.Fprintln(w, strings.TrimSpace("command:     "+c.Name+" "+c.Version))
 	}
 	if m.Answerer.Name != "" {
 		fmt.Fprintf(w, "answerer:    %s\n", m.Answerer.Name)
@@ -240,12 +249,7 @@ func writeRunDetail(w io.Writer, r *record.Run, lastEvents int) {
 			fmt.Fprintf(w, "  (incomplete: %s in %s)\n", g.Incomplete.ExitReason, g.Incomplete.Phase)
 		}
 	}
-	if n := len(r.Events); n > 0 && lastEvents > 0 {
-		fmt.Fprintf(w, "last events (%d of %d):\n", min(lastEvents, n), n)
-		for _, ev := range r.Events[max(0, n-lastEvents):] {
-			fmt.Fprintf(w, "  %s\n", eventLine(ev))
-		}
-	}
+	writeEvents(w, r, o)
 	if len(r.Artifacts) > 0 {
 		fmt.Fprintf(w, "artifacts (%d):\n", len(r.Artifacts))
 		for i, a := range r.Artifacts {
@@ -256,46 +260,6 @@ func writeRunDetail(w io.Writer, r *record.Run, lastEvents int) {
 			fmt.Fprintf(w, "  %s (%d bytes)\n", a.Path, a.Size)
 		}
 	}
-}
-
-func eventLine(ev lux.Event) string {
-	switch ev.Type {
-	case lux.EventReady:
-		return "ready " + ev.Ready.AgentID
-	case lux.EventProgress:
-		p := ev.Progress
-		switch {
-		case p.Message != nil:
-			return p.Kind + ": " + oneLine(p.Message.Text, 120)
-		case p.ToolCall != nil:
-			return "tool-call " + p.ToolCall.Name
-		case p.ToolResult != nil:
-			status := "ok"
-			if p.ToolResult.IsError {
-				status = "error"
-			}
-			return "tool-result " + p.ToolResult.Name + " (" + status + ")"
-		}
-		return "progress " + p.Kind
-	case lux.EventInterrupt:
-		return fmt.Sprintf("interrupt(%s): %s", ev.Interrupt.Kind, oneLine(ev.Interrupt.Text(), 120))
-	case lux.EventResponded:
-		a := ev.Answer
-		switch a.Kind {
-		case lux.Ask:
-			return "responded(ask): " + oneLine(a.Text, 120)
-		case lux.Approve:
-			return fmt.Sprintf("responded(approve): %v %s", a.Approved, a.Reason)
-		}
-		return "responded(" + string(a.Kind) + ")"
-	case lux.EventDone:
-		return "done"
-	case lux.EventError:
-		return fmt.Sprintf("error(%s): %s", ev.Error.ExitReason, oneLine(ev.Error.Reason, 160))
-	case lux.EventLifecycle:
-		return "lifecycle " + string(ev.Stage)
-	}
-	return string(ev.Type)
 }
 
 func oneLine(s string, max int) string {

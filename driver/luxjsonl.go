@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/luxeval/lux"
 )
 
 // LuxJSONL is the Protocol of lux-jsonl, the line protocol any program can
-// speak to be evaluated. The agent writes one JSON object per line on
+// speak to be evaluated (PROTOCOL.md at the module root documents it in
+// full). The agent writes one JSON object per line on
 // stdout:
 //
 //	{"type":"ready","agentId":"my-agent","agentVersion":"1.2","model":"m","detail":{...}}
@@ -33,27 +36,87 @@ import (
 //
 // Lines that are not JSON, or JSON that does not fit one of these shapes,
 // are not part of the protocol and are ignored, so an agent may log to
-// stdout. Answers are written to the agent's stdin, one JSON object per
+// stdout; but they are counted, and the count with the first few of them
+// is recorded as a progress event of kind lux.KindOffProtocol before the
+// run's terminal event (see Diagnostic), so that a line meant as "done"
+// that lux did not understand shows in the record. Answers are written to the agent's stdin, one JSON object per
 // line:
 //
 //	{"type":"answer","id":"q1","text":"Postgres"}
 //	{"type":"answer","id":"q2","text":"","answers":{"colour":"Blue","size":"L"}}
 //	{"type":"approve","id":"a1","reason":"fine"}   (or "deny")
 //	{"type":"customToolResponse","id":"c1","payload":{...}}
-type LuxJSONL struct{}
+//
+// A LuxJSONL counts the lines of one session: use a new one per session.
+// Its zero value is ready to use.
+type LuxJSONL struct {
+	mu       sync.Mutex
+	off      lux.OffProtocol
+	reported int // off.Dropped when the last diagnostic was made
+}
 
-var _ Protocol = LuxJSONL{}
+var _ Protocol = (*LuxJSONL)(nil)
 
-// Parse decodes one line (see DecodeLuxJSONL).
-func (LuxJSONL) Parse(_ context.Context, line []byte, _ *Stdin) ([]lux.Event, error) {
-	if ev, ok := DecodeLuxJSONL(line); ok {
-		return []lux.Event{ev}, nil
+// OffProtocolKept is how many ignored lines a LuxJSONL keeps, each clipped
+// to OffProtocolLineBytes.
+const (
+	OffProtocolKept      = 3
+	OffProtocolLineBytes = 200
+)
+
+// Parse decodes one line (see DecodeLuxJSONL). Before a terminal event it
+// returns the diagnostic of the ignored lines, if any.
+func (p *LuxJSONL) Parse(_ context.Context, line []byte, _ *Stdin) ([]lux.Event, error) {
+	ev, ok := DecodeLuxJSONL(line)
+	if !ok {
+		p.drop(line)
+		return nil, nil
 	}
-	return nil, nil
+	if ev.Terminal() {
+		if d := p.Diagnostic(); d != nil {
+			return []lux.Event{*d, ev}, nil
+		}
+	}
+	return []lux.Event{ev}, nil
+}
+
+func (p *LuxJSONL) drop(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return // blank lines are nobody's mistake
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.off.Dropped++
+	if len(p.off.First) < OffProtocolKept {
+		s := string(line)
+		if len(s) > OffProtocolLineBytes {
+			s = strings.ToValidUTF8(s[:OffProtocolLineBytes], "") + "…"
+		}
+		p.off.First = append(p.off.First, s)
+	}
+}
+
+// Diagnostic returns the progress event (kind lux.KindOffProtocol) that
+// reports the lines ignored since the session began, or nil when none
+// were ignored since the last one. A driver whose agent can end without a
+// terminal event calls it then (subprocess does, from OnExit).
+func (p *LuxJSONL) Diagnostic() *lux.Event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.off.Dropped == p.reported {
+		return nil
+	}
+	p.reported = p.off.Dropped
+	off := lux.OffProtocol{Dropped: p.off.Dropped, First: append([]string(nil), p.off.First...)}
+	ev := lux.Event{Type: lux.EventProgress, Time: time.Now().UTC()}
+	pr := lux.NewProgress("off-protocol", lux.KindOffProtocol, off)
+	ev.Progress = &pr
+	return &ev
 }
 
 // Answer writes the answer line (see EncodeLuxJSONLAnswer).
-func (LuxJSONL) Answer(ctx context.Context, _ lux.Interrupt, a lux.Answer, stdin *Stdin) error {
+func (*LuxJSONL) Answer(ctx context.Context, _ lux.Interrupt, a lux.Answer, stdin *Stdin) error {
 	b, err := EncodeLuxJSONLAnswer(a)
 	if err != nil {
 		return err

@@ -34,7 +34,7 @@ func TestSessionLineAtTheCap(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := start(t, driver.SessionOptions{
-				Protocol:     driver.LuxJSONL{},
+				Protocol:     &driver.LuxJSONL{},
 				Process:      driver.ProcessSpec{Path: "/bin/sh", Args: script(tt.extra), Env: driver.BuildEnv(false, map[string]string{"PATH": driver.DefaultPath, "LC_ALL": "C.UTF-8"})},
 				MaxLineBytes: size,
 			})

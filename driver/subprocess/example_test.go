@@ -51,6 +51,10 @@ echo '{"type":"done","summary":{"usage":{"input":12,"output":3},"cost":0.001}}'
 			fmt.Println("asked:", ev.Interrupt.Question)
 			_ = s.Respond(ctx, lux.Answer{Kind: lux.Ask, ID: ev.Interrupt.ID, Text: "main.go"})
 		case lux.EventProgress:
+			if ev.Progress.Kind == lux.KindOffProtocol {
+				fmt.Println("ignored:", string(ev.Progress.Payload)) // its log line
+				continue
+			}
 			fmt.Println("the agent read:", string(ev.Progress.Payload))
 		case lux.EventDone:
 			fmt.Printf("done: %d tokens, $%.3f\n", ev.Done.Usage.Total(), *ev.Done.CostUSD)
@@ -61,5 +65,6 @@ echo '{"type":"done","summary":{"usage":{"input":12,"output":3},"cost":0.001}}'
 	// ready: shell-agent
 	// asked: Which file?
 	// the agent read: {"type":"answer","id":"q1","text":"main.go"}
+	// ignored: {"dropped":1,"first":["working on: fix the tests"]}
 	// done: 15 tokens, $0.001
 }

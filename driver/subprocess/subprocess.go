@@ -175,6 +175,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		_ = os.RemoveAll(promptDir)
 		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
 	}
+	proto := &driver.LuxJSONL{}
 	opts := driver.SessionOptions{
 		Process: driver.ProcessSpec{
 			Path:   path,
@@ -183,7 +184,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 			Env:    c.environ(info, promptFile),
 			Stderr: info.Stderr,
 		},
-		Protocol:         driver.LuxJSONL{},
+		Protocol:         proto,
 		Workspace:        info.Workspace,
 		IdleTimeout:      c.IdleTimeout.D(),
 		MaxInterrupts:    c.MaxInterrupts,
@@ -191,6 +192,9 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		MaxArtifactFiles: c.MaxArtifactFiles,
 	}
 	opts.OnClose = func() { _ = os.RemoveAll(promptDir) }
+	// An agent that exits without done or error: its ignored lines are
+	// recorded before the session's error says so.
+	opts.OnExit = func(driver.ExitStatus, string) *lux.Event { return proto.Diagnostic() }
 	if c.PromptOnStdin {
 		opts.Input, opts.CloseStdin = []byte(info.Prompt+"\n"), true
 	}

@@ -135,6 +135,7 @@ func TestHappyPath(t *testing.T) {
 			ToolCall: &lux.ToolCall{Name: "Write", Input: map[string]any{"path": "out.txt"}, ToolUseID: "1"}}},
 		{Type: lux.EventProgress, Progress: &lux.Progress{ID: "tr-1", Kind: lux.KindToolResult,
 			ToolResult: &lux.ToolResult{Name: "Write", ToolUseID: "1", Content: "ok", Text: "ok"}}},
+		offProtocol(1, "starting up (a log line)"),
 		{Type: lux.EventDone, Done: &lux.Done{
 			Usage:   &lux.TokenUsage{Input: 10, Output: 5, CacheRead: 2, CacheCreation: 1},
 			CostUSD: &cost,
@@ -260,7 +261,8 @@ func TestEndings(t *testing.T) {
 		},
 		{
 			name: "malformed and interleaved lines are ignored", scenario: []string{"noisy"},
-			want: []lux.Event{readyEvent(), progress("p1", "status", "1"), done()},
+			want: []lux.Event{readyEvent(), progress("p1", "status", "1"),
+				offProtocol(10, "plain log line", `{"type":"ready"}`, `{"not":"an event"}`), done()},
 		},
 		{
 			name: "interrupts beyond maxInterrupts", cfg: map[string]any{"maxInterrupts": 2}, scenario: []string{"many-asks"},
@@ -439,4 +441,10 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// offProtocol is the event that reports ignored lines.
+func offProtocol(dropped int, first ...string) lux.Event {
+	b, _ := json.Marshal(lux.OffProtocol{Dropped: dropped, First: first})
+	return lux.Event{Type: lux.EventProgress, Progress: &lux.Progress{ID: "off-protocol", Kind: lux.KindOffProtocol, Payload: b}}
 }
