@@ -396,3 +396,10 @@ func TestProbeCommandRelativeToTheCaseFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, lux.EventReady, ev.Type, "%+v", ev.Error)
 }
+
+func TestProbeMessageOverTheCap(t *testing.T) {
+	o := probe(t, stdioConfig(t, serverTools, map[string]any{"maxMessageBytes": 64}))
+	require.Equal(t, lux.EventError, o.terminal().Type)
+	assert.Contains(t, o.reason(), "mcp-probe: initialize: cannot read the server's messages:")
+	assert.Contains(t, o.reason(), "over maxMessageBytes, 64")
+}

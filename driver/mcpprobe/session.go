@@ -307,8 +307,11 @@ func (s *session) explain(ctx context.Context, what string, limit time.Duration,
 	if rerr := s.transport.readErr(); rerr != nil {
 		hint := ""
 		var syntax *json.SyntaxError
-		if errors.As(rerr, &syntax) && s.proc != nil {
+		switch {
+		case errors.As(rerr, &syntax) && s.proc != nil:
 			hint = " (stdout is for JSON-RPC messages only: does the server print logs there? They belong on stderr)"
+		case strings.Contains(rerr.Error(), "maximum line length"): // the SDK's error for a frame over the cap is not exported
+			hint = fmt.Sprintf(" (a message is over maxMessageBytes, %d; raise it if the server's answers are that large)", s.cfg.MaxMessageBytes)
 		}
 		return s.withStderr(fmt.Errorf("%s: cannot read the server's messages: %v%s", what, rerr, hint))
 	}
