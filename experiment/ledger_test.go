@@ -287,3 +287,44 @@ func TestATornJournalLineIsRepaired(t *testing.T) {
 	_, err = Open(res.Dir)
 	require.NoError(t, err)
 }
+
+func TestValidationCommandsRunOnEachCandidate(t *testing.T) {
+	f, c := promoteFixture(t)
+	// variant-y's instructions say "fail", which this check refuses.
+	c.Subject.Validate = []Command{{Command: "grep", Args: []string{"-q", "write", "AGENTS.md"}}}
+	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs")})
+	require.NoError(t, err)
+	var invalid string
+	for _, cand := range res.Manifest.Candidates {
+		if cand.ID == "variant-y" {
+			invalid = cand.Invalid
+		} else {
+			assert.Empty(t, cand.Invalid, cand.ID)
+		}
+	}
+	assert.Contains(t, invalid, "candidate validation 'grep -q write AGENTS.md' exited")
+	assert.Empty(t, res.unitsOf(t, "variant-y"), "no agent runs against an invalid candidate")
+	assert.Len(t, res.unitsOf(t, "variant-x"), 6)
+	assert.Equal(t, "variant-x", res.Decision.Champion)
+	assert.NotContains(t, res.Decision.Eligible, "variant-y")
+}
+
+func TestALedgerRunByALiveProcessIsRefused(t *testing.T) {
+	f, c := promoteFixture(t)
+	cctx, cancel := context.WithCancel(ctx(t))
+	res, _ := Run(cctx, testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs"), Progress: func(p Progress) {
+		if p.Finished {
+			cancel()
+		}
+	}})
+	require.Equal(t, StatusAborted, res.Manifest.Status)
+	// This process holds the lock, as a second runner would find it.
+	l, err := lock(res.Dir)
+	require.NoError(t, err)
+	_, err = Resume(ctx(t), testRegistry(t), res.Dir, c, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is being run by process")
+	l.unlock()
+	_, err = Resume(ctx(t), testRegistry(t), res.Dir, c, Options{})
+	require.NoError(t, err)
+}
