@@ -1,12 +1,13 @@
 // Package builtin registers every plugin that ships with lux: the drivers
 // (subprocess, claude-code, codex, cursor, mcp-probe), the scripted
-// answerer, the core assertions, the MCP server assertions and the rubric
+// and persona answerers, the core assertions, the MCP server assertions and the rubric
 // judge. It is a convenience: a program that wants fewer plugins, or its
 // own, registers them one by one instead.
 package builtin
 
 import (
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/answerer/persona"
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
 	mcpassertion "github.com/luxeval/lux/assertion/mcp"
@@ -25,7 +26,7 @@ func Drivers() []*lux.DriverPlugin {
 
 // Answerers returns the built-in answerer plugins.
 func Answerers() []*lux.AnswererPlugin {
-	return []*lux.AnswererPlugin{scripted.Plugin()}
+	return []*lux.AnswererPlugin{scripted.Plugin(), persona.Plugin()}
 }
 
 // Register adds every built-in plugin to reg. It fails, registering

@@ -25,7 +25,6 @@ import (
 
 const safety = 3 * time.Minute
 
-
 // A real agent (Claude Code against a scripted server) writes a README; a
 // real judge (Claude Code against another) answers invalid JSON, then a
 // verdict. The run records the agent's and the judge's usage apart, and a
