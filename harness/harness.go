@@ -195,3 +195,26 @@ func New(c Config) (Model, error) {
 	}
 	return nil, fmt.Errorf("harness: unknown provider %q (use %q or %q, or give the plugin a Factory of your own)", c.Provider, ClaudeCode, Codex)
 }
+
+// Build validates c (with the problems' paths under prefix, into a plugin's
+// config error), fills its defaults and makes its model with f, or with
+// New when f is nil: the one way persona, rubric and any plugin of yours
+// turn their harness fields into a Model.
+func Build(f Factory, c Config, p *lux.Problems) (Config, Model) {
+	c.Validate(p, "", f != nil)
+	if p.Len() > 0 {
+		return c, nil
+	}
+	if f == nil {
+		f = New
+	}
+	c = c.WithDefaults()
+	m, err := f(c)
+	switch {
+	case err != nil:
+		p.Add("provider", err.Error())
+	case m == nil:
+		p.Add("provider", "the harness factory returned no model")
+	}
+	return c, m
+}

@@ -3,7 +3,6 @@ package persona
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -32,8 +31,7 @@ type Config struct {
 	// default 2000.
 	MaxChars int `json:"maxChars,omitempty"`
 
-	factory harness.Factory
-	model   harness.Model
+	model harness.Model
 }
 
 // Options configures the plugin; the zero value uses the built-in
@@ -48,10 +46,6 @@ func Plugin() *lux.AnswererPlugin { return PluginWith(Options{}) }
 
 // PluginWith returns the persona answerer with opts.
 func PluginWith(opts Options) *lux.AnswererPlugin {
-	factory := opts.Factory
-	if factory == nil {
-		factory = harness.New
-	}
 	return &lux.AnswererPlugin{
 		Name:    Name,
 		Doc:     "A model plays the user the case's persona describes; approvals it does not clearly give are denials.",
@@ -62,13 +56,13 @@ func PluginWith(opts Options) *lux.AnswererPlugin {
 				return nil, err
 			}
 			var p lux.Problems
-			c.Config.Validate(&p, "", opts.Factory != nil)
 			if c.MaxHistory < 0 || c.MaxHistory > 200 {
 				p.Addf("maxHistory", "must be between 0 and 200, got %d", c.MaxHistory)
 			}
 			if c.MaxChars < 0 || c.MaxChars > 20000 {
 				p.Addf("maxChars", "must be between 0 and 20000, got %d", c.MaxChars)
 			}
+			c.Config, c.model = harness.Build(opts.Factory, c.Config, &p)
 			if err := p.Err(lux.ErrInvalidConfig); err != nil {
 				return nil, err
 			}
@@ -78,17 +72,6 @@ func PluginWith(opts Options) *lux.AnswererPlugin {
 			if c.MaxChars == 0 {
 				c.MaxChars = DefaultMaxChars
 			}
-			c.Config = c.Config.WithDefaults()
-			m, err := factory(c.Config)
-			if err != nil {
-				var p lux.Problems
-				p.Add("provider", err.Error())
-				return nil, p.Err(lux.ErrInvalidConfig)
-			}
-			if m == nil {
-				return nil, errors.New("persona: the harness factory returned no model")
-			}
-			c.factory, c.model = factory, m
 			return c, nil
 		},
 	}

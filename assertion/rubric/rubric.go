@@ -158,10 +158,6 @@ func Plugin() *lux.AssertionPlugin { return PluginWith(Options{}) }
 // PluginWith returns the rubric assertion with opts, e.g. a judge of your
 // own (an HTTP client) through Options.Factory.
 func PluginWith(opts Options) *lux.AssertionPlugin {
-	factory := opts.Factory
-	if factory == nil {
-		factory = harness.New
-	}
 	return &lux.AssertionPlugin{
 		Type:             Type,
 		Doc:              "A model judges the run against criteria and answers with a score in [0,1]; passes at the threshold (default 0.8). A failed or invalid judge answer leaves the case without a verdict.",
@@ -180,21 +176,12 @@ func PluginWith(opts Options) *lux.AssertionPlugin {
 			case len(c.Criteria) > MaxCriteria:
 				p.Addf("criteria", "at most %d characters, got %d", MaxCriteria, len(c.Criteria))
 			}
-			c.Config.Validate(&p, "", opts.Factory != nil)
 			c.Evidence = c.Evidence.withDefaults()
 			globs := c.Evidence.validate(&p)
+			var model harness.Model
+			c.Config, model = harness.Build(opts.Factory, c.Config, &p)
 			if err := p.Err(lux.ErrInvalidConfig); err != nil {
 				return nil, err
-			}
-			c.Config = c.Config.WithDefaults()
-			model, err := factory(c.Config)
-			if err != nil {
-				var p lux.Problems
-				p.Add("provider", err.Error())
-				return nil, p.Err(lux.ErrInvalidConfig)
-			}
-			if model == nil {
-				return nil, errors.New("rubric: the harness factory returned no model")
 			}
 			return &judge{cfg: c, globs: globs, model: model}, nil
 		},
