@@ -78,7 +78,7 @@
 // For drivers (each scenario runs Parse, Runtime, Start, Next until the
 // terminal event, Quiesce twice, Collect and Close):
 //
-//	runtime         Runtime is stable, declares its commands, no blank or repeated capability
+//	runtime         Runtime is stable, no blank command (an in-process driver declares none), no blank or repeated capability
 //	experiment      experiment support has a Version, Prepare and Identity; Prepare leaves
 //	                its input alone and is idempotent; Identity encodes as JSON, stably
 //	start           Start succeeds

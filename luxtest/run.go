@@ -98,7 +98,10 @@ func (s Suite) Run(t *testing.T, cases ...*lux.Case) {
 			continue
 		}
 		seen[id] = true
-		t.Run(id, func(t *testing.T) { s.runCase(t, o, c) })
+		t.Run(id, func(t *testing.T) {
+			t.Helper() // a case's failure points at the caller of Run
+			s.runCase(t, o, c)
+		})
 	}
 }
 
@@ -117,6 +120,7 @@ func (s Suite) tempRoot(t *testing.T) string {
 		t.Fatalf("luxtest: %v", err)
 	}
 	t.Cleanup(func() {
+		t.Helper()
 		if t.Failed() || s.KeepRuns {
 			t.Logf("luxtest: run records kept in %s", dir)
 			return
@@ -130,6 +134,7 @@ func (s Suite) tempRoot(t *testing.T) string {
 
 // runCase runs one case's repetitions and reports them.
 func (s Suite) runCase(t *testing.T, o *orchestrator.Orchestrator, c *lux.Case) {
+	t.Helper()
 	id := c.CanonicalID()
 	if testing.Short() {
 		tags := s.ShortSkipTags

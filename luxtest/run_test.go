@@ -157,6 +157,10 @@ func child(t *testing.T, args ...string) (string, bool) {
 func TestSuiteReportsFailures(t *testing.T) {
 	out, ok := child(t, "-test.run=^TestChildSuite$")
 	assert.False(t, ok, "the child suite must fail")
+	// Failures point at the user's test, the line that runs the suite,
+	// never at luxtest's own files.
+	assert.Regexp(t, `run_test.go:\d+: luxtest: case "wrong-file"`, out)
+	assert.NotRegexp(t, `(?m)^\s+(run|report|driver|problem|evidence)\.go:\d+:`, out)
 	for _, want := range []string{
 		"--- PASS: TestChildSuite/greet",
 		"--- PASS: TestChildSuite/slow-one",
