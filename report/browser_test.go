@@ -70,7 +70,7 @@ func writePageFile(t testing.TB, dir, name string, b []byte) string {
 // directory (kept with go test -artifacts) and logs where.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100) /* 100: PNG */)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
