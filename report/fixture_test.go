@@ -151,7 +151,7 @@ func writeSuite(t testing.TB, root string, start time.Time, runs []fixtureRun) s
 		runDir, m, g := writeRun(t, root, id, fr, start.Add(time.Duration(i)*time.Second))
 		rel, _ := filepath.Rel(dir, runDir)
 		it := record.SuiteItem{CaseID: fr.caseID, Repetition: fr.rep, Cluster: fr.cluster, Status: record.ItemCompleted,
-			RunDir: filepath.ToSlash(rel), ExitReason: m.ExitReason, Passed: g.Passed, Score: g.Score}
+			RunDir: filepath.ToSlash(rel), ExitReason: m.ExitReason, Passed: g.Passed, Score: g.Score, RunVerdict: record.RunVerdict(m, g)}
 		if it.Failed() {
 			man.Status = record.SuiteFailed
 		}

@@ -38,7 +38,9 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 			return "✗"
 		case "error":
 			return "!"
-		case "pending":
+		case "cancelled":
+			return "⊘"
+		case "not-run":
 			return "·"
 		}
 		return "?"

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/compare"
 )
 
@@ -133,5 +134,48 @@ func TestPagesAreSelfContained(t *testing.T) {
 		if !strings.Contains(s, "&lt;script&gt;window.__pwned=1") {
 			t.Errorf("%s page does not show the hostile markup as text", name)
 		}
+	}
+}
+
+// The suite page counts runs by the project's verdicts: only pass and fail
+// are graded, errors and cancelled runs are counted apart and left out of
+// the pass rate.
+func TestSuiteVerdicts(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "runs")
+	dir := writeSuite(t, root, t0, []fixtureRun{
+		{caseID: "a", rep: 1, passed: ptr(true), durationMs: 10},
+		{caseID: "a", rep: 2, passed: ptr(false), durationMs: 10},
+		{caseID: "b", rep: 1, passed: nil, durationMs: 10}, // an assertion could not grade
+		{caseID: "b", rep: 2, passed: nil, exit: lux.ExitCancelled, durationMs: 10},
+	})
+	p, err := Suite(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells [][]string
+	var verdicts []string
+	for _, c := range p.Cases {
+		var row []string
+		for _, r := range c.Runs {
+			row = append(row, r.Verdict)
+		}
+		cells = append(cells, row)
+		verdicts = append(verdicts, c.Verdict)
+	}
+	if d := cmp.Diff([][]string{{"pass", "fail"}, {"error", "cancelled"}}, cells); d != "" {
+		t.Errorf("strip cells (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"flaky", "error"}, verdicts); d != "" {
+		t.Errorf("case verdicts (-want +got):\n%s", d)
+	}
+	if want := "50.0% (1 passed of 2 graded runs)"; p.PassRate != want {
+		t.Errorf("pass rate %q, want %q", p.PassRate, want)
+	}
+	facts := map[string]string{}
+	for _, f := range p.Totals {
+		facts[f.Label] = f.Value
+	}
+	if !strings.HasPrefix(facts["errored"], "1 ") || facts["cancelled"] != "1" || !strings.HasPrefix(facts["graded"], "2 ") {
+		t.Errorf("totals %v", facts)
 	}
 }

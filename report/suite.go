@@ -43,8 +43,8 @@ type CaseRow struct {
 	CaseID  string
 	Cluster string
 	Tags    []string
-	// Verdict is pass (every run passed), fail (none did), flaky (some
-	// did) or ungraded (no run has a verdict).
+	// Verdict is pass (every graded run passed), fail (none did), flaky
+	// (some did), error (no run graded, some could not be) or ungraded.
 	Verdict  string
 	Runs     []RunCell
 	Score    string
@@ -59,7 +59,7 @@ type CaseRow struct {
 // RunCell is one repetition in a case's pass/fail strip.
 type RunCell struct {
 	Repetition int
-	Verdict    string // pass, fail, ungraded, error (did not end done), pending
+	Verdict    string // the run's record.Verdict as a class name: pass, fail, error, cancelled, not-run, ungraded
 	Title      string
 	Href       string
 }
@@ -79,8 +79,9 @@ func Suite(ctx context.Context, dir string, opts Options) (*SuitePage, error) {
 
 type caseBuild struct {
 	row           *CaseRow
-	passed, runs  int
-	graded        int
+	passed        int // runs that passed
+	graded        int // runs that passed or failed
+	errored       int // runs the harness could not grade
 	scores        []float64
 	tokens, durs  []float64
 	tokensMissing bool
@@ -105,13 +106,14 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		}
 	}
 	var (
-		order                               []string
-		byCase                              = map[string]*caseBuild{}
-		tot                                 record.Outcome
-		errored, cancelled, graded, noUsage int
-		tokens, cost, dur                   float64
-		costRuns                            int
-		embedCandidates                     []int
+		order           []string
+		byCase          = map[string]*caseBuild{}
+		counts          = record.NewSummaryBuilder(m.SuiteID) // the verdict counts, as the suite's summary has them
+		noUsage, ran    int
+		tokens, cost    float64
+		dur             float64
+		costRuns        int
+		embedCandidates []int
 	)
 	for i, it := range m.Items {
 		if i%256 == 0 {
@@ -129,51 +131,41 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		if cb.firstRunDir == "" {
 			cb.firstRunDir = runDir
 		}
-		cell := RunCell{Repetition: it.Repetition, Verdict: "pending", Title: fmt.Sprintf("repetition %d: %s", it.Repetition, it.Status)}
-		tot.Attempts++
-		if it.Status != record.ItemCompleted {
-			tot.Pending++
+		verdict := it.Verdict()
+		counts.Add(i, it, nil, nil)
+		cell := RunCell{Repetition: it.Repetition, Verdict: cssName(verdict), Title: fmt.Sprintf("repetition %d: %s", it.Repetition, verdict)}
+		if verdict == record.VerdictNotRun {
 			cb.row.Runs = append(cb.row.Runs, cell)
 			continue
 		}
-		tot.Completed++
-		cb.runs++
-		passed, score, metrics, exit := it.Passed, it.Score, map[string]float64(nil), it.ExitReason
+		ran++
+		score, metrics := it.Score, map[string]float64(nil)
 		if sm := samples[i]; sm != nil {
-			passed, score, metrics, exit = sm.Passed, sm.Score, sm.Metrics, sm.ExitReason
+			score, metrics = sm.Score, sm.Metrics
 		}
 		var meta *lux.RunMetadata
 		var grading *lux.GradingReport
-		needRecord := metrics == nil || exit != lux.ExitDone || passed == nil || !*passed
-		if needRecord && runDir != "" {
+		if (metrics == nil || verdict != record.VerdictPass) && runDir != "" {
 			meta, grading, _ = record.ReadMetadata(runDir) // an unreadable run shows what the manifest says
 			if meta != nil && metrics == nil {
 				metrics = record.RunMetrics(meta)
 			}
 			if grading != nil {
-				passed, score = grading.Passed, grading.Score
+				score = grading.Score
 			}
 		}
-		switch {
-		case exit == lux.ExitCancelled:
-			cancelled++
-		case exit != lux.ExitDone:
-			errored++
-		}
-		if passed != nil {
-			graded++
-			cb.graded++
-		}
-		cell.Verdict, cell.Title = cellVerdict(it, exit, passed, meta, grading)
-		switch {
-		case passed != nil && *passed && exit == lux.ExitDone:
-			tot.Passed++
+		cell.Title = cellTitle(it, verdict, score, meta)
+		switch verdict {
+		case record.VerdictPass:
 			cb.passed++
-		case it.Failed() || (passed != nil && !*passed) || exit != lux.ExitDone:
-			tot.Failed++
+			cb.graded++
+		case record.VerdictFail:
+			cb.graded++
+			embedCandidates = append(embedCandidates, i)
+		case record.VerdictError:
+			cb.errored++
 			embedCandidates = append(embedCandidates, i)
 		default:
-			tot.Ungraded++
 			embedCandidates = append(embedCandidates, i)
 		}
 		if score != nil {
@@ -221,20 +213,19 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		}
 		cb.row.Runs = append(cb.row.Runs, cell)
 	}
-	if tot.Completed > 0 {
-		tot.PassRate = float64(tot.Passed) / float64(tot.Completed)
-	}
-	p.PassRate = fmt.Sprintf("%s (%d of %d runs)", pct(tot.PassRate), tot.Passed, tot.Completed)
+	tot := counts.Build(m.Status, m.StartedAt).Totals
+	p.PassRate = fmt.Sprintf("%s (%d passed of %d graded runs)", pct(tot.PassRate), tot.Passed, tot.Graded)
 	p.PassRateInterval = passRateInterval(order, byCase)
 	p.Totals = []Fact{
-		{"runs", fmt.Sprintf("%d of %d planned (%d pending)", tot.Completed, tot.Attempts, tot.Pending)},
+		{"runs", fmt.Sprintf("%d of %d planned ran (%d not run)", tot.Completed, tot.Attempts, tot.Pending)},
 		{"cases", fmt.Sprint(len(order))},
-		{"graded", fmt.Sprintf("%d (passed %d, failed or errored %d, without a verdict %d)", graded, tot.Passed, tot.Failed, tot.Ungraded)},
-		{"errored", fmt.Sprintf("%d (did not end done)", errored)},
-		{"cancelled", fmt.Sprint(cancelled)},
-		{"agent tokens", tokensTotal(tokens, tot.Completed, noUsage)},
-		{"agent cost", costTotal(cost, costRuns, tot.Completed)},
-		{"duration", fmt.Sprintf("%s in all, %s per run on average", msText(dur), msText(dur/float64(max(1, tot.Completed))))},
+		{"graded", fmt.Sprintf("%d (passed %d, failed %d)", tot.Graded, tot.Passed, tot.Failed)},
+		{"errored", fmt.Sprintf("%d (the harness could not get a verdict)", tot.Errored)},
+		{"cancelled", fmt.Sprint(tot.Cancelled)},
+		{"ungraded", fmt.Sprintf("%d (nothing to grade them)", tot.Ungraded)},
+		{"agent tokens", tokensTotal(tokens, ran, noUsage)},
+		{"agent cost", costTotal(cost, costRuns, ran)},
+		{"duration", fmt.Sprintf("%s in all, %s per run on average", msText(dur), msText(dur/float64(max(1, ran))))},
 	}
 	tags, clusters := map[string]bool{}, map[string]bool{}
 	verdicts := map[string]bool{}
@@ -262,38 +253,36 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 	return p, nil
 }
 
-func cellVerdict(it record.SuiteItem, exit lux.ExitReason, passed *bool, meta *lux.RunMetadata, g *lux.GradingReport) (string, string) {
-	v := "ungraded"
-	switch {
-	case exit != lux.ExitDone:
-		v = "error"
-	case passed != nil && *passed:
-		v = "pass"
-	case passed != nil:
-		v = "fail"
-	}
+// cssName is a verdict as a class name: "not run" is "not-run".
+func cssName(v record.Verdict) string { return strings.ReplaceAll(string(v), " ", "-") }
+
+func cellTitle(it record.SuiteItem, v record.Verdict, sc *float64, meta *lux.RunMetadata) string {
 	title := fmt.Sprintf("repetition %d: %s", it.Repetition, v)
-	if exit != lux.ExitDone {
-		title += " (" + string(exit)
+	if it.ExitReason != "" && it.ExitReason != lux.ExitDone {
+		title += " (" + string(it.ExitReason)
 		if meta != nil && meta.Reason != "" {
 			title += ": " + clip(meta.Reason, 200)
 		} else if it.Error != "" {
 			title += ": " + clip(it.Error, 200)
 		}
 		title += ")"
+	} else if it.Error != "" {
+		title += " (" + clip(it.Error, 200) + ")"
 	}
-	if g != nil && g.Score != nil {
-		title += ", score " + score(*g.Score)
+	if sc != nil {
+		title += ", score " + score(*sc)
 	}
-	return v, title
+	return title
 }
 
 func finishCase(cb *caseBuild) {
 	r := cb.row
 	switch {
+	case cb.graded == 0 && cb.errored > 0:
+		r.Verdict = "error"
 	case cb.graded == 0:
 		r.Verdict = "ungraded"
-	case cb.passed == cb.runs:
+	case cb.passed == cb.graded:
 		r.Verdict = "pass"
 	case cb.passed == 0:
 		r.Verdict = "fail"
@@ -331,10 +320,10 @@ func passRateInterval(order []string, byCase map[string]*caseBuild) string {
 	anyCluster := false
 	for _, id := range order {
 		cb := byCase[id]
-		if cb.runs == 0 {
+		if cb.graded == 0 {
 			continue
 		}
-		values = append(values, float64(cb.passed)/float64(cb.runs))
+		values = append(values, float64(cb.passed)/float64(cb.graded))
 		clusters = append(clusters, cb.row.Cluster)
 		anyCluster = anyCluster || cb.row.Cluster != ""
 	}
@@ -342,7 +331,7 @@ func passRateInterval(order []string, byCase map[string]*caseBuild) string {
 		clusters = nil
 	}
 	if len(values) == 0 {
-		return "no completed run"
+		return "no graded run"
 	}
 	iv, err := stats.Mean(values, clusters, stats.Config{})
 	if err != nil {
@@ -352,7 +341,13 @@ func passRateInterval(order []string, byCase map[string]*caseBuild) string {
 	if iv.Units < iv.N {
 		units += fmt.Sprintf(" in %d clusters", iv.Units)
 	}
-	s := fmt.Sprintf("mean per-case pass rate %s [%s, %s] (%s, %g%%, %s)", pct(iv.Estimate), pct(iv.Lower), pct(iv.Upper), iv.Method, 100*iv.Level, units)
+	lo, hi, cut := iv.Lower, iv.Upper, ""
+	if lo < 0 || hi > 1 {
+		// A pass rate lies in [0, 1]; so does any honest interval of one.
+		lo, hi = max(lo, 0), min(hi, 1)
+		cut = fmt.Sprintf(", cut from [%s, %s] to the range a pass rate can take", pct(iv.Lower), pct(iv.Upper))
+	}
+	s := fmt.Sprintf("mean per-case pass rate %s [%s, %s] (%s, %g%%, %s%s)", pct(iv.Estimate), pct(lo), pct(hi), iv.Method, 100*iv.Level, units, cut)
 	for _, w := range iv.Warnings {
 		s += "; " + strings.TrimPrefix(w.Error(), "stats: ")
 	}
