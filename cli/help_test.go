@@ -22,7 +22,7 @@ func TestVersion(t *testing.T) {
 func TestCommandHelp(t *testing.T) {
 	reg := registry(t)
 	ownFlags := map[string][]string{
-		"run":      {"-driver", "-j", "-repeat", "-runs-root", "-json"},
+		"run":      {"-driver", "-j", "-repeat", "-runs-root", "-json", "-junit", "-resume"},
 		"validate": {"-driver", "-answerer", "-tag", "-json"},
 		"doctor":   {"-driver", "-runs-root", "-json"},
 		"view":     {"-runs-root", "-events", "-json"},

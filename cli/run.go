@@ -98,6 +98,7 @@ type runFlags struct {
 	environment string
 	quiet       bool
 	resume      string
+	junit       string
 	json        *bool
 }
 
@@ -109,7 +110,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")
 	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
-	f.json = jsonFlag(fs, "the suite (schema lux.run/v1)")
+	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
+	f.json = jsonFlag(fs, "the suite (schema lux.suite/v1)")
 }
 
 // runsRootFlag registers -runs-root, the one place records are read from
@@ -228,10 +230,17 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		}
 		return ExitFailed
 	}
+	rep := newSuiteReport(res.Dir, res.Manifest, res.Summary)
 	if *f.json {
-		e.writeJSON(newSuiteReport(res.Dir, res.Manifest, res.Summary))
+		e.writeJSON(rep)
 	} else {
-		newSuiteReport(res.Dir, res.Manifest, res.Summary).writeText(e.stdout)
+		rep.writeText(e.stdout)
+	}
+	if f.junit != "" {
+		if jerr := writeJUnit(f.junit, rep); jerr != nil {
+			e.errorf("-junit: %v", jerr)
+			return ExitUsage
+		}
 	}
 	if err != nil {
 		e.errorf("%v", err)
