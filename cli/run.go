@@ -170,8 +170,13 @@ func runCommand() command {
 		summary: "run cases (files or directories of *.case.json) as a suite and record every run",
 		doc: `Run the cases as one suite: every case (each -repeat times) runs in a fresh
 workspace, is graded by its assertions, and is recorded under -runs-root.
-Progress lines go to stderr; the results table (or -json) to stdout.
-Exit status 1 when a run did not pass.`,
+The doctor's checks run first: a suite whose agent commands are missing is
+refused before anything starts (exit status 2). Progress lines go to
+stderr; the results table (or -json) to stdout: each run's verdict (pass,
+FAIL, ERROR when the harness could not grade it, cancelled, not run), its
+failed assertions, duration, agent tokens and directory. The pass rate is
+over graded runs only. Exit status 1 when a run did not pass, 130 when
+interrupted; -resume finishes an interrupted suite.`,
 		setup: func(fs *flag.FlagSet) action {
 			var f runFlags
 			f.register(fs)

@@ -27,6 +27,9 @@ type SuiteReport struct {
 	// AgentTokens is the sum over the runs that reported usage; null when
 	// none did.
 	AgentTokens *int64 `json:"agentTokens"`
+	// DurationMS is the suite's wall-clock time, start to end (so far,
+	// for a suite that has not ended).
+	DurationMS int64 `json:"durationMs"`
 }
 
 // RunRow is one run of a suite as the run table shows it.
@@ -132,6 +135,9 @@ func displayPath(path string) string {
 // newSuiteReport reads the records of the suite's runs into its rows.
 func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary) SuiteReport {
 	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []RunRow{}}
+	if m.EndedAt != nil {
+		rep.DurationMS = m.EndedAt.Sub(m.StartedAt).Milliseconds()
+	}
 	suite := &record.Suite{Dir: dir, Manifest: m, Summary: s}
 	for i, it := range m.Items {
 		runDir := suite.RunDir(i)
@@ -221,9 +227,7 @@ func (rep SuiteReport) writeText(w io.Writer) {
 	if t := rep.Totals; t != nil {
 		fmt.Fprintf(w, "\n%s\n", totalsLine(*t))
 	}
-	if rep.AgentTokens != nil {
-		fmt.Fprintf(w, "agent tokens: %d\n", *rep.AgentTokens)
-	}
+	fmt.Fprintf(w, "took %s; agent tokens: %s\n", durationText(rep.DurationMS), tokenCount(rep.AgentTokens))
 	fmt.Fprintf(w, "records: %s\n", rep.Dir)
 }
 

@@ -40,7 +40,7 @@ func TestRunTableNamesFailuresAndUsablePaths(t *testing.T) {
 	require.Regexp(t, `shout\s+1\s+FAIL\s+0\.50\s+done\s+\S+s\s+150\s+\.lux-runs/shout/`, out)
 	require.Contains(t, out, "shout #1: FAIL\n  ✗ shouts: ")
 	require.Contains(t, out, "2 runs: 1 passed, 1 failed (pass rate 50.0% of 2 graded)")
-	require.Contains(t, out, "agent tokens: 300")
+	require.Regexp(t, `took \S+s; agent tokens: 300\n`, out)
 	rows := regexp.MustCompile(`(?m)^\S+\s+\d+\s.*\s(\.lux-runs/\S+)$`).FindAllStringSubmatch(out, -1)
 	require.Len(t, rows, 2, out)
 	for _, m := range rows {
