@@ -92,6 +92,11 @@ func TestHarnessFailuresAreErrorsNotFails(t *testing.T) {
 	require.Contains(t, out, "d-cannot-start #1: ERROR\n  driver \"subprocess\" failed to start")
 	require.Contains(t, out, "4 runs: 1 passed, 1 failed, 2 errors (pass rate 50.0% of 2 graded)")
 
+	_, view, _ := run(t, reg, "view", "-runs-root", p.runs, "d-cannot-start")
+	require.Contains(t, view, "verdict:     ERROR\n")
+	_, list, _ := run(t, reg, "view", "-runs-root", p.runs)
+	require.Regexp(t, `c-cannot-grade\s+ERROR\s`, list)
+
 	code, out, _ = run(t, reg, "run", "-json", "-q", "-runs-root", p.runs, p.cases)
 	require.Equal(t, cli.ExitFailed, code)
 	doc := decodeJSON(t, out, "lux.suite/v1")

@@ -139,7 +139,7 @@ func listRecords(e *env, o viewOptions) int {
 			fmt.Fprintf(tw, "%s\tunreadable: %s\t\t\t\t\n", r.Dir, r.Unreadable)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Dir, r.CaseID, r.Verdict, r.scoreText, r.ExitReason, time.Duration(r.DurationMS)*time.Millisecond)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Dir, r.CaseID, verdictText(r.Verdict), r.scoreText, r.ExitReason, time.Duration(r.DurationMS)*time.Millisecond)
 	}
 	tw.Flush()
 	return ExitOK
@@ -229,6 +229,7 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 	h := m.Usage.Harness()
 	fmt.Fprintf(w, "harness:     %s\n", tokensText(&h))
 	g := r.Grading
+	fmt.Fprintf(w, "verdict:     %s\n", verdictText(record.RunVerdict(m, g)))
 	fmt.Fprintf(w, "grading:     %s, score %s\n", g.Verdict(), scoreText(g))
 	if g != nil {
 		for _, a := range g.Assertions {

@@ -28,7 +28,7 @@ type SuiteListItem struct {
 type RunListItem struct {
 	Dir        string         `json:"dir"`
 	CaseID     string         `json:"caseId,omitempty"`
-	Verdict    string         `json:"verdict,omitempty"` // pass, fail, ungraded
+	Verdict    record.Verdict `json:"verdict,omitempty"` // pass, fail, error, cancelled, ungraded (see record.Verdict)
 	Score      *float64       `json:"score,omitempty"`
 	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
 	DurationMS int64          `json:"durationMs"`
@@ -67,7 +67,7 @@ func newRecordsReport(root string, limit int) (*RecordsReport, error) {
 			rep.Runs = append(rep.Runs, RunListItem{Dir: dir, Unreadable: err.Error()})
 			continue
 		}
-		it := RunListItem{Dir: dir, CaseID: m.CaseID, Verdict: g.Verdict(), ExitReason: m.ExitReason,
+		it := RunListItem{Dir: dir, CaseID: m.CaseID, Verdict: record.RunVerdict(m, g), ExitReason: m.ExitReason,
 			DurationMS: m.Duration().Round(1e7).Milliseconds(), scoreText: scoreText(g)}
 		if g != nil {
 			it.Score = g.Score
