@@ -89,7 +89,7 @@ func sinceStart(start, t time.Time) string {
 	if d < 0 {
 		d = 0
 	}
-	return "+" + d.Round(10*time.Millisecond).String()
+	return "+" + d.Round(time.Millisecond).String()
 }
 
 // maxInputText bounds a tool call's input in an event line.

@@ -237,10 +237,14 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 			if a.Passed {
 				mark = "✓"
 			}
-			line := fmt.Sprintf("  %s %s (%.2f)", mark, a.Name, a.Score)
+			name := a.Name
+			if a.ID != "" && a.ID != a.Name {
+				name = a.ID + ": " + a.Name
+			}
+			line := fmt.Sprintf("  %s %s (%.2f)", mark, name, a.Score)
 			switch {
 			case a.Error != "":
-				line = fmt.Sprintf("  ! %s — could not grade: %s", a.Name, oneLine(a.Error, 200))
+				line = fmt.Sprintf("  ! %s — could not grade: %s", name, oneLine(a.Error, 200))
 			case a.Comment != "":
 				line += " — " + oneLine(a.Comment, 200)
 			}
