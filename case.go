@@ -33,8 +33,12 @@ type Case struct {
 	Cluster string `json:"cluster,omitempty"`
 	// Requires lists driver capabilities the case needs; a driver that does
 	// not declare them all is refused before anything runs.
-	Requires []Capability   `json:"requires,omitempty"`
-	Meta     map[string]any `json:"meta,omitempty"`
+	Requires []Capability `json:"requires,omitempty"`
+	// Timeout is the run's wall-clock limit ("45m"; milliseconds as a
+	// number); zero means the orchestrator's RunTimeout (default 30m). A
+	// run past it is stopped and ends with exit reason timeout.
+	Timeout Duration       `json:"timeout,omitempty"`
+	Meta    map[string]any `json:"meta,omitempty"`
 
 	// Path is the file the case was loaded from, if any.
 	Path string `json:"-"`
@@ -256,6 +260,9 @@ func (c *Case) Validate() error {
 		if a.Threshold < 0 || a.Threshold > 1 || math.IsNaN(a.Threshold) {
 			p.Addf(at+".threshold", "must be between 0 and 1, got %v", a.Threshold)
 		}
+	}
+	if c.Timeout < 0 {
+		p.AddFix("timeout", fmt.Sprintf("must be positive, got %s", c.Timeout), `use a duration such as "45m", or leave it out for the orchestrator's limit`)
 	}
 	for i, t := range c.Tags {
 		if strings.TrimSpace(t) == "" {

@@ -248,6 +248,7 @@ const (
 	ExitDone            ExitReason = "done"             // the agent finished
 	ExitError           ExitReason = "error"            // the agent or the harness failed
 	ExitIdleTimeout     ExitReason = "idle-timeout"     // no event within the idle timeout
+	ExitTimeout         ExitReason = "timeout"          // the run's wall-clock limit passed
 	ExitMaxInteractions ExitReason = "max-interactions" // more interrupts than allowed
 	ExitCancelled       ExitReason = "cancelled"        // the run's context was cancelled
 )

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
@@ -99,6 +100,7 @@ type runFlags struct {
 	quiet       bool
 	resume      string
 	junit       string
+	timeout     time.Duration
 	json        *bool
 }
 
@@ -109,6 +111,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")
+	fs.DurationVar(&f.timeout, "timeout", orchestrator.DefaultRunTimeout, "each run's wall-clock limit, for cases that set no timeout (exit reason timeout)")
 	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
 	f.json = jsonFlag(fs, "the suite (schema lux.suite/v1)")
@@ -122,7 +125,7 @@ func runsRootFlag(fs *flag.FlagSet, root *string) {
 
 // options fills opts from the flags.
 func (f *runFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
-	opts.RunsRoot, opts.Concurrency, opts.Repetitions = f.runsRoot, f.concurrency, f.repeat
+	opts.RunsRoot, opts.Concurrency, opts.Repetitions, opts.RunTimeout = f.runsRoot, f.concurrency, f.repeat, f.timeout
 	var err error
 	if f.environment != "" {
 		raw := []byte(f.environment)

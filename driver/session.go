@@ -48,6 +48,11 @@ type SessionOptions struct {
 	// IdleTimeout is how long the agent may stay silent (no event) while
 	// no interrupt is outstanding; zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Timeout is the agent's wall-clock limit, from its start; past it the
+	// run ends with ErrorEvent{ExitTimeout, ...} and the agent is stopped.
+	// Zero means none (the orchestrator has its own, see
+	// orchestrator.Options.RunTimeout).
+	Timeout time.Duration
 	// MaxInterrupts is how many interrupts the run may raise; zero means
 	// DefaultMaxInterrupts.
 	MaxInterrupts int
@@ -100,6 +105,8 @@ type SessionOptions struct {
 //     is outstanding and resumed once its answer is written; on expiry the
 //     run ends with ErrorEvent{ExitIdleTimeout, "no event for 2m0s"} (before
 //     ready: ErrorEvent{ExitError, "agent never became ready: no event for 2m0s"});
+//   - with a Timeout, the run ends at that time after the start with
+//     ErrorEvent{ExitTimeout, "the agent ran longer than its 30m0s time limit"};
 //   - more interrupts than MaxInterrupts end the run with
 //     ErrorEvent{ExitMaxInteractions, "exceeded maxInterrupts (N)"};
 //   - a stdout line longer than MaxLineBytes ends the run with the error
@@ -495,7 +502,16 @@ func (s *Session) replyLost(err error) {
 // watch ends the run on idle expiry, and once the agent's leader exits
 // kills what it left in its group and bounds the wait for its output.
 func (s *Session) watch() {
+	var deadline <-chan time.Time
+	if s.opts.Timeout > 0 {
+		t := time.NewTimer(s.opts.Timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
 	select {
+	case <-deadline:
+		s.fail(lux.ExitTimeout, fmt.Sprintf("the agent ran longer than its %s time limit", s.opts.Timeout))
+		return // fail stops the process group
 	case <-s.clock.Expired():
 		s.mu.Lock()
 		ready := s.ready

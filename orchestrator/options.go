@@ -72,7 +72,16 @@ type Options struct {
 	// that a hung plugin never holds a suite; the record names the call.
 	// Close, which takes no context, is always given that long.
 	CleanupTimeout time.Duration
+	// RunTimeout is each run's wall-clock limit when its case sets none;
+	// default DefaultRunTimeout. A run past it is stopped like a cancelled
+	// one and ends with exit reason timeout (its record complete, graded:
+	// a run that did not end done never passes).
+	RunTimeout time.Duration
 }
+
+// DefaultRunTimeout is a run's wall-clock limit when neither its case nor
+// Options.RunTimeout sets one.
+const DefaultRunTimeout = 30 * time.Minute
 
 func (o Options) withDefaults() Options {
 	if o.RunsRoot == "" {
@@ -91,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CleanupTimeout <= 0 {
 		o.CleanupTimeout = 30 * time.Second
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = DefaultRunTimeout
 	}
 	return o
 }

@@ -142,9 +142,19 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	// limit bounds the wait for plugin calls that ignore ctx's cancellation.
 	limit, release := graceAfter(ctx, o.opts.CleanupTimeout)
 	defer release()
-	session, answerer := r.begin(ctx, limit)
+	// The run's wall-clock limit covers setup and the agent; collecting,
+	// grading and the record are done after it, with ctx.
+	timeout := o.opts.RunTimeout
+	if p.c.Timeout > 0 {
+		timeout = p.c.Timeout.D()
+	}
+	runCtx, stopClock := context.WithTimeoutCause(ctx, timeout, &runTimeout{limit: timeout})
+	defer stopClock()
+	runLimit, releaseRun := graceAfter(runCtx, o.opts.CleanupTimeout)
+	defer releaseRun()
+	session, answerer := r.begin(runCtx, runLimit)
 	if session != nil {
-		r.loop(ctx, limit, session, answerer)
+		r.loop(runCtx, runLimit, session, answerer)
 	}
 	r.collect(ctx, limit, session)
 	r.grade(ctx, limit)
@@ -267,6 +277,15 @@ func (r *runState) cancel(ctx context.Context, err error) {
 		}
 		return
 	}
+	var rt *runTimeout
+	if errors.As(context.Cause(ctx), &rt) {
+		reason := error(rt)
+		if abandoned {
+			reason = fmt.Errorf("%w; %v", rt, err)
+		}
+		r.fail("timeout", lux.ExitTimeout, reason)
+		return
+	}
 	r.cancelled = true
 	reason := fmt.Errorf("run cancelled: %w", context.Cause(ctx))
 	if abandoned {
@@ -376,6 +395,13 @@ func (r *runState) bookkeeping(ctx, limit context.Context) (bctx, watch context.
 	bctx, cancel = context.WithTimeoutCause(context.WithoutCancel(ctx), d,
 		fmt.Errorf("did not return within the %s allowed for cleanup after the cancellation", d))
 	return bctx, bctx, cancel
+}
+
+// runTimeout is the cause of a run's context ending at its wall-clock limit.
+type runTimeout struct{ limit time.Duration }
+
+func (e *runTimeout) Error() string {
+	return fmt.Sprintf("the run exceeded its %s time limit (set the case's timeout or Options.RunTimeout to allow more)", e.limit)
 }
 
 func ms(from, to time.Time) int64 {

@@ -62,6 +62,11 @@ type Config struct {
 	// IdleTimeout ends the run when the agent is silent this long
 	// (while no answer is outstanding); "90s" or milliseconds. Default 2m.
 	IdleTimeout lux.Duration `json:"idleTimeout"`
+	// Timeout is the agent's wall-clock limit from its start ("45m" or
+	// milliseconds); past it the run ends with exit reason timeout. Zero,
+	// the default, leaves only the orchestrator's limit (the case's
+	// timeout, else Options.RunTimeout, 30m by default).
+	Timeout lux.Duration `json:"timeout,omitempty"`
 	// MaxInterrupts is how many interrupts the run may raise. Default 20.
 	MaxInterrupts int `json:"maxInterrupts"`
 	// MaxLineBytes caps one stdout line. Default 10,000,000.
@@ -126,6 +131,9 @@ func (c *Config) Validate() error {
 	}
 	if c.IdleTimeout <= 0 {
 		p.AddFix("idleTimeout", fmt.Sprintf("must be positive, got %s", c.IdleTimeout), `use a duration such as "2m", or omit it for the default 2m`)
+	}
+	if c.Timeout < 0 {
+		p.AddFix("timeout", fmt.Sprintf("must be positive, got %s", c.Timeout), `use a duration such as "45m", or omit it for the orchestrator's limit`)
 	}
 	if c.MaxInterrupts < 1 {
 		p.AddFix("maxInterrupts", fmt.Sprintf("must be at least 1, got %d", c.MaxInterrupts), fmt.Sprintf("omit it for the default %d", DefaultMaxInterrupts))

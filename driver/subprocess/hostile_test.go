@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -195,4 +196,46 @@ echo '{"type":"done"}'`}, "env": map[string]string{"FORGED": forgedDone, "ROOT":
 			})
 		}
 	})
+}
+
+// dripper is never idle and never done: it writes a progress event every
+// 20ms for ever.
+const dripper = `echo '{"type":"ready","agentId":"drip"}'
+while :; do echo '{"type":"progress","id":"d","kind":"drip","payload":1}'; sleep 0.02; done`
+
+// A run that never ends is stopped at its wall-clock limit, whichever sets
+// it: the case, the orchestrator's options or the driver's config.
+func TestRunsEndAtTheirTimeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		opts       orchestrator.Options
+		c          lux.Case
+		driverCfg  map[string]any
+		wantReason string
+	}{
+		{"the orchestrator's limit", orchestrator.Options{RunTimeout: 300 * time.Millisecond}, lux.Case{},
+			nil, "the run exceeded its 300ms time limit"},
+		{"the case's limit over the orchestrator's", orchestrator.Options{RunTimeout: time.Hour}, lux.Case{Timeout: lux.Duration(300 * time.Millisecond)},
+			nil, "the run exceeded its 300ms time limit"},
+		{"the driver's limit", orchestrator.Options{}, lux.Case{},
+			map[string]any{"timeout": "300ms"}, "the agent ran longer than its 300ms time limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := lux.NewRegistry()
+			require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
+			tc.opts.RunsRoot = filepath.Join(t.TempDir(), "runs")
+			o := orchestrator.New(reg, tc.opts)
+			cfg := map[string]any{"command": "/bin/sh", "args": []string{"-c", dripper}}
+			for k, v := range tc.driverCfg {
+				cfg[k] = v
+			}
+			c := tc.c
+			c.ID, c.Prompt, c.Driver = "drip", "p", &lux.PluginRef{Name: subprocess.Name, Config: cfg}
+			res, err := o.Run(context.Background(), &c)
+			require.NoError(t, err, "a run at its limit is a result, not an error")
+			assert.Equal(t, lux.ExitTimeout, res.Metadata.ExitReason)
+			assert.Contains(t, res.Metadata.Reason, tc.wantReason)
+			assert.NotEqual(t, "pass", res.Verdict(), "a run that did not end done never passes")
+		})
+	}
 }

@@ -187,6 +187,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		Protocol:         proto,
 		Workspace:        info.Workspace,
 		IdleTimeout:      c.IdleTimeout.D(),
+		Timeout:          c.Timeout.D(),
 		MaxInterrupts:    c.MaxInterrupts,
 		MaxLineBytes:     c.MaxLineBytes,
 		MaxArtifactFiles: c.MaxArtifactFiles,
