@@ -179,7 +179,39 @@ func (c *Campaign) checkSubject(p *lux.Problems) {
 		if v.Timeout < 0 {
 			p.Add(at+".timeout", "must not be negative")
 		}
+		for j, arg := range v.Args {
+			if why := unsafeArg(arg); why != "" {
+				p.AddFix(fmt.Sprintf("%s.args[%d]", at, j), why, "a validation command works on the candidate's tree: give paths relative to it")
+			}
+		}
 	}
+}
+
+// unsafeArg says why a validation argument could reach outside the
+// candidate's tree: a URL, an absolute path or one that climbs out with
+// "..", also as the value of --flag=VALUE, -Xvalue or @file.
+func unsafeArg(arg string) string {
+	values := []string{arg}
+	if i := strings.IndexAny(arg, "=:"); strings.HasPrefix(arg, "-") && i > 0 {
+		values = append(values, arg[i+1:])
+	}
+	if strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "--") && len(arg) > 2 {
+		values = append(values, arg[2:])
+	}
+	if rest, ok := strings.CutPrefix(arg, "@"); ok {
+		values = append(values, rest)
+	}
+	for _, v := range values {
+		switch {
+		case strings.Contains(v, "://") || strings.HasPrefix(v, "file:"):
+			return fmt.Sprintf("%q names a URL", arg)
+		case filepath.IsAbs(v) || strings.HasPrefix(v, "~") || (len(v) > 1 && v[1] == ':' && strings.ContainsAny(v[:1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")) || strings.HasPrefix(v, `\\`):
+			return fmt.Sprintf("%q is an absolute path", arg)
+		case v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../") || strings.HasSuffix(v, "/.."):
+			return fmt.Sprintf("%q climbs out of the candidate's tree", arg)
+		}
+	}
+	return ""
 }
 
 func (c *Campaign) checkVariants(p *lux.Problems) {

@@ -23,6 +23,10 @@ func TestCampaignValidation(t *testing.T) {
 		{"subject root missing", func(_ *fixture, c *Campaign) { c.Subject.Root = "nowhere" }, []string{"subject.root:", "is not a directory"}},
 		{"mutable required", func(_ *fixture, c *Campaign) { c.Subject.Mutable = nil }, []string{"subject.mutable: required"}},
 		{"bad glob", func(_ *fixture, c *Campaign) { c.Subject.Mutable = []string{"../x"} }, []string{"subject.mutable[0]:", "climbs out"}},
+		{"validation arguments stay in the tree", func(_ *fixture, c *Campaign) {
+			c.Subject.Validate = []Command{{Command: "go", Args: []string{"vet", "./...", "https://x", "--config=/etc/x", "-I../up", "@/tmp/args", "-C", "sub"}}}
+		}, []string{`subject.validate[0].args[2]: "https://x" names a URL`, `args[3]: "--config=/etc/x" is an absolute path`,
+			`args[4]: "-I../up" climbs out`, `args[5]: "@/tmp/args" is an absolute path`}},
 		{"profiles required", func(_ *fixture, c *Campaign) { c.Profiles = nil }, []string{"profiles: required"}},
 		{"profile driver required", func(_ *fixture, c *Campaign) { c.Profiles["default"] = Profile{} }, []string{"profiles.default.driver: required"}},
 		{"validation split required", func(_ *fixture, c *Campaign) { c.Splits.Validation = nil }, []string{"splits.validation: required"}},
