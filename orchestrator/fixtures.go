@@ -20,6 +20,37 @@ type fixtureEntry struct {
 	Hash string `json:"hash,omitempty"`
 }
 
+// fixtureKindError is the problem with an entry of a fixtures tree that is
+// neither a directory nor a regular file.
+func fixtureKindError(path string, info fs.FileInfo) error {
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; fixtures hold only directories and regular files", path)
+	}
+	return fmt.Errorf("%s is not a regular file (%s); fixtures hold only directories and regular files", path, info.Mode().Type())
+}
+
+// checkFixtures walks the fixtures tree src as stageFixtures does, without
+// copying it, and returns the first entry staging would refuse.
+func checkFixtures(src string) error {
+	src, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == src {
+			return err
+		}
+		if d.IsDir() || d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return fixtureKindError(path, info)
+	})
+}
+
 // stageFixtures copies the directory src into dst (which exists) and
 // returns the hash of the tree: lux.HashValue of its entries (path, type,
 // permission bits, SHA-256 of each file's content) in path order. Only
@@ -70,10 +101,8 @@ func stageFixtures(src, dst string) (string, error) {
 			if e.Hash, err = copyFile(path, target, perm); err != nil {
 				return err
 			}
-		case info.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("%s is a symlink; fixtures hold only directories and regular files", path)
 		default:
-			return fmt.Errorf("%s is not a regular file (%s); fixtures hold only directories and regular files", path, info.Mode().Type())
+			return fixtureKindError(path, info)
 		}
 		entries = append(entries, e)
 		return nil

@@ -134,12 +134,9 @@ func TestFixturesAreStagedAndHashed(t *testing.T) {
 	assert.NotEqual(t, h1, res3.Metadata.Provenance.FixturesHash)
 
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(fixtures, "src", "evil")))
-	res4, err := o.Run(context.Background(), c)
-	require.NoError(t, err)
-	assert.Equal(t, lux.ExitError, res4.Metadata.ExitReason)
-	assert.Equal(t, "setup", res4.Metadata.OperationalFailure.Phase)
-	assert.Contains(t, res4.Metadata.Reason, filepath.Join(fixtures, "src", "evil")+" is a symlink")
-	readBack(t, res4)
+	_, err = o.Run(context.Background(), c)
+	require.ErrorIs(t, err, lux.ErrInvalidCase, "refused before it runs, as staging would refuse it")
+	assert.Contains(t, err.Error(), filepath.Join(fixtures, "src", "evil")+" is a symlink")
 }
 
 func TestAgentErrorAndDriverFailures(t *testing.T) {

@@ -167,6 +167,9 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 				"a relative path is relative to the case file's directory")
 		} else if !fi.IsDir() {
 			probs.Addf("fixtures", "%s is not a directory", p.fixturesDir)
+		} else if err := checkFixtures(p.fixturesDir); err != nil {
+			// What staging would refuse at every run is refused now.
+			probs.AddFix("fixtures", err.Error(), "replace it with the file or directory it stands for, or remove it")
 		}
 	}
 

@@ -132,35 +132,36 @@ func TestConcurrentSuitesShareARunsRoot(t *testing.T) {
 }
 
 // Fixtures hold only directories and regular files; anything else is
-// refused, naming the file, before the agent starts. A fixtures directory
-// given through a symlink is accepted by Validate and by the run alike.
+// refused, naming the file, by Validate and before any run starts: the
+// fixtures are walked as staging walks them. A fixtures directory given
+// through a symlink is accepted by Validate and by the run alike.
 func TestFixturesThatAreNotPlainFiles(t *testing.T) {
 	o := newTestOrchestrator(t, Options{})
 	scen := addScenario(t, writeHello)
+	refused := func(t *testing.T, dir, path, want string) {
+		t.Helper()
+		c := &lux.Case{ID: "fx", Prompt: "p", Fixtures: dir, Driver: driverRef(scen)}
+		err := o.Validate(c)
+		require.ErrorIs(t, err, lux.ErrInvalidCase)
+		assert.Contains(t, err.Error(), "fixtures: "+filepath.Join(dir, path)+" "+want)
+		res, err := o.Run(context.Background(), c)
+		require.ErrorIs(t, err, lux.ErrInvalidCase)
+		assert.Nil(t, res, "nothing ran")
+	}
 
 	t.Run("symlink inside", func(t *testing.T) {
 		dir := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o600))
-		require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "link")))
-		res, err := o.Run(context.Background(), &lux.Case{ID: "fx", Prompt: "p", Fixtures: dir, Driver: driverRef(scen)})
-		require.NoError(t, err)
-		assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
-		assert.Equal(t, "setup", res.Metadata.OperationalFailure.Phase)
-		assert.Contains(t, res.Metadata.Reason, filepath.Join(dir, "link"))
-		assert.Contains(t, res.Metadata.Reason, "symlink")
-		assert.Equal(t, "not-started", res.Metadata.Driver.AgentID)
-		readBack(t, res)
+		require.NoError(t, os.Symlink("../a.txt", filepath.Join(dir, "sub", "link")))
+		refused(t, dir, filepath.Join("sub", "link"), "is a symlink")
 	})
 	t.Run("fifo inside", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600); err != nil {
 			t.Skip(err)
 		}
-		res, err := o.Run(context.Background(), &lux.Case{ID: "fx", Prompt: "p", Fixtures: dir, Driver: driverRef(scen)})
-		require.NoError(t, err)
-		assert.Equal(t, "setup", res.Metadata.OperationalFailure.Phase)
-		assert.Contains(t, res.Metadata.Reason, filepath.Join(dir, "pipe"))
-		readBack(t, res)
+		refused(t, dir, "pipe", "is not a regular file")
 	})
 	t.Run("directory through a symlink", func(t *testing.T) {
 		real := t.TempDir()
