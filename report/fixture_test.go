@@ -18,6 +18,13 @@ var t0 = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 func ptr[T any](v T) *T { return &v }
 
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // hostile is markup that must show as text and never run.
 const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
 
@@ -33,7 +40,8 @@ type fixtureRun struct {
 	durationMs int64
 	artifacts  map[string]string
 	message    string
-	events     int // extra agent messages, to make long trajectories
+	events     int    // extra agent messages, to make long trajectories
+	caseHash   string // "" for "case-" + the case id
 }
 
 func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time) (string, *lux.RunMetadata, *lux.GradingReport) {
@@ -57,7 +65,7 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 			Source:   &lux.Source{CasePath: "cases/" + fr.caseID + ".case.json", Git: &lux.GitInfo{Commit: "abc123"}},
 			Host:     lux.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
 			Runtime:  lux.RuntimeInfo{Driver: "subprocess", Commands: []lux.CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}},
-			CaseHash: "case-" + fr.caseID, AssertionsHash: "a-1", DriverConfigHash: "d-1", EvaluatorConfigHash: "e-1",
+			CaseHash: cmpOr(fr.caseHash, "case-"+fr.caseID), AssertionsHash: "a-1", DriverConfigHash: "d-1", EvaluatorConfigHash: "e-1",
 		},
 	}
 	if exit != lux.ExitDone {

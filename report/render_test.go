@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
@@ -177,5 +178,36 @@ func TestSuiteVerdicts(t *testing.T) {
 	}
 	if !strings.HasPrefix(facts["errored"], "1 ") || facts["cancelled"] != "1" || !strings.HasPrefix(facts["graded"], "2 ") {
 		t.Errorf("totals %v", facts)
+	}
+}
+
+// A case whose identity differs is listed with the field and both values.
+func TestComparisonMismatches(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "runs")
+	runs := func(hash string) []fixtureRun {
+		return []fixtureRun{
+			{caseID: "same", rep: 1, passed: ptr(true), durationMs: 10},
+			{caseID: "edited", rep: 1, passed: ptr(true), durationMs: 10, caseHash: hash},
+		}
+	}
+	a := writeSuite(t, root, t0, runs("hash-before"))
+	b := writeSuite(t, root, t0.Add(time.Hour), runs("hash-after"))
+	c, err := compare.Suites(context.Background(), a, b, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Comparison(c)
+	if len(p.Mismatches) == 0 {
+		t.Fatal("no mismatch listed")
+	}
+	m := p.Mismatches[0]
+	if m.CaseID != "edited" || m.Field != "caseHash" || m.A != "hash-before" || m.B != "hash-after" {
+		t.Errorf("mismatch %+v, want edited's caseHash hash-before → hash-after", m)
+	}
+	html := string(render(t, p))
+	for _, want := range []string{"A and B are not comparable", "<code>hash-before</code>", "<code>hash-after</code>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page does not say %q", want)
+		}
 	}
 }
