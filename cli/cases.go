@@ -106,8 +106,11 @@ func fileError(path string, probs []Problem) error {
 	return errors.New(b.String())
 }
 
+// findCaseFiles lists the case files under dir. A *.case.json that is a
+// symlink is not followed: it is reported, next to the files found.
 func findCaseFiles(dir string) ([]string, error) {
 	var out []string
+	var links []error
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -119,8 +122,14 @@ func findCaseFiles(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), CaseSuffix) {
+		if !strings.HasSuffix(d.Name(), CaseSuffix) {
+			return nil
+		}
+		switch {
+		case d.Type().IsRegular():
 			out = append(out, path)
+		case d.Type()&fs.ModeSymlink != 0:
+			links = append(links, fmt.Errorf("%s: a symlink, not followed when searching a directory (name it on the command line to use it, or copy the case here)", displayPath(path)))
 		}
 		return nil
 	})
@@ -128,7 +137,7 @@ func findCaseFiles(dir string) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, errors.Join(links...)
 }
 
 func hasAnyTag(c *lux.Case, tags []string) bool {

@@ -233,7 +233,7 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	}
 	if res == nil {
 		e.errorf("%v", err)
-		if errors.Is(err, lux.ErrInvalidCase) {
+		if errors.Is(err, lux.ErrInvalidCase) || errors.Is(err, record.ErrUnusableRoot) {
 			return ExitUsage
 		}
 		return ExitFailed

@@ -48,6 +48,9 @@ func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*RunResult, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := record.CheckRoot(o.opts.RunsRoot); err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
 	o.progress(Update{Kind: RunStarted, CaseID: p.caseID, Total: 1})
 	res, err := o.execute(ctx, p, runInfo{})
 	o.progress(finishedUpdate(Update{CaseID: p.caseID, Total: 1, Done: 1}, res, err))

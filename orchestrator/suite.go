@@ -42,6 +42,9 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	if err != nil {
 		return nil, err
 	}
+	if err := record.CheckRoot(o.opts.RunsRoot); err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
 	start := time.Now().UTC()
 	dir, err := record.ReserveSuiteDir(o.opts.RunsRoot, start)
 	if err != nil {

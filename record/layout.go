@@ -248,3 +248,27 @@ func FindSuites(root string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ErrUnusableRoot reports a runs root that cannot hold records: it is not
+// a directory, or it cannot be created or written to.
+var ErrUnusableRoot = errors.New("record: unusable runs root")
+
+// CheckRoot makes sure root can hold records: it creates it when missing
+// and checks that a file can be created in it. The error wraps
+// ErrUnusableRoot and says what is wrong.
+func CheckRoot(root string) error {
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory (choose another runs root)", ErrUnusableRoot, root)
+	}
+	if err := os.MkdirAll(root, DirPerm); err != nil {
+		return fmt.Errorf("%w: %s cannot be created: %v", ErrUnusableRoot, root, errors.Unwrap(err))
+	}
+	f, err := os.CreateTemp(root, ".probe-*")
+	if err != nil {
+		return fmt.Errorf("%w: %s is not writable: %v (choose another runs root, or fix its permissions)", ErrUnusableRoot, root, errors.Unwrap(err))
+	}
+	name := f.Name()
+	_ = f.Close()
+	_ = os.Remove(name)
+	return nil
+}
