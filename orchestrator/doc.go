@@ -10,12 +10,17 @@
 // capabilities it requires of the driver — and reports every problem at
 // once with its field path. Nothing is recorded for a case refused this
 // way. Then it reserves a run directory, stages a fresh workspace with the
-// fixtures (hashing them), prepares the answerer, starts the driver, and
+// fixtures (hashing them) outside the record, under <root>/.live, with a
+// scratch directory for the agent (StartInfo.RunDir, LUX_RUN_DIR), prepares
+// the answerer, starts the driver, and
 // reads the agent's events: each interrupt is recorded, answered by the
 // answerer, the answer recorded and delivered to the driver before the
-// next event is read. After the terminal event it stops the agent's
-// process tree, collects the artifacts, grades them and closes
-// everything.
+// next event is read. After the terminal event, or at the run's
+// wall-clock limit (the case's timeout, else Options.RunTimeout; exit
+// reason timeout), it stops the agent's process tree and waits until it is
+// empty, collects the artifacts, moves the workspace into the record as
+// artifacts/, grades, closes everything, and fingerprints the evidence in
+// run.json (Evidence), which Regrade verifies.
 //
 // Whatever happens — the agent fails, the answerer fails or answers the
 // wrong interrupt, a plugin panics, the trajectory exceeds its cap, the

@@ -13,6 +13,9 @@
 //	    stderr.log      the agent's standard error (capped; absent when empty)
 //	    artifacts/      the agent's workspace: fixtures staged, files it left
 //
+// (the workspace lives under <root>/.live while the agent runs, and moves
+// here once it is stopped; see ReserveLiveDir, Evidence and VerifyEvidence)
+//
 // and a suite directory is
 //
 //	<root>/.suites/<timestamp>[-N]/
