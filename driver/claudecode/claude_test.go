@@ -51,23 +51,7 @@ func startRun(t *testing.T, script modeltest.Script, cfg map[string]any, answer 
 	r.workspace = filepath.Join(r.runDir, "artifacts")
 	require.NoError(t, os.MkdirAll(r.workspace, 0o755))
 
-	cfg["command"] = claude
-	cfg["baseUrl"] = r.srv.URL()
-	cfg["inheritEnv"] = false
-	env, _ := cfg["env"].(map[string]string)
-	if env == nil {
-		env = map[string]string{}
-	}
-	env["ANTHROPIC_API_KEY"] = "sk-test"
-	// Anything the CLI tries to reach besides the server is refused and
-	// recorded by the server.
-	for _, kv := range r.srv.ProxyEnv() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	cfg["env"] = env
-	raw, err := json.Marshal(cfg)
-	require.NoError(t, err)
+	raw := liveConfig(t, claude, r.srv, cfg)
 	dc, err := claudecode.Plugin().Parse(raw)
 	require.NoError(t, err)
 
@@ -103,6 +87,30 @@ func startRun(t *testing.T, script modeltest.Script, cfg map[string]any, answer 
 			"the CLI tried to reach %s %s", req.Method, req.Path)
 	}
 	return r
+}
+
+// liveConfig completes cfg for a run of the CLI at claude against srv:
+// the command, the server's URL, a placeholder key, no inherited
+// environment, and proxy variables that make the server refuse and record
+// anything else the CLI tries to reach.
+func liveConfig(t *testing.T, claude string, srv *modeltest.Server, cfg map[string]any) json.RawMessage {
+	t.Helper()
+	cfg["command"] = claude
+	cfg["baseUrl"] = srv.URL()
+	cfg["inheritEnv"] = false
+	env, _ := cfg["env"].(map[string]string)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["ANTHROPIC_API_KEY"] = "sk-test"
+	for _, kv := range srv.ProxyEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	cfg["env"] = env
+	raw, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	return raw
 }
 
 func (r *run) last() lux.Event { return r.events[len(r.events)-1] }
