@@ -38,6 +38,12 @@ type Runtime struct {
 	// other command (a lux-jsonl agent, a script) is never run to learn
 	// its version: it is identified by its content hash.
 	Versioned []string
+	// Scripts lists files the commands run that are not themselves the
+	// executable — the agent.py of "python3 /opt/agent/agent.py" — as
+	// absolute paths. Each is identified by the hash of its content (see
+	// driver.Scripts), so editing the script changes every run's
+	// identity, as editing an executable agent does.
+	Scripts []string
 }
 
 // Has reports whether the runtime declares capability c.

@@ -197,8 +197,11 @@ type Host struct {
 
 // RuntimeInfo is the driver's declared runtime as the run used it.
 type RuntimeInfo struct {
-	Driver       string        `json:"driver"`
-	Commands     []CommandInfo `json:"commands,omitempty"`
+	Driver   string        `json:"driver"`
+	Commands []CommandInfo `json:"commands,omitempty"`
+	// Scripts identifies Runtime.Scripts: Name and Path the script's
+	// absolute path, SHA256 its content hash (empty when unreadable).
+	Scripts      []CommandInfo `json:"scripts,omitempty"`
 	Capabilities []Capability  `json:"capabilities,omitempty"`
 	Model        string        `json:"model,omitempty"`
 }
@@ -246,17 +249,23 @@ func (c CommandInfo) Identity() CommandInfo {
 	return c
 }
 
-// Identity returns r as a run's identity sees it: each command by its
-// Identity.
+// Identity returns r as a run's identity sees it: each command and script
+// by its Identity.
 func (r RuntimeInfo) Identity() RuntimeInfo {
-	if r.Commands != nil {
-		cmds := make([]CommandInfo, len(r.Commands))
-		for i, c := range r.Commands {
-			cmds[i] = c.Identity()
-		}
-		r.Commands = cmds
-	}
+	r.Commands = identities(r.Commands)
+	r.Scripts = identities(r.Scripts)
 	return r
+}
+
+func identities(cs []CommandInfo) []CommandInfo {
+	if cs == nil {
+		return nil
+	}
+	out := make([]CommandInfo, len(cs))
+	for i, c := range cs {
+		out[i] = c.Identity()
+	}
+	return out
 }
 
 // GradingReport is grading.json: each assertion's outcome and the case

@@ -272,3 +272,22 @@ func probeEnv(path, tmp string) []string {
 		"LANG=C",
 	}
 }
+
+// Scripts returns the arguments that name a script for the command to run:
+// those that are absolute paths of regular files ("/opt/agent/agent.py" in
+// "python3 /opt/agent/agent.py"). A driver lists them in
+// lux.Runtime.Scripts so that the run's identity holds their content hash.
+// A relative argument is not listed: the agent resolves it against its
+// working directory, the workspace, whose files the fixtures hash covers.
+func Scripts(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if !filepath.IsAbs(a) {
+			continue
+		}
+		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+			out = append(out, filepath.Clean(a))
+		}
+	}
+	return out
+}

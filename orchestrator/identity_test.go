@@ -118,6 +118,39 @@ func TestEditedAgentChangesTheIdentity(t *testing.T) {
 	assert.Equal(t, "hello-agent v1.0.0", a.Metadata.Driver.AgentVersionRaw)
 }
 
+// An agent run as a script by an interpreter ("sh /abs/agent.sh") is
+// identified by the script's content too: editing it changes the identity,
+// while a second run of the same script is a repetition.
+func TestEditedScriptChangesTheIdentity(t *testing.T) {
+	top := t.TempDir()
+	script := filepath.Join(top, "agent.sh")
+	require.NoError(t, os.WriteFile(script, []byte(luxAgent), 0o644)) // not executable: sh runs it
+	dir := filepath.Join(top, "cases")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, "hello.case.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"prompt":"Write hello.txt.",
+"driver":{"name":"subprocess","config":{"command":"sh","args":["`+script+`"]}},
+"assertions":[{"type":"file-has","path":"hello.txt"}]}`), 0o644))
+
+	runs := filepath.Join(top, "runs")
+	a := runFile(t, New(subprocessRegistry(t), Options{RunsRoot: runs}), path)
+	again := runFile(t, New(subprocessRegistry(t), Options{RunsRoot: runs}), path)
+	require.NoError(t, os.WriteFile(script, []byte(luxAgent+"# tuned\n"), 0o644))
+	o := New(subprocessRegistry(t), Options{RunsRoot: runs})
+	b := runFile(t, o, path)
+
+	sa, sb := a.Metadata.Provenance.Runtime.Scripts, b.Metadata.Provenance.Runtime.Scripts
+	require.Len(t, sa, 1)
+	require.Len(t, sb, 1)
+	assert.Equal(t, script, sa[0].Path)
+	assert.Len(t, sa[0].SHA256, 64)
+	assert.NotEqual(t, sa[0].SHA256, sb[0].SHA256)
+	assert.Empty(t, compareRuns(t, o, a, again).Mismatches, "a second run of one script is a repetition")
+	c := compareRuns(t, o, a, b)
+	require.Len(t, c.Mismatches, 1)
+	assert.Equal(t, compare.FieldRuntime, c.Mismatches[0].Field)
+}
+
 // A runs root inside the repository holding the cases, not ignored by git,
 // does not make the tree dirty: the records of earlier runs are not what
 // a later run measures.

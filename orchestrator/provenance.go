@@ -97,6 +97,11 @@ func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo
 	for _, c := range p.runtime.Commands {
 		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c, slices.Contains(p.runtime.Versioned, c)))
 	}
+	for _, s := range p.runtime.Scripts {
+		info := lux.CommandInfo{Name: s, Path: s}
+		info.SHA256, _ = driver.HashFile(s)
+		ri.Scripts = append(ri.Scripts, info)
+	}
 	return ri
 }
 

@@ -232,6 +232,7 @@ func (c *Config) Runtime() lux.Runtime {
 	rt := lux.Runtime{Capabilities: capabilities}
 	if c.Command != "" {
 		rt.Commands = []string{c.Command}
+		rt.Scripts = driver.Scripts(c.Args)
 	}
 	return rt
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
@@ -77,18 +75,8 @@ func identity(_ context.Context, dc lux.DriverConfig, _ string) (any, error) {
 		return nil, fmt.Errorf("mcp-probe: identity: %w", err)
 	}
 	id := Identity{Command: c.Command, Path: path, SHA256: sum}
-	for _, a := range c.Args {
-		if a == "" || a[0] == '-' {
-			continue
-		}
-		abs, err := filepath.Abs(a)
-		if err != nil {
-			continue
-		}
-		if info, err := os.Stat(abs); err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		h, err := driver.HashFile(abs)
+	for _, a := range driver.Scripts(c.Args) {
+		h, err := driver.HashFile(a)
 		if err != nil {
 			return nil, fmt.Errorf("mcp-probe: identity: %w", err)
 		}

@@ -197,5 +197,5 @@ func (c *Config) Runtime() lux.Runtime {
 		}
 		caps = append(caps, cp)
 	}
-	return lux.Runtime{Commands: []string{c.Command}, Capabilities: caps}
+	return lux.Runtime{Commands: []string{c.Command}, Capabilities: caps, Scripts: driver.Scripts(c.Args)}
 }
