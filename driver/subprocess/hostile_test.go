@@ -2,6 +2,8 @@ package subprocess_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
@@ -238,4 +241,37 @@ func TestRunsEndAtTheirTimeLimit(t *testing.T) {
 			assert.NotEqual(t, "pass", res.Verdict(), "a run that did not end done never passes")
 		})
 	}
+}
+
+// A descendant that left the agent's process group and keeps rewriting a
+// file is stopped before the artifacts are collected: the file the record
+// keeps is the one artifacts.json hashed, and it no longer changes.
+func TestArtifactsAreCollectedOnlyOnceNothingCanChangeThem(t *testing.T) {
+	if proc.HostContainment() == proc.ContainGroup {
+		t.Skip("only the process group is contained here: an escapee survives, as documented")
+	}
+	reg := lux.NewRegistry()
+	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: filepath.Join(t.TempDir(), "runs")})
+	res, err := o.Run(context.Background(), &lux.Case{ID: "rewriter", Prompt: "p", Driver: &lux.PluginRef{Name: subprocess.Name,
+		Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", `echo '{"type":"ready","agentId":"a"}'
+( setsid sh -c 'n=0; while :; do n=$((n+1)); echo $n > result.txt.tmp; mv result.txt.tmp result.txt; done' </dev/null >/dev/null 2>&1 & )
+while [ ! -s result.txt ]; do :; done
+echo '{"type":"done"}'`}}}})
+	require.NoError(t, err)
+	require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, res.Metadata.Reason)
+	var hashed string
+	for _, a := range res.Artifacts {
+		if a.Path == "result.txt" {
+			hashed = a.SHA256
+		}
+	}
+	require.NotEmpty(t, hashed, "artifacts %+v", res.Artifacts)
+	data, err := os.ReadFile(filepath.Join(res.Dir, record.ArtifactsDir, "result.txt"))
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	assert.Equal(t, hashed, hex.EncodeToString(sum[:]), "the file changed after it was collected")
+	g, _, err := o.Regrade(context.Background(), res.Dir, nil)
+	require.NoError(t, err, "the evidence still matches")
+	assert.True(t, g.EvidenceVerified)
 }
