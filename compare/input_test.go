@@ -144,7 +144,7 @@ func TestOptions(t *testing.T) {
 	}
 	s, err := Options{}.resolve()
 	require.NoError(t, err)
-	assert.Equal(t, DefaultMetrics, s.metrics)
+	assert.Equal(t, DefaultMetrics(), s.metrics)
 	s, err = Options{Metrics: []string{"toolCalls"}, GateMetrics: []string{"score", MetricPassRate}}.resolve()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"score", MetricPassRate, "toolCalls"}, s.metrics, "gate metrics are always reported")
@@ -179,4 +179,12 @@ func FuzzSuiteSummary(f *testing.F) {
 		var buf strings.Builder
 		require.NoError(t, c.WriteText(&buf))
 	})
+}
+
+// A caller changing the default metrics it was given changes no other
+// comparison's.
+func TestDefaultMetricsIsACopy(t *testing.T) {
+	m := DefaultMetrics()
+	m[0] = "changed"
+	assert.Equal(t, MetricPassRate, DefaultMetrics()[0])
 }

@@ -59,8 +59,11 @@ type Options struct {
 	AllMetrics bool
 }
 
-// DefaultMetrics are the paired effects a suite comparison reports by default.
-var DefaultMetrics = []string{
+// DefaultMetrics returns the paired effects a suite comparison reports by
+// default, in order. Each call returns a new slice.
+func DefaultMetrics() []string { return slices.Clone(defaultMetrics) }
+
+var defaultMetrics = []string{
 	MetricPassRate, MetricScore, "durationMs", "agent.total", "harness.total", "cost.usd",
 	"toolCalls", "toolCalls.failed", "interrupts",
 }
@@ -128,7 +131,7 @@ func (o Options) resolve() (settings, error) {
 	}
 	s.metrics = o.Metrics
 	if s.metrics == nil {
-		s.metrics = DefaultMetrics
+		s.metrics = DefaultMetrics()
 	}
 	for i, m := range s.metrics {
 		if strings.TrimSpace(m) == "" {

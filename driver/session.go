@@ -139,7 +139,6 @@ type Session struct {
 
 	qmu      sync.Mutex // serializes Quiesce
 	quiesced bool
-	closed   bool
 }
 
 var _ lux.Session = (*Session)(nil)

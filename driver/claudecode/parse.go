@@ -47,9 +47,6 @@ func newParser() *parser {
 	}
 }
 
-// Ready reports whether the ready event has been returned.
-func (p *parser) Ready() bool { return p.ready }
-
 // Terminal reports whether the result line has been seen.
 func (p *parser) Terminal() bool { return p.terminal }
 

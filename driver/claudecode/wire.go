@@ -106,23 +106,6 @@ func (u *apiUsage) reported() bool {
 	return u != nil && (u.Input != nil || u.Output != nil || u.CacheRead != nil || u.CacheCreation != nil)
 }
 
-// merge overwrites the counts of u with those v reports.
-func (u *apiUsage) merge(v *apiUsage) {
-	if v == nil {
-		return
-	}
-	set := func(dst **int64, src *int64) {
-		if src != nil {
-			n := *src
-			*dst = &n
-		}
-	}
-	set(&u.Input, v.Input)
-	set(&u.Output, v.Output)
-	set(&u.CacheRead, v.CacheRead)
-	set(&u.CacheCreation, v.CacheCreation)
-}
-
 // tokens returns the counts, a missing or negative one as zero.
 func (u *apiUsage) tokens() lux.TokenUsage {
 	val := func(p *int64) int64 {

@@ -64,9 +64,6 @@ func newParser(opts parseOptions) *parser {
 // Terminal reports whether the result line has been seen.
 func (p *parser) Terminal() bool { return p.terminal }
 
-// Ready reports whether the ready event has been returned.
-func (p *parser) Ready() bool { return p.ready }
-
 // Line translates one stdout line (without its newline) into events.
 // After the terminal event it returns nothing.
 func (p *parser) Line(b []byte) []lux.Event {
