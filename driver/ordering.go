@@ -122,9 +122,10 @@ func malformed(ev lux.Event) string {
 	return fmt.Sprintf("%s event without its %s", ev.Type, ev.Type)
 }
 
-// lastBytes returns the end of s, at most n bytes, starting at a line
-// boundary when one is near, without surrounding space.
-func lastBytes(s string, n int) string {
+// Tail returns the end of s, at most n bytes, starting at a line boundary
+// when one is near, without surrounding space: the part of an agent's
+// stderr an error's reason quotes.
+func Tail(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s

@@ -476,7 +476,7 @@ func (s *Session) read() {
 	}
 	s.mu.Unlock()
 	reason := fmt.Sprintf("agent exited before %s (%s)", stage, st)
-	if t := lastBytes(tail, 2048); t != "" {
+	if t := Tail(tail, 2048); t != "" {
 		reason += "\nstderr:\n" + t
 	}
 	s.fail(lux.ExitError, reason)

@@ -164,24 +164,10 @@ func exitEvent(st driver.ExitStatus, tail string) *lux.Event {
 			break
 		}
 	}
-	if t := tailLines(tail, 2048); t != "" {
+	if t := driver.Tail(tail, 2048); t != "" {
 		reason += "\nstderr:\n" + t
 	}
 	return &lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: reason}}
-}
-
-// tailLines returns the end of s, at most n bytes, from a line start when
-// one is near, without surrounding space.
-func tailLines(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
-		s = s[i+1:]
-	}
-	return s
 }
 
 // session is the toolkit's session, plus the result grace and the
