@@ -9,7 +9,7 @@ import (
 // A case regresses when its pass rate falls by more than the tolerance: a
 // fall of exactly the tolerance (8/10 → 7/10 at 0.1, 4/5 → 3/5 at 0.2) is
 // not one, whatever the rounding of 0.8 − 0.1 in binary.
-func TestReviewToleranceBoundary(t *testing.T) {
+func TestToleranceBoundary(t *testing.T) {
 	runs := func(id string, n, passed int) []rv {
 		var out []rv
 		for i := range n {

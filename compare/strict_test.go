@@ -10,7 +10,7 @@ import (
 // The strict gate fails on any case whose verdict flipped from pass to
 // fail, even when its pass rate fell by less than the tolerance; and on
 // any case that regressed beyond the tolerance, flipped or not.
-func TestReviewStrictGateOnFlips(t *testing.T) {
+func TestStrictGateOnFlips(t *testing.T) {
 	var a, b []rv
 	for i := range 10 {
 		id := fmt.Sprintf("f%d", i)

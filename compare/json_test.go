@@ -13,7 +13,7 @@ import (
 // The JSON form of a suite comparison has exactly the field names the
 // package documentation lists, nested ones included; fields that are
 // only sometimes there (omitted when empty) are named in maybe.
-func TestReviewSuiteJSONKeys(t *testing.T) {
+func TestSuiteJSONKeys(t *testing.T) {
 	a := rvSuite(rvPass("x", 1).in("k"), rvPass("y", 2).in("k"), rvFail("z", 3), rvPass("w", 4), rvPass("old", 1))
 	b := rvSuite(rvPass("x", 2).in("k"), rvFail("y", 3).in("k"), rvPass("z", 5), rvPass("w", 4), rvPass("new", 1))
 	a.Dir, b.Dir = "suites/a", "suites/b"
@@ -105,7 +105,7 @@ func TestReviewSuiteJSONKeys(t *testing.T) {
 }
 
 // The JSON form of a run comparison has the documented field names.
-func TestReviewRunJSONKeys(t *testing.T) {
+func TestRunJSONKeys(t *testing.T) {
 	rb := run("runs/hello/b", "hello")
 	rb.Metadata.Provenance.Runtime.Model = "other"
 	rb.Grading = report(ptr(false), ptr(0.5), outcome("readme", true, 1), outcome("tests", false, 0))

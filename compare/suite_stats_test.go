@@ -105,7 +105,7 @@ func handT(d []float64, q float64) (est, lo, hi float64) {
 
 // Repetitions are reduced to per-case means first, whatever their number,
 // and each case weighs the same in the effect.
-func TestReviewUnequalRepetitions(t *testing.T) {
+func TestUnequalRepetitions(t *testing.T) {
 	a := rvSuite(
 		rvPass("x", 100), rvPass("x", 200), rvFail("x", 600), // 3 runs: pass 2/3, 300ms
 		rvPass("y", 1000),                 // 1 run: pass 1, 1000ms
@@ -166,7 +166,7 @@ func TestReviewUnequalRepetitions(t *testing.T) {
 
 // Cases pair by canonical id, not by position: the two suites list their
 // cases (and interleave their repetitions) in different orders.
-func TestReviewPairingByID(t *testing.T) {
+func TestPairingByID(t *testing.T) {
 	a := rvSuite(rvPass("alpha", 10), rvPass("beta", 20), rvFail("gamma", 30), rvPass("delta", 40), rvPass("alpha", 12))
 	b := rvSuite(rvPass("delta", 400), rvFail("alpha", 100), rvPass("gamma", 300), rvFail("alpha", 104), rvPass("beta", 200))
 	c := rvCompare(t, a, b, Options{})
@@ -192,7 +192,7 @@ func TestReviewPairingByID(t *testing.T) {
 // McNemar counts b (pass → fail) and c (fail → pass) over the paired cases,
 // and its p-value is the exact binomial one: for b = 7, c = 1,
 // 2·(C(8,0) + C(8,1))/2⁸ = 18/256 = 0.0703125.
-func TestReviewMcNemar(t *testing.T) {
+func TestMcNemar(t *testing.T) {
 	var a, b []rv
 	add := func(n int, pa, pb bool) {
 		for range n {
@@ -229,7 +229,7 @@ func TestReviewMcNemar(t *testing.T) {
 
 // A run passes when it ended done and its grading passed: an ungraded run
 // and a run that did not end done (whatever its grading says) do not.
-func TestReviewPassRateDefinition(t *testing.T) {
+func TestPassRateDefinition(t *testing.T) {
 	a := rvSuite(
 		rvPass("k", 1),
 		rv{id: "k", passed: nil, metrics: map[string]float64{"durationMs": 1}},                            // ungraded
@@ -257,7 +257,7 @@ func TestReviewPassRateDefinition(t *testing.T) {
 
 // The bootstrap is reproducible: the same seed gives the same interval,
 // another seed (generally) another one.
-func TestReviewBootstrapSeed(t *testing.T) {
+func TestBootstrapSeed(t *testing.T) {
 	var a, b []rv
 	for i := range 30 {
 		id := fmt.Sprintf("b%02d", i)
@@ -297,7 +297,7 @@ func TestReviewBootstrapSeed(t *testing.T) {
 // The verdict and the gate read "better" and "worse" in each metric's own
 // direction: lower is better for duration, tokens and cost, higher for the
 // pass rate and the score.
-func TestReviewGateDirection(t *testing.T) {
+func TestGateDirection(t *testing.T) {
 	type m = map[string]float64
 	mk := func(scale float64, passes func(i int) bool) *record.Suite {
 		var runs []rv
@@ -358,7 +358,7 @@ func TestReviewGateDirection(t *testing.T) {
 // The level sets the t quantile and nothing else: the 99 % interval is
 // wider than the 90 % one by exactly t₀.₉₉₅/t₀.₉₅ (two degrees of freedom
 // here, in closed form).
-func TestReviewLevel(t *testing.T) {
+func TestLevel(t *testing.T) {
 	a := rvSuite(rvPass("p", 100), rvPass("q", 200), rvPass("r", 300))
 	b := rvSuite(rvPass("p", 130), rvPass("q", 260), rvPass("r", 320))
 	d := []float64{30, 60, 20}
@@ -392,7 +392,7 @@ func TestReviewLevel(t *testing.T) {
 
 // Two suites with no case in common are not comparable, and say why;
 // nothing fails.
-func TestReviewEveryCaseUnmatched(t *testing.T) {
+func TestEveryCaseUnmatched(t *testing.T) {
 	c := rvCompare(t, rvSuite(rvPass("a1", 1), rvPass("a2", 1)), rvSuite(rvPass("b1", 1), rvFail("b2", 1)), Options{})
 	assert.Equal(t, NotComparable, c.Verdict)
 	assert.True(t, c.Gate.Failed)
@@ -412,7 +412,7 @@ func TestReviewEveryCaseUnmatched(t *testing.T) {
 
 // One paired case cannot give an interval (the unit count is 1): each
 // effect is unavailable and says why; the comparison itself goes on.
-func TestReviewOnePairedCase(t *testing.T) {
+func TestOnePairedCase(t *testing.T) {
 	c := rvCompare(t, rvSuite(rvPass("solo", 100), rvPass("solo", 120), rvPass("gone", 1)),
 		rvSuite(rvFail("solo", 300), rvPass("new", 1)), Options{})
 	assert.Equal(t, 1, c.Counts.Paired)
@@ -439,7 +439,7 @@ func TestReviewOnePairedCase(t *testing.T) {
 // A suite compared with itself, its samples listed in another order, has
 // zero effects, no flips and no regression: pairing is by case id, so
 // any mispairing would show as a nonzero effect on these varied data.
-func TestReviewSelfShuffled(t *testing.T) {
+func TestSelfShuffled(t *testing.T) {
 	var runs []rv
 	for i := range 9 {
 		id := fmt.Sprintf("s%d", i)
@@ -483,7 +483,7 @@ func TestReviewSelfShuffled(t *testing.T) {
 }
 
 // Every warning of the comparison and of its effects is in the text.
-func TestReviewWarningsInText(t *testing.T) {
+func TestWarningsInText(t *testing.T) {
 	var a, b []rv
 	for i := range 6 {
 		id := fmt.Sprintf("w%d", i)

@@ -15,7 +15,7 @@ import (
 // A metric that is NaN or infinite in a record is a corrupt record: a
 // named error that says where, never a panic, and never a comparison
 // that cannot be written as JSON.
-func TestReviewNonFiniteMetrics(t *testing.T) {
+func TestNonFiniteMetrics(t *testing.T) {
 	good := func() *record.Suite { return rvSuite(rvPass("u", 1), rvPass("v", 2), rvPass("w", 3)) }
 	for _, tc := range []struct {
 		name string
@@ -50,7 +50,7 @@ func TestReviewNonFiniteMetrics(t *testing.T) {
 }
 
 // Values a summary file can hold but whose sum overflows are corrupt too.
-func TestReviewOverflowingSum(t *testing.T) {
+func TestOverflowingSum(t *testing.T) {
 	mk := func(v string) string {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, record.SuiteFile), []byte(`{"suiteId":"s","items":[]}`), 0o600))

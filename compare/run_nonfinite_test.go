@@ -14,7 +14,7 @@ import (
 // corrupt record: ErrCorrupt naming the side and the value, never a
 // verdict (a NaN score compared unequal and read as "better") nor a
 // comparison that cannot be written as JSON.
-func TestReviewRunNonFinite(t *testing.T) {
+func TestRunNonFinite(t *testing.T) {
 	tests := []struct {
 		name string
 		bad  func(r *record.Run)

@@ -9,7 +9,7 @@ import (
 
 // Only metrics lux records have a direction: a misspelt gate metric is an
 // invalid option, not a gate that can never fail because no run has it.
-func TestReviewGateMetricSpelling(t *testing.T) {
+func TestGateMetricSpelling(t *testing.T) {
 	for name, want := range map[string]string{
 		MetricPassRate: "higher", MetricScore: "higher", "agent.cacheHitRate": "higher", "harness.cacheHitRate": "higher",
 		"durationMs": "lower", "phase.agentMs": "lower", "phase.collectMs": "lower", "phase.gradingMs": "lower",

@@ -10,7 +10,7 @@ import (
 
 // The text lists every case whose verdict flipped, including one whose
 // pass rate moved by less than the tolerance.
-func TestReviewTextListsFlips(t *testing.T) {
+func TestTextListsFlips(t *testing.T) {
 	a := rvSuite(rvPass("f", 1), rvPass("f", 1), rvFail("f", 1), rvPass("g", 1), rvPass("g", 1), rvPass("g", 1))
 	b := rvSuite(rvPass("f", 1), rvFail("f", 1), rvFail("f", 1), rvPass("g", 1), rvPass("g", 1), rvPass("g", 1))
 	c := rvCompare(t, a, b, Options{PassRateTolerance: 0.5})

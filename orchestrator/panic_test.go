@@ -70,7 +70,7 @@ func TestPluginPanicFailsOnlyItsRun(t *testing.T) {
 			stderr, err := os.ReadFile(filepath.Join(res.Dir, record.StderrFile))
 			require.NoError(t, err, "the panic's stack is kept for the plugin's author")
 			assert.Contains(t, string(stderr), "panicked: hostile")
-			assert.Contains(t, string(stderr), "review_hostile_test.go", "the stack names the plugin's code")
+			assert.Contains(t, string(stderr), "hostile_test.go", "the stack names the plugin's code")
 		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 // runs, so two cases are one unit when they share a cluster on either
 // side: the units are the connected groups of both labelings, and neither
 // side's clusters are dropped.
-func TestReviewClusterLabelsDiffer(t *testing.T) {
+func TestClusterLabelsDiffer(t *testing.T) {
 	labelA := func(i int) string {
 		if i < 12 {
 			return fmt.Sprintf("a%d", i/3)
@@ -75,7 +75,7 @@ func TestReviewClusterLabelsDiffer(t *testing.T) {
 
 // The cluster label is part of the case, so of its hash: a case relabelled
 // between A and B needs FieldCaseHash varied to compare at all.
-func TestReviewClusterInCaseHash(t *testing.T) {
+func TestClusterInCaseHash(t *testing.T) {
 	x, err := lux.HashValue(&lux.Case{ID: "x", Prompt: "p", Cluster: "a"})
 	require.NoError(t, err)
 	y, err := lux.HashValue(&lux.Case{ID: "x", Prompt: "p", Cluster: "b"})
@@ -86,7 +86,7 @@ func TestReviewClusterInCaseHash(t *testing.T) {
 // The clustered interval by hand: the CR1 standard error over the per-case
 // differences, S_c = Σ_{i∈c}(dᵢ − d̄), SE = √(C/(C−1)·Σ S_c²)/n, with t at
 // C−1 degrees of freedom; a case without a cluster is a unit of its own.
-func TestReviewClusteredByHand(t *testing.T) {
+func TestClusteredByHand(t *testing.T) {
 	durA := []float64{100, 200, 300, 400, 500}
 	durB := []float64{110, 230, 320, 395, 540} // d = 10, 30, 20, −5, 40
 	labels := []string{"x", "x", "x", "y", ""}
@@ -114,7 +114,7 @@ func TestReviewClusteredByHand(t *testing.T) {
 
 // A label that reads like a merged unit ("x+y") stays a cluster of its
 // own, apart from the unit that merges x and y.
-func TestReviewClusterNameCollision(t *testing.T) {
+func TestClusterNameCollision(t *testing.T) {
 	la := []string{"x", "x", "y", "x+y", "x+y", "z", "z"}
 	lb := []string{"x", "y", "y", "x+y", "x+y", "z", "z"}
 	var a, b []rv
