@@ -207,15 +207,11 @@
 //
 // # Performance
 //
-// Measured with the benchmarks in bench_test.go (go test -bench . ./compare/)
-// on a 2-core AMD EPYC (Turin) virtual machine, linux/amd64, Go 1.26, that other
-// work was loading (load average about 6), so expect less on an idle one:
+// BenchmarkCompareSuites10k compares two suites of 10,000 runs each (2,500
+// cases × 4 repetitions, 250 clusters); BenchmarkCompareRunSets10k two sets
+// of 10,000 run directories. Measure them on your machine with
 //
-//	BenchmarkCompareSuites10k   two suites of 10,000 runs each (2,500 cases × 4 repetitions,
-//	                            250 clusters; 53 MiB of summaries): 0.5–1.2 s per comparison,
-//	                            41 MB and 1.5 M allocations, peak heap 9–15 MiB
-//	BenchmarkCompareRunSets10k  two sets of 10,000 run directories (60,000 small files read):
-//	                            2.3–3.2 s, 605 MB and 8.4 M allocations, peak heap 13–17 MiB
+//	go test -run '^$' -bench Compare -benchtime 1x ./compare/
 //
 // About a third of the suite time goes to skipping the per-case summaries
 // of suite-summary.json, which a comparison does not need.

@@ -54,25 +54,19 @@
 // # Overhead
 //
 // BenchmarkSuiteOverhead measures suites of trivial runs (the agent writes
-// one file and exits; one assertion) on a 2-core machine, with the agent
-// in process (no agent time at all) or as a real process. Overhead is a
+// one file and exits; one assertion), with the agent in process (no agent
+// time at all) or as a real process, at concurrency 1 and 4. Overhead is a
 // run's duration (startedAt to endedAt) minus the agent process's own wall
-// time. Measured on a shared machine under load, hence ranges:
+// time. Measure it on your machine and disk with
 //
-//	                    suite wall time per run       overhead per run
-//	                    tmpfs          ext4           tmpfs          ext4
-//	in-process, c=1     0.7-0.95 ms    2.9-4.7 ms     0.4-0.5 ms     2.0-2.9 ms
-//	in-process, c=4     0.6-1.1 ms     4.2-5.7 ms     0.5-1.6 ms     11-15 ms (*)
-//	process, c=1        19-34 ms       29-66 ms       0.5-0.8 ms     3.5-5.8 ms
-//	process, c=4        22-24 ms       22-50 ms       1.0-1.2 ms     8-20 ms (*)
+//	go test -run '^$' -bench SuiteOverhead -benchtime 20x ./orchestrator/
 //
-// The harness itself costs well under 5 ms per run; on a disk most of it
-// is file-system metadata (a run creates two directories and about ten
-// files; a create-and-rename cost about 0.45 ms on the contended disk
-// measured). (*) At concurrency 4 on two cores a run's duration includes
-// waiting for the CPU behind the other runs, while the suite's wall time
-// per run falls. Options.Fsync adds a disk flush per file (milliseconds on
-// most disks) for records that must survive a power loss.
+// On a disk most of the harness's cost is file-system metadata (a run
+// creates two directories and about ten files). With more runs at once
+// than cores, a run's duration includes waiting for the CPU behind the
+// other runs, while the suite's wall time per run falls. Options.Fsync
+// adds a disk flush per file (milliseconds on most disks) for records that
+// must survive a power loss.
 //
 // TestSuiteMemoryDoesNotKeepRuns runs suites of 10 and 60 runs whose
 // trajectories are about 100 KiB each: the live heap after the suite grows

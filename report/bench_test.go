@@ -13,7 +13,7 @@ import (
 // BenchmarkSuite10k measures a suite of 10,000 runs (2,500 cases × 4
 // repetitions, 250 clusters, one case in ten failing): building and
 // rendering its static page in Go, and loading that page in headless
-// Chromium. The numbers are in the package documentation.
+// Chromium.
 //
 //	go test -run '^$' -bench Suite10k -benchtime 3x ./report/
 func BenchmarkSuite10k(b *testing.B) {

@@ -60,13 +60,11 @@
 //
 // # Performance
 //
-// Measured with BenchmarkSuite10k (go test -run '^$' -bench Suite10k
-// -benchtime 3x ./report/) on a 2-core AMD EPYC virtual machine, Go 1.26,
-// Debian's Chromium, while the machine ran other builds and tests (load
-// average 17–25, so expect much less on an idle one): for a suite of
-// 10,000 runs (2,500 cases × 4 repetitions, 250 clusters, one case in ten
-// failing) the static page is 2.0 MiB; building and rendering it takes
-// 2.6–5.6 s (it reads suite-summary.json, one case.json per case and the
-// records of the runs that did not pass); Chromium reaches the page's load
-// event in 0.7–2.2 s. Without the row limit the same page took 3.4–5.2 s.
+// BenchmarkSuite10k builds and renders the page of a suite of 10,000 runs
+// (2,500 cases × 4 repetitions, 250 clusters, one case in ten failing),
+// reading suite-summary.json, one case.json per case and the records of
+// the runs that did not pass; with a Chromium installed it also times the
+// page's load event. Measure it on your machine with
+//
+//	go test -run '^$' -bench Suite10k -benchtime 3x ./report/
 package report

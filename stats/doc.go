@@ -59,18 +59,14 @@
 //
 // A bootstrap keeps one float64 per resample and streams its draws, so
 // memory does not grow with the number of draws (resamples × units).
-// Measured with the benchmarks in bench_test.go
-// (go test -run '^$' -bench . ./stats/) on a 2-core AMD EPYC (Turin)
-// virtual machine, Go 1.26, linux/amd64, while other builds shared the
-// machine; CPU time is the sum over both cores, so the wall time on two
-// idle cores is about half of it:
+// Measure it on your machine with the benchmarks in bench_test.go
+// (BenchmarkBootstrap100kValues10kResamples: 10⁹ draws;
+// BenchmarkClusterBootstrap10kClusters10kResamples: 10⁸;
+// BenchmarkBootstrapBillionDrawsMemory: 10⁶ units × 1000 resamples):
 //
-//	benchmark                                         draws  CPU/op   best wall/op  alloc/op
-//	BenchmarkBootstrap100kValues10kResamples          10⁹    1.13 s   0.49 s        82 kB, 9 allocs
-//	BenchmarkClusterBootstrap10kClusters10kResamples  10⁸    0.12 s   0.055 s       1.5 MB, 90 allocs
-//	BenchmarkBootstrapBillionDrawsMemory (10⁶ × 1000) 10⁹    0.93 s   0.96 s        8.0 MB, 9 allocs
+//	go test -run '^$' -bench . -benchtime 1x ./stats/
 //
-// That is about 1 ns of CPU per draw. The draw loops do not allocate
+// The draw loops do not allocate
 // (BenchmarkInnerLoop: 0 allocs/op); a call allocates the means array
 // (8 bytes per resample), the per-cluster totals and label index, and its
 // goroutines, whatever the number of draws. The reference system caps a
