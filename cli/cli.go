@@ -64,6 +64,7 @@ func commands() []command {
 		doctorCommand(),
 		viewCommand(),
 		compareCommand(),
+		gradeCommand(),
 		experimentCommand(),
 		reportCommand(),
 		applyCommand(),

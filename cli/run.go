@@ -63,18 +63,22 @@ var optionFlags = map[string]string{
 	"Environment":     "-environment",
 }
 
-// defaults fills the default driver and answerer of opts from the flags,
-// and names the flags in the orchestrator's messages.
+// defaults fills the default driver and answerer of opts from the flags
+// that are given, and names the flags in the orchestrator's messages.
 func (f *caseFlags) defaults(e *env, opts *orchestrator.Options) int {
 	opts.OptionNames = optionFlags
-	var err error
-	if opts.DefaultDriver, err = parseRef("-driver", f.driver); err != nil {
-		e.errorf("%v", err)
-		return ExitUsage
-	}
-	if opts.DefaultAnswerer, err = parseRef("-answerer", f.answerer); err != nil {
-		e.errorf("%v", err)
-		return ExitUsage
+	for _, d := range []struct {
+		flag, value string
+		dst         **lux.PluginRef
+	}{{"-driver", f.driver, &opts.DefaultDriver}, {"-answerer", f.answerer, &opts.DefaultAnswerer}} {
+		ref, err := parseRef(d.flag, d.value)
+		if err != nil {
+			e.errorf("%v", err)
+			return ExitUsage
+		}
+		if ref != nil {
+			*d.dst = ref
+		}
 	}
 	return ExitOK
 }
@@ -102,6 +106,7 @@ type runFlags struct {
 	junit       string
 	timeout     time.Duration
 	json        *bool
+	project     projectFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -115,6 +120,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
 	f.json = jsonFlag(fs, "the suite (schema lux.suite/v1)")
+	f.project.register(fs, true)
 }
 
 // runsRootFlag registers -runs-root, the one place records are read from
@@ -208,6 +214,9 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		}
 	}
 	var opts orchestrator.Options
+	if code := f.project.defaultCases(e, &args); code != ExitOK {
+		return code
+	}
 	cases, code := f.cases.load(e, args, &opts)
 	if code != ExitOK {
 		return code
@@ -215,6 +224,9 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	if err := f.options(&opts, e.stderr); err != nil {
 		e.errorf("%v", err)
 		return ExitUsage
+	}
+	if code := f.project.apply(e, &opts); code != ExitOK {
+		return code
 	}
 	o := orchestrator.New(e.reg, opts)
 	if code := preflight(ctx, e, o, cases, f.quiet); code != ExitOK {

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"flag"
+	"os"
+
+	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/project"
+)
+
+// projectFlags read the project file (lux.json) and pick a profile. The
+// file gives defaults; a flag given on the command line wins over it.
+type projectFlags struct {
+	fs      *flag.FlagSet
+	config  string
+	profile string
+}
+
+func (f *projectFlags) register(fs *flag.FlagSet, profiles bool) {
+	f.fs = fs
+	fs.StringVar(&f.config, "config", "", "project file (default: "+project.FileName+" in the working directory, when there is one)")
+	if profiles {
+		fs.StringVar(&f.profile, "profile", "", "apply this profile of the project file (its driver, answerer, harness model and environment)")
+	}
+}
+
+// load reads the project file: -config, else lux.json in the working
+// directory, else none (today's defaults).
+func (f *projectFlags) load(e *env) (*project.File, int) {
+	var (
+		file *project.File
+		err  error
+	)
+	if f.config != "" {
+		file, err = project.Load(f.config)
+	} else {
+		wd, werr := os.Getwd()
+		if werr != nil {
+			e.errorf("%v", werr)
+			return nil, ExitUsage
+		}
+		file, err = project.Find(wd)
+	}
+	if err != nil {
+		e.errorf("%v", err)
+		return nil, ExitUsage
+	}
+	return file, ExitOK
+}
+
+// set reports whether the flag name was given on the command line.
+func (f *projectFlags) set(name string) bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			given = true
+		}
+	})
+	return given
+}
+
+// defaultCases sets the cases to run, when none are given, to the
+// project's casesRoot.
+func (f *projectFlags) defaultCases(e *env, args *[]string) int {
+	file, code := f.load(e)
+	if code == ExitOK && len(*args) == 0 && file.CasesRoot != "" {
+		*args = []string{file.Resolve(file.CasesRoot)}
+	}
+	return code
+}
+
+// apply fills what the command line left unset in opts from the project
+// file and its profile.
+func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
+	file, code := f.load(e)
+	if code != ExitOK {
+		return code
+	}
+	p, err := file.Options(f.profile)
+	if err != nil {
+		e.errorf("-profile: %v", err)
+		return ExitUsage
+	}
+	if !f.set("runs-root") && p.RunsRoot != "" {
+		opts.RunsRoot = p.RunsRoot
+	}
+	if !f.set("j") && p.Concurrency > 0 {
+		opts.Concurrency = p.Concurrency
+	}
+	if !f.set("driver") && p.DefaultDriver != nil {
+		opts.DefaultDriver = p.DefaultDriver
+	}
+	if !f.set("answerer") && p.DefaultAnswerer != nil {
+		opts.DefaultAnswerer = p.DefaultAnswerer
+	}
+	if !f.set("environment") && p.Environment != nil {
+		opts.Environment = p.Environment
+	}
+	opts.Harness = p.Harness
+	return ExitOK
+}

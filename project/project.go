@@ -1,0 +1,214 @@
+// Package project reads a project's lux.json: where its cases and runs
+// live, the default driver and answerer, the harness model that persona
+// and rubric use, the environment declaration, and named profiles that
+// change any of those for one run of the suite (lux run -profile NAME).
+//
+//	{
+//	  "runsRoot": ".lux-runs",
+//	  "casesRoot": "cases",
+//	  "defaultDriver": {"name": "claude-code", "config": {"permissionMode": "acceptEdits"}},
+//	  "defaultAnswerer": {"name": "persona"},
+//	  "harness": {"provider": "claude-code", "model": "claude-haiku-4-5"},
+//	  "environment": {"image": "ci-runner:2026-11"},
+//	  "profiles": {
+//	    "codex": {"driver": {"name": "codex"}, "harness": {"provider": "codex"}}
+//	  }
+//	}
+//
+// The file is decoded strictly: an unknown field is an error naming the
+// file, the field and the fields that are known. Relative paths are
+// relative to the file's directory. A profile's harness fields override
+// the project's as harness.Inherit says (another provider drops the
+// project's model); its driver, answerer and environment replace the
+// project's.
+package project
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/harness"
+	"github.com/luxeval/lux/orchestrator"
+)
+
+// FileName is the project file looked for in the working directory.
+const FileName = "lux.json"
+
+// ErrUnknownProfile reports a profile the file does not declare.
+var ErrUnknownProfile = errors.New("project: unknown profile")
+
+// File is a project file.
+type File struct {
+	// RunsRoot is where records go; default ".lux-runs" beside the file.
+	RunsRoot string `json:"runsRoot,omitempty"`
+	// CasesRoot is what `lux run` runs when given no cases.
+	CasesRoot       string              `json:"casesRoot,omitempty"`
+	DefaultDriver   *lux.PluginRef      `json:"defaultDriver,omitempty"`
+	DefaultAnswerer *lux.PluginRef      `json:"defaultAnswerer,omitempty"`
+	Harness         *harness.Config     `json:"harness,omitempty"`
+	Environment     json.RawMessage     `json:"environment,omitempty"`
+	Concurrency     int                 `json:"concurrency,omitempty"`
+	Profiles        map[string]*Profile `json:"profiles,omitempty"`
+
+	// Path is the file read, absolute; empty for the defaults.
+	Path string `json:"-"`
+}
+
+// Profile changes the project's defaults for one suite run.
+type Profile struct {
+	Driver      *lux.PluginRef  `json:"driver,omitempty"`
+	Answerer    *lux.PluginRef  `json:"answerer,omitempty"`
+	Harness     json.RawMessage `json:"harness,omitempty"`
+	Environment json.RawMessage `json:"environment,omitempty"`
+}
+
+// Find reads dir/lux.json, or returns an empty File (today's defaults)
+// when there is none.
+func Find(dir string) (*File, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return &File{}, nil
+	}
+	return Load(path)
+}
+
+// Load reads and validates the project file at path.
+func Load(path string) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("project: %w", err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("project: %w", err)
+	}
+	f := &File{}
+	if err := lux.DecodeConfig(data, f); err != nil {
+		return nil, fmt.Errorf("project: %s: %w", path, err)
+	}
+	f.Path = abs
+	var p lux.Problems
+	if f.Harness != nil {
+		f.Harness.Validate(&p, "harness", true)
+	}
+	if f.Concurrency < 0 {
+		p.Addf("concurrency", "must be at least 1, got %d", f.Concurrency)
+	}
+	for _, name := range f.ProfileNames() {
+		prof := f.Profiles[name]
+		at := "profiles." + name
+		if prof == nil {
+			p.AddFix(at, "is null", "give an object with driver, answerer, harness or environment")
+			continue
+		}
+		if len(prof.Harness) > 0 {
+			var h harness.Config
+			if err := lux.DecodeConfig(prof.Harness, &h); err != nil {
+				p.Merge(at+".harness", err)
+			} else {
+				h.Validate(&p, at+".harness", true)
+			}
+		}
+	}
+	for field, ref := range map[string]*lux.PluginRef{"defaultDriver": f.DefaultDriver, "defaultAnswerer": f.DefaultAnswerer} {
+		if ref != nil && strings.TrimSpace(ref.Name) == "" {
+			p.AddFix(field+".name", "required", "name a registered plugin")
+		}
+	}
+	if err := p.Err(lux.ErrInvalidConfig); err != nil {
+		return nil, fmt.Errorf("project: %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// ProfileNames returns the profiles' names, sorted.
+func (f *File) ProfileNames() []string {
+	names := make([]string, 0, len(f.Profiles))
+	for n := range f.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// dir is the directory relative paths are relative to.
+func (f *File) dir() string {
+	if f.Path == "" {
+		return ""
+	}
+	return filepath.Dir(f.Path)
+}
+
+// Resolve returns path made relative to the file's directory, unless it is
+// absolute or empty.
+func (f *File) Resolve(path string) string {
+	if path == "" || filepath.IsAbs(path) || f.dir() == "" {
+		return path
+	}
+	return filepath.Join(f.dir(), path)
+}
+
+// Options returns the orchestrator options of the project with the named
+// profile applied ("" for none). Fields the file does not set are left at
+// their zero value, the orchestrator's default.
+func (f *File) Options(profile string) (orchestrator.Options, error) {
+	var o orchestrator.Options
+	if f.RunsRoot != "" {
+		o.RunsRoot = f.Resolve(f.RunsRoot)
+	} else if f.Path != "" {
+		o.RunsRoot = filepath.Join(f.dir(), ".lux-runs")
+	}
+	o.Concurrency = f.Concurrency
+	o.DefaultDriver, o.DefaultAnswerer = f.DefaultDriver, f.DefaultAnswerer
+	var h json.RawMessage
+	if f.Harness != nil {
+		var err error
+		if h, err = json.Marshal(f.Harness); err != nil {
+			return o, fmt.Errorf("project: %s: harness: %w", f.Path, err)
+		}
+	}
+	env := f.Environment
+	if profile != "" {
+		prof, ok := f.Profiles[profile]
+		if !ok {
+			known := "it declares none"
+			if names := f.ProfileNames(); len(names) > 0 {
+				known = "known: " + strings.Join(names, ", ")
+			}
+			where := f.Path
+			if where == "" {
+				where = "no " + FileName + " was found"
+			}
+			return o, fmt.Errorf("%w %q (%s; %s)", ErrUnknownProfile, profile, where, known)
+		}
+		if prof.Driver != nil {
+			o.DefaultDriver = prof.Driver
+		}
+		if prof.Answerer != nil {
+			o.DefaultAnswerer = prof.Answerer
+		}
+		if len(prof.Harness) > 0 {
+			var err error
+			if h, err = harness.Inherit(h, prof.Harness); err != nil {
+				return o, fmt.Errorf("project: %s: profiles.%s.harness: %w", f.Path, profile, err)
+			}
+		}
+		if len(prof.Environment) > 0 {
+			env = prof.Environment
+		}
+	}
+	if len(h) > 0 {
+		o.Harness = h
+	}
+	if len(env) > 0 {
+		o.Environment = env
+	}
+	return o, nil
+}
