@@ -21,7 +21,9 @@ profile × split × case × repetition as an ordinary run, then decide with the
 paired effects against the baseline. Everything is kept in a ledger under
 <runs-root>/.experiments; -resume continues one (after a crash, kill -9 or
 Ctrl-C) and refuses when the campaign, the subject, a driver's identity or an
-environment changed. -plan prints the cases, the projected runs and whether
+environment changed. A campaign profile that names a profile of the project
+file ({"project": "NAME"}) takes its driver, answerer and environment from
+lux.json in the working directory, or the file given with -config. -plan prints the cases, the projected runs and whether
 they fit the budget, without starting any agent (exit status 1 when not).
 Exit status 1 when the experiment does not pass (reject, a budget exceeded).`,
 		setup: experimentFlags,
@@ -36,6 +38,8 @@ func experimentFlags(fs *flag.FlagSet) action {
 	jobs := fs.Int("j", 1, "how many units run at once")
 	quiet := fs.Bool("q", false, "no progress lines")
 	asJSON := jsonFlag(fs, "the report (lux.experiment-report/v1) or, with -plan, the plan (lux.experiment-plan/v1)")
+	var proj projectFlags
+	proj.register(fs, false)
 	return func(ctx context.Context, e *env, args []string) int {
 		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs}
 		if !*quiet {
@@ -50,7 +54,11 @@ func experimentFlags(fs *flag.FlagSet) action {
 			opts.RunsRoot = "" // the runs go beside the ledger
 			res, err = experiment.Resume(ctx, e.reg, *resume, nil, opts)
 		case *resume == "" && len(args) == 1:
-			c, lerr := experiment.Load(args[0])
+			file, code := proj.load(e)
+			if code != ExitOK {
+				return code
+			}
+			c, lerr := experiment.LoadWithProject(args[0], file)
 			if lerr != nil {
 				e.errorf("%v", lerr)
 				return ExitUsage

@@ -66,9 +66,14 @@ type Command struct {
 
 // Profile is one arm's conditions.
 type Profile struct {
+	// Project names a profile of the project file (lux.json) whose driver,
+	// answerer and environment this profile takes where it sets none of
+	// its own (see LoadWithProject), so an experiment's arms are the
+	// profiles `lux run -profile` uses.
+	Project string `json:"project,omitempty"`
 	// Driver runs the agent: its config passes through the driver's
 	// experiment Prepare, and its Identity is recorded in the ledger.
-	Driver   *lux.PluginRef `json:"driver"`
+	Driver   *lux.PluginRef `json:"driver,omitempty"`
 	Answerer *lux.PluginRef `json:"answerer,omitempty"`
 	// Environment declares where the agent runs; recorded in every run.
 	Environment json.RawMessage `json:"environment,omitempty"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/glob"
+	"github.com/luxeval/lux/project"
 	"github.com/luxeval/lux/stats"
 )
 
@@ -26,7 +27,15 @@ var ErrInvalidCampaign = errors.New("experiment: invalid campaign")
 // naming the known ones), resolves its paths against the file's
 // directory and validates it, cases included (see Validate). Every
 // problem is reported at once with its field path.
-func Load(path string) (*Campaign, error) {
+func Load(path string) (*Campaign, error) { return LoadWithProject(path, nil) }
+
+// LoadWithProject is Load with the profiles that name a profile of the
+// project file f (Profile.Project) filled from it before validation: the
+// project profile's driver, answerer and environment, else the file's
+// defaults, where the campaign's profile sets none of its own. A name f
+// does not declare is a problem at profiles.NAME.project. f may be nil
+// (no project file).
+func LoadWithProject(path string, f *project.File) (*Campaign, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: campaign %s: %w", path, err)
@@ -42,6 +51,9 @@ func Load(path string) (*Campaign, error) {
 		return nil, fmt.Errorf("experiment: campaign %s: %w", path, err)
 	}
 	c.Path, c.Dir = abs, filepath.Dir(abs)
+	if err := c.useProject(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -92,7 +104,10 @@ func (c *Campaign) prepare() (*corpus, error) {
 			p.Add(at, "a profile needs a name")
 		}
 		pr := d.Profiles[name]
-		if pr.Driver == nil || strings.TrimSpace(pr.Driver.Name) == "" {
+		if pr.Project != "" && pr.Driver == nil {
+			p.AddFix(at+".project", fmt.Sprintf("names the project profile %q, which was not applied", pr.Project),
+				"load the campaign with experiment.LoadWithProject (lux experiment does, from lux.json or -config), or give the profile a driver")
+		} else if pr.Driver == nil || strings.TrimSpace(pr.Driver.Name) == "" {
 			p.AddFix(at+".driver", "required", "name the driver the arm runs, e.g. {\"name\": \"claude-code\"}")
 		}
 		if pr.Answerer != nil && strings.TrimSpace(pr.Answerer.Name) == "" {
