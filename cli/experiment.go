@@ -52,7 +52,11 @@ func experimentFlags(fs *flag.FlagSet) action {
 		switch {
 		case *resume != "" && len(args) == 0:
 			opts.RunsRoot = "" // the runs go beside the ledger
-			res, err = experiment.Resume(ctx, e.reg, *resume, nil, opts)
+			c, code := resumedCampaign(e, &proj, *resume)
+			if code != ExitOK {
+				return code
+			}
+			res, err = experiment.Resume(ctx, e.reg, *resume, c, opts)
 		case *resume == "" && len(args) == 1:
 			file, code := proj.load(e)
 			if code != ExitOK {
@@ -100,6 +104,26 @@ func experimentFlags(fs *flag.FlagSet) action {
 		}
 		return ExitOK
 	}
+}
+
+// resumedCampaign reads the campaign file a ledger was started from, with
+// the project file's profiles, as the run read it; nil (Resume reports
+// why) for a ledger of a campaign built in Go or not a ledger at all.
+func resumedCampaign(e *env, proj *projectFlags, dir string) (*experiment.Campaign, int) {
+	m, err := experiment.ReadManifest(dir)
+	if err != nil || m.CampaignPath == "" {
+		return nil, ExitOK
+	}
+	file, code := proj.load(e)
+	if code != ExitOK {
+		return nil, code
+	}
+	c, err := experiment.LoadWithProject(m.CampaignPath, file)
+	if err != nil {
+		e.errorf("%v", err)
+		return nil, ExitUsage
+	}
+	return c, ExitOK
 }
 
 func showPlan(ctx context.Context, e *env, c *experiment.Campaign, asJSON bool) int {

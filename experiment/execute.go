@@ -58,6 +58,10 @@ func (s *state) execute(ctx context.Context) (*Result, error) {
 	m := s.manifest(len(plan))
 	s.units = append(s.units, s.prior...)
 	s.spend = s.done.spend
+	// The active time of a killed run is the later of the manifest's last
+	// checkpoint and the journal's last line.
+	s.priorActive = max(s.priorActive, s.done.spend.WallTimeMs)
+	s.spend.WallTimeMs = 0 // derived from priorActive and the segment
 	s.finished = len(s.done.units)
 	if err := s.writeManifest(m); err != nil {
 		return nil, err
@@ -223,7 +227,7 @@ func clip(s string, n int) string {
 // cannot be written; the unit's own failures are recorded in the unit.
 func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) error {
 	s.progress(Progress{Candidate: u.cand.ID, Profile: u.key.Profile, Split: u.key.Split, CaseID: u.key.CaseID, Repetition: u.key.Repetition, Total: total})
-	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id}); err != nil {
+	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id, WallTimeMs: s.activeMs()}); err != nil {
 		return err
 	}
 
@@ -344,7 +348,7 @@ func (s *state) record(u *Unit) error {
 	if err := w.WriteFile(unitFile(s.dir, u.ID), data); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	if err := s.journal.append(journalEntry{Kind: "unit", Unit: u.ID, Hash: hashBytes(data), Tokens: u.Tokens, CostUSD: u.CostUSD, JudgeCalls: u.JudgeCalls}); err != nil {
+	if err := s.journal.append(journalEntry{Kind: "unit", Unit: u.ID, Hash: hashBytes(data), Tokens: u.Tokens, CostUSD: u.CostUSD, JudgeCalls: u.JudgeCalls, WallTimeMs: s.activeMs()}); err != nil {
 		return err
 	}
 	s.mu.Lock()

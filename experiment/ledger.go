@@ -161,6 +161,10 @@ type journalEntry struct {
 	Tokens     int64   `json:"tokens,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty"`
 	JudgeCalls int     `json:"judgeCalls,omitempty"`
+	// WallTimeMs is the experiment's active time when the unit was
+	// recorded, so a resume after a kill -9 counts the time spent since
+	// the manifest's last checkpoint.
+	WallTimeMs int64 `json:"wallTimeMs,omitempty"`
 }
 
 // journal is the replayed accounting journal.
@@ -205,6 +209,7 @@ func readJournal(dir string) (*journal, error) {
 }
 
 func (j *journal) add(e journalEntry) {
+	j.spend.WallTimeMs = max(j.spend.WallTimeMs, e.WallTimeMs)
 	switch e.Kind {
 	case "attempt":
 		j.attempts++

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
@@ -286,6 +288,33 @@ func TestATornJournalLineIsRepaired(t *testing.T) {
 	assert.Equal(t, 18, res2.Manifest.Spent.Units)
 	_, err = Open(res.Dir)
 	require.NoError(t, err)
+}
+
+// A process killed between manifest checkpoints has its active time in the
+// journal: a resume counts it against maxWallTime.
+func TestResumeCountsTheWallTimeTheJournalRecorded(t *testing.T) {
+	f, c := promoteFixture(t)
+	c.Budget.MaxWallTime = lux.Duration(time.Hour)
+	runs := filepath.Join(f.dir, ".lux-runs")
+	cctx, cancel := context.WithCancel(ctx(t))
+	res, _ := Run(cctx, testRegistry(t), c, Options{RunsRoot: runs, Progress: func(p Progress) {
+		if p.Finished && p.Done == 3 {
+			cancel()
+		}
+	}})
+	require.Less(t, res.Manifest.Spent.WallTimeMs, time.Hour.Milliseconds())
+	// The last line a killed process wrote: two hours in.
+	jf, err := os.OpenFile(filepath.Join(res.Dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(jf, `{"kind":"attempt","unit":"u-next","wallTimeMs":%d}`+"\n", (2 * time.Hour).Milliseconds())
+	require.NoError(t, err)
+	require.NoError(t, jf.Close())
+
+	res2, err := Resume(ctx(t), testRegistry(t), res.Dir, c, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "experiment exceeded its maxWallTime budget (spent 2h0m0")
+	assert.Equal(t, StatusFailed, res2.Manifest.Status)
+	assert.GreaterOrEqual(t, res2.Manifest.Spent.WallTimeMs, (2 * time.Hour).Milliseconds())
 }
 
 func TestValidationCommandsRunOnEachCandidate(t *testing.T) {

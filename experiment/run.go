@@ -92,6 +92,8 @@ func Run(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*Re
 // is nil), the subject, a profile's driver identity or environment, or the
 // cases differ from what the ledger recorded, and when the ledger has
 // passed; otherwise it runs only the units not yet finished and decides.
+// A campaign whose profiles name project profiles must be passed as c,
+// loaded with LoadWithProject (lux experiment -resume does).
 func Resume(ctx context.Context, reg *lux.Registry, dir string, c *Campaign, opts Options) (*Result, error) {
 	m, err := readManifest(dir)
 	if err != nil {
