@@ -3,13 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/casefiles"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
@@ -111,26 +110,8 @@ func failedAssertions(g *lux.GradingReport) []FailedAssertion {
 	return out
 }
 
-// displayPath is path as a user can use it from here: relative to the
-// working directory when it is under it, else absolute.
-func displayPath(path string) string {
-	if path == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return abs
-	}
-	rel, err := filepath.Rel(wd, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return abs
-	}
-	return rel
-}
+// displayPath is path as a user can use it from the working directory.
+var displayPath = casefiles.DisplayPath
 
 // newSuiteReport reads the records of the suite's runs into its rows.
 func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary) SuiteReport {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/casefiles"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -28,7 +29,7 @@ case is invalid.`,
 				if code := f.defaults(e, &opts); code != ExitOK {
 					return code
 				}
-				files, errs := readCaseFiles(casePaths(args))
+				files, errs := casefiles.Read(casePaths(args))
 				if len(errs) > 0 {
 					e.errorf("validate: %v", errors.Join(errs...))
 					return ExitUsage
@@ -82,17 +83,17 @@ func (p Problem) String() string {
 // validateCases reports every problem of every case file: those that kept
 // it from being read, or else every problem of the case against the
 // registry (the case's own and its plugins'), each once.
-func validateCases(e *env, o *orchestrator.Orchestrator, files []caseFile, tags []string, asJSON bool) int {
+func validateCases(e *env, o *orchestrator.Orchestrator, files []casefiles.File, tags []string, asJSON bool) int {
 	rep := ValidateReport{Schema: "lux.validate/v1", Cases: []CaseValidated{}}
 	for _, f := range files {
-		v := CaseValidated{Path: displayPath(f.path), Valid: true}
-		err := f.err
+		v := CaseValidated{Path: displayPath(f.Path), Valid: true}
+		err := f.Err
 		if err == nil {
-			if len(tags) > 0 && !hasAnyTag(f.c, tags) {
+			if len(tags) > 0 && !casefiles.HasAnyTag(f.Case, tags) {
 				continue
 			}
-			v.ID = f.c.CanonicalID()
-			err = o.Validate(f.c)
+			v.ID = f.Case.CanonicalID()
+			err = o.Validate(f.Case)
 		}
 		if err != nil {
 			v.Valid = false
@@ -109,7 +110,11 @@ func validateCases(e *env, o *orchestrator.Orchestrator, files []caseFile, tags 
 				fmt.Fprintf(e.stdout, "%s: ok (%s)\n", v.Path, v.ID)
 				continue
 			}
-			fmt.Fprintln(e.stdout, fileError(v.Path, v.Problems))
+			lines := make([]string, len(v.Problems))
+			for i, p := range v.Problems {
+				lines[i] = p.String()
+			}
+			fmt.Fprintln(e.stdout, casefiles.FileError(v.Path, lines))
 		}
 		if rep.Invalid > 0 {
 			fmt.Fprintf(e.stdout, "%d of %d case files are invalid\n", rep.Invalid, len(rep.Cases))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/cli"
+	"github.com/luxeval/lux/internal/casefiles"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -180,12 +180,12 @@ func (s Suite) runCase(t *testing.T, o *orchestrator.Orchestrator, c *lux.Case) 
 }
 
 // LoadCases reads the cases of paths as the lux command does (see
-// cli.LoadCases): a file is read whatever its name, a directory is searched
+// cli.LoadCases, through internal/casefiles): a file is read whatever its name, a directory is searched
 // recursively for *.case.json files. Every unreadable or invalid file, and
 // every id two cases share, fails t at once.
 func LoadCases(t testing.TB, paths ...string) []*lux.Case {
 	t.Helper()
-	cases, err := cli.LoadCases(paths, nil)
+	cases, err := casefiles.Load(paths, nil)
 	if err != nil {
 		t.Fatalf("luxtest: loading cases: %v", err)
 	}
