@@ -16,7 +16,7 @@ import (
 // problems returns the individual problem messages of err.
 func problems(err error) []string {
 	var out []string
-	for _, e := range lux.Unwrap(err) {
+	for _, e := range lux.ProblemsOf(err) {
 		out = append(out, e.Error())
 	}
 	return out

@@ -104,7 +104,7 @@ func decodeValue(p *Problems, path string, raw json.RawMessage, v reflect.Value)
 	}
 	if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
 		var fe *FieldError
-		if errors.As(err, &fe) || len(Unwrap(err)) > 1 {
+		if errors.As(err, &fe) || len(ProblemsOf(err)) > 1 {
 			p.Merge(path, err)
 			return
 		}

@@ -82,7 +82,7 @@ func (p *Problems) Merge(prefix string, err error) {
 	if err == nil {
 		return
 	}
-	for _, e := range Unwrap(err) {
+	for _, e := range ProblemsOf(err) {
 		var fe *FieldError
 		if errors.As(e, &fe) {
 			p.errs = append(p.errs, &FieldError{Path: JoinPath(prefix, fe.Path), Problem: fe.Problem, Fix: fe.Fix})
@@ -131,9 +131,9 @@ func listFormat(errs []error) string {
 	return strings.Join(lines, "\n")
 }
 
-// Unwrap flattens err into the individual problems it carries: the
+// ProblemsOf flattens err into the individual problems it carries: the
 // FieldErrors of a Problems error or a multierror, or err itself.
-func Unwrap(err error) []error {
+func ProblemsOf(err error) []error {
 	if err == nil {
 		return nil
 	}
@@ -145,7 +145,7 @@ func Unwrap(err error) []error {
 	if errors.As(err, &me) {
 		var out []error
 		for _, e := range me.Errors {
-			out = append(out, Unwrap(e)...)
+			out = append(out, ProblemsOf(e)...)
 		}
 		return out
 	}

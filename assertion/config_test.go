@@ -92,7 +92,7 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("error %v does not wrap lux.ErrInvalidConfig", err)
 			}
 			var got []string
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				got = append(got, e.Error())
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {

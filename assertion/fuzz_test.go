@@ -92,7 +92,7 @@ func fuzzParse(f *testing.F, typ string, evaluate bool, seeds ...string) {
 			if !errors.Is(err, lux.ErrInvalidConfig) {
 				t.Fatalf("Parse(%s) = %v, not wrapping ErrInvalidConfig", raw, err)
 			}
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				if e.Error() == "" {
 					t.Fatalf("Parse(%s): an empty problem in %v", raw, err)
 				}

@@ -52,7 +52,7 @@ func fileRegexSet() *lux.AssertionPlugin {
 			for i, pat := range c.Patterns {
 				var sub lux.Problems
 				c.res = append(c.res, checkRegexp(pat, c.Flags, &sub))
-				for _, e := range lux.Unwrap(sub.Err(nil)) {
+				for _, e := range lux.ProblemsOf(sub.Err(nil)) {
 					if fe, ok := e.(*lux.FieldError); ok {
 						p.AddFix(fmt.Sprintf("patterns[%d]", i), fe.Problem, fe.Fix)
 					}

@@ -60,7 +60,7 @@ func (m *valueMatch) validate(at string, p *lux.Problems) {
 		n++
 		var re lux.Problems
 		m.re = checkRegexp(*m.Matches, m.Flags, &re)
-		for _, e := range lux.Unwrap(re.Err(nil)) {
+		for _, e := range lux.ProblemsOf(re.Err(nil)) {
 			if fe, ok := e.(*lux.FieldError); ok {
 				if fe.Path == "pattern" {
 					fe.Path = "matches"

@@ -65,7 +65,7 @@ type Problem struct {
 
 func problemsOf(err error) []Problem {
 	var out []Problem
-	for _, e := range lux.Unwrap(err) {
+	for _, e := range lux.ProblemsOf(err) {
 		var fe *lux.FieldError
 		if errors.As(e, &fe) {
 			out = append(out, Problem{Field: fe.Path, Message: fe.Problem, Fix: fe.Fix})

@@ -21,7 +21,7 @@ func ParseConfig(raw json.RawMessage, dst any, validate func() error) error {
 	if err != nil && !errors.Is(err, lux.ErrInvalidConfig) {
 		return err // dst is not a pointer: a bug of the caller
 	}
-	found := lux.Unwrap(err) // the known fields decoded, whatever the unknown ones
+	found := lux.ProblemsOf(err) // the known fields decoded, whatever the unknown ones
 	var p lux.Problems
 	var bad []string
 	for _, e := range found {
@@ -32,7 +32,7 @@ func ParseConfig(raw json.RawMessage, dst any, validate func() error) error {
 		}
 	}
 	if validate != nil && !contains(bad, "") {
-		for _, e := range lux.Unwrap(validate()) {
+		for _, e := range lux.ProblemsOf(validate()) {
 			var fe *lux.FieldError
 			if errors.As(e, &fe) && under(fe.Path, bad) {
 				continue

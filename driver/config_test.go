@@ -44,7 +44,7 @@ func (c *parseTestConfig) validate() error {
 
 func problems(err error) []string {
 	var out []string
-	for _, e := range lux.Unwrap(err) {
+	for _, e := range lux.ProblemsOf(err) {
 		out = append(out, e.Error())
 	}
 	return out
@@ -93,7 +93,7 @@ func TestDriversReportEveryConfigProblem(t *testing.T) {
 			_, err := p.Parse(raw)
 			require.True(t, errors.Is(err, lux.ErrInvalidConfig), "%v", err)
 			var paths []string
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				var fe *lux.FieldError
 				require.True(t, errors.As(e, &fe), "%v is not a FieldError", e)
 				paths = append(paths, fe.Path)

@@ -172,7 +172,7 @@ func checkProblems(t *testing.T, err error, want []string) {
 		t.Errorf("%v does not wrap lux.ErrInvalidConfig", err)
 	}
 	var got []string
-	for _, e := range lux.Unwrap(err) {
+	for _, e := range lux.ProblemsOf(err) {
 		got = append(got, e.Error())
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -91,7 +91,7 @@ func TestParseConfigProblems(t *testing.T) {
 			require.Error(t, err)
 			assert.ErrorIs(t, err, lux.ErrInvalidConfig)
 			var got []string
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -24,7 +24,7 @@ func Example() {
 		cfg, err := p.Parse(json.RawMessage(raw))
 		if err != nil {
 			fmt.Println("invalid:", errors.Is(err, lux.ErrInvalidConfig))
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				fmt.Println("  ", e)
 			}
 			continue

@@ -100,7 +100,7 @@ func TestParseRejects(t *testing.T) {
 				t.Errorf("error %q lacks the package prefix", err)
 			}
 			var got []string
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -114,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 			assert.True(t, errors.Is(err, lux.ErrInvalidConfig), "not ErrInvalidConfig: %v", err)
 			assert.Regexp(t, `^subprocess: invalid config`, err.Error())
 			var got []string
-			for _, e := range lux.Unwrap(err) {
+			for _, e := range lux.ProblemsOf(err) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

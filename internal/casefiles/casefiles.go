@@ -115,7 +115,7 @@ func FileError(path string, problems []string) error {
 // path and fix.
 func problemLines(err error) []string {
 	var out []string
-	for _, e := range lux.Unwrap(err) {
+	for _, e := range lux.ProblemsOf(err) {
 		var fe *lux.FieldError
 		if errors.As(e, &fe) {
 			out = append(out, fe.Error())
