@@ -1,6 +1,6 @@
 // Package builtin registers every plugin that ships with lux: the drivers
 // (subprocess, claude-code, codex, cursor, mcp-probe), the scripted
-// and persona answerers, the core assertions, the MCP server assertions and the rubric
+// persona and terminal answerers, the core assertions, the MCP server assertions and the rubric
 // judge. It is a convenience: a program that wants fewer plugins, or its
 // own, registers them one by one instead.
 package builtin
@@ -9,6 +9,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/persona"
 	"github.com/luxeval/lux/answerer/scripted"
+	"github.com/luxeval/lux/answerer/terminal"
 	"github.com/luxeval/lux/assertion"
 	mcpassertion "github.com/luxeval/lux/assertion/mcp"
 	"github.com/luxeval/lux/assertion/rubric"
@@ -26,7 +27,7 @@ func Drivers() []*lux.DriverPlugin {
 
 // Answerers returns the built-in answerer plugins.
 func Answerers() []*lux.AnswererPlugin {
-	return []*lux.AnswererPlugin{scripted.Plugin(), persona.Plugin()}
+	return []*lux.AnswererPlugin{scripted.Plugin(), persona.Plugin(), terminal.Plugin()}
 }
 
 // Register adds every built-in plugin to reg. It fails, registering

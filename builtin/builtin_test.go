@@ -22,5 +22,5 @@ func ExampleRegistry() {
 	fmt.Println(reg.Answerers())
 	// Output:
 	// [claude-code codex cursor mcp-probe subprocess]
-	// [persona scripted]
+	// [persona scripted terminal]
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/answerer/terminal"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
@@ -104,6 +105,7 @@ type runFlags struct {
 	quiet       bool
 	resume      string
 	junit       string
+	interactive bool
 	timeout     time.Duration
 	json        *bool
 	project     projectFlags
@@ -116,6 +118,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")
+	fs.BoolVar(&f.interactive, "interactive", false, "a person answers in this terminal (the terminal answerer) for cases that name no answerer; runs one at a time")
 	fs.DurationVar(&f.timeout, "timeout", orchestrator.DefaultRunTimeout, "each run's wall-clock limit, for cases that set no timeout (exit reason timeout)")
 	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
@@ -154,6 +157,23 @@ func (f *runFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
 	if !f.quiet {
 		opts.Progress = progressPrinter(stderr)
 	}
+	return nil
+}
+
+// useTerminal makes the terminal answerer the default answerer, one run
+// at a time, when standard input is a terminal.
+func (f *runFlags) useTerminal(opts *orchestrator.Options, stderr io.Writer) error {
+	if f.cases.answerer != "" {
+		return fmt.Errorf("-interactive: it selects the answerer, so give it or -answerer, not both")
+	}
+	if !terminal.StdinIsTerminal() {
+		return terminal.ErrNoTerminal
+	}
+	if opts.Concurrency > 1 {
+		fmt.Fprintf(stderr, "lux: -interactive: runs proceed one at a time (-j %d ignored), since one person answers\n", opts.Concurrency)
+	}
+	opts.Concurrency = 1
+	opts.DefaultAnswerer = &lux.PluginRef{Name: terminal.Name}
 	return nil
 }
 
@@ -227,6 +247,12 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	}
 	if code := f.project.apply(e, &opts); code != ExitOK {
 		return code
+	}
+	if f.interactive {
+		if err := f.useTerminal(&opts, e.stderr); err != nil {
+			e.errorf("%v", err)
+			return ExitUsage
+		}
 	}
 	o := orchestrator.New(e.reg, opts)
 	if code := preflight(ctx, e, o, cases, f.quiet); code != ExitOK {
