@@ -78,10 +78,7 @@ func PluginWith(opts Options) *lux.AnswererPlugin {
 
 // StdinIsTerminal reports whether the process's standard input is a
 // terminal.
-func StdinIsTerminal() bool {
-	fi, err := os.Stdin.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+func StdinIsTerminal() bool { return isTerminal(os.Stdin) }
 
 // Prepare returns the answerer of one run, or ErrNoTerminal.
 func (c *Config) Prepare(ctx context.Context, info lux.AnswererInfo) (lux.Answerer, error) {
