@@ -162,9 +162,6 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
-	if opts.MaxArtifactFiles <= 0 {
-		opts.MaxArtifactFiles = DefaultMaxArtifactFiles
-	}
 	if opts.CollectTimeout <= 0 {
 		opts.CollectTimeout = DefaultCollectTimeout
 	}
