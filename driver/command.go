@@ -1,33 +1,23 @@
 package driver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/internal/command"
 )
+
+// Command identification lives in internal/command, which the orchestrator
+// shares for provenance and preflight; these are its exported names.
 
 const (
 	// VersionTimeout bounds a CLI's --version in ProbeVersion.
-	VersionTimeout = 5 * time.Second
+	VersionTimeout = command.VersionTimeout
 	// MaxVersionOutput is how much of a CLI's --version output is read.
-	MaxVersionOutput = 4 << 10
+	MaxVersionOutput = command.MaxVersionOutput
 	// MaxHashBytes is the largest executable IdentifyCommand hashes;
 	// a larger one is recorded without a hash.
-	MaxHashBytes = 512 << 20
+	MaxHashBytes = command.MaxHashBytes
 )
 
 // CommandPath returns the command a driver config names, with a relative
@@ -39,77 +29,19 @@ const (
 // unchanged. Every driver resolves its commands through it, and so do the
 // orchestrator's preflight and provenance, so a command is found the same
 // way by each.
-func CommandPath(dir, name string) string {
-	if dir == "" || name == "" || !PathLike(name) || filepath.IsAbs(name) {
-		return name
-	}
-	return filepath.Join(dir, name)
-}
+func CommandPath(dir, name string) string { return command.Path(dir, name) }
 
 // PathLike reports whether a configured command names a file (an absolute
 // path, or one holding a slash: "./agent.sh", "../agent/agent.py") rather
 // than a program to look up on PATH ("claude").
-func PathLike(name string) bool {
-	return filepath.IsAbs(name) || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator)
-}
+func PathLike(name string) bool { return command.PathLike(name) }
 
 // ResolveCommand returns the absolute path of the executable name names:
 // a path-like name (see PathLike) is a file, relative to this process's
 // working directory (resolve a case's relative command with CommandPath
 // first), and must be an executable regular file; a bare name is looked up
 // on this process's PATH.
-func ResolveCommand(name string) (string, error) {
-	if name == "" {
-		return "", fmt.Errorf("driver: empty command")
-	}
-	if PathLike(name) {
-		abs, err := filepath.Abs(name)
-		if err != nil {
-			return "", fmt.Errorf("driver: resolve %s: %w", name, err)
-		}
-		info, err := os.Stat(abs)
-		if err != nil {
-			return "", fmt.Errorf("driver: resolve %s: %w", name, err)
-		}
-		if info.IsDir() || info.Mode()&0o111 == 0 {
-			return "", fmt.Errorf("driver: resolve %s: not an executable file", name)
-		}
-		return abs, nil
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("driver: %s not found on PATH", name)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", fmt.Errorf("driver: resolve %s: %w", name, err)
-	}
-	return abs, nil
-}
-
-// fileKey names one version of a file: a file edited in place (new size,
-// modification time or inode) is a new key.
-type fileKey struct {
-	path        string
-	size        int64
-	mtime       int64
-	dev, inode  uint64
-	mode        os.FileMode
-	versionSeen bool
-}
-
-func keyOf(path string, fi os.FileInfo) fileKey {
-	k := fileKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		k.dev, k.inode = uint64(st.Dev), uint64(st.Ino)
-	}
-	return k
-}
-
-var identities struct {
-	mu sync.Mutex
-	m  map[fileKey]lux.CommandInfo
-}
+func ResolveCommand(name string) (string, error) { return command.Resolve(name) }
 
 // IdentifyCommand resolves name (see ResolveCommand) and identifies it by
 // content, never running it: Path is the executable with symlinks
@@ -117,98 +49,20 @@ var identities struct {
 // lux-jsonl agent or any script is identified this way, so editing it
 // changes every run's identity. Path is empty when the command is not
 // found. Results are remembered per version of the file.
-func IdentifyCommand(name string) lux.CommandInfo {
-	return identify(context.Background(), name, false)
-}
+func IdentifyCommand(name string) lux.CommandInfo { return command.Identify(name) }
 
 // IdentifyCLI identifies name as a known agent CLI (claude, codex,
 // cursor-agent): by its version, asked with ProbeVersion in a sandbox, and
 // by its content hash only when it gives no version. Use it only for a
 // command listed in lux.Runtime.Versioned.
 func IdentifyCLI(ctx context.Context, name string) lux.CommandInfo {
-	return identify(ctx, name, true)
+	return command.IdentifyCLI(ctx, name)
 }
 
 // Identify identifies each of rt's commands: those in rt.Versioned with
 // IdentifyCLI, the others with IdentifyCommand.
 func Identify(ctx context.Context, rt lux.Runtime) []lux.CommandInfo {
-	var out []lux.CommandInfo
-	for _, c := range rt.Commands {
-		out = append(out, identify(ctx, c, isVersioned(rt, c)))
-	}
-	return out
-}
-
-func isVersioned(rt lux.Runtime, name string) bool {
-	for _, v := range rt.Versioned {
-		if v == name {
-			return true
-		}
-	}
-	return false
-}
-
-func identify(ctx context.Context, name string, cli bool) lux.CommandInfo {
-	info := lux.CommandInfo{Name: name}
-	found, err := ResolveCommand(name)
-	if err != nil {
-		return info
-	}
-	path := found
-	if real, err := filepath.EvalSymlinks(found); err == nil {
-		path = real
-	}
-	info.Path = path
-	fi, err := os.Stat(path)
-	if err != nil {
-		return info
-	}
-	key := keyOf(path, fi)
-	key.versionSeen = cli
-	identities.mu.Lock()
-	cached, ok := identities.m[key]
-	identities.mu.Unlock()
-	if ok {
-		cached.Name = name
-		return cached
-	}
-	if cli {
-		info.Version, info.RawVersion = ProbeVersion(ctx, found)
-	}
-	if info.Version == "" {
-		info.SHA256, _ = hashExecutable(path, fi)
-	}
-	if ctx.Err() == nil {
-		identities.mu.Lock()
-		if identities.m == nil {
-			identities.m = map[fileKey]lux.CommandInfo{}
-		}
-		identities.m[key] = info
-		identities.mu.Unlock()
-	}
-	return info
-}
-
-// hashExecutable hashes the file at path if it is still the file fi
-// describes and no larger than MaxHashBytes.
-func hashExecutable(path string, fi os.FileInfo) (string, error) {
-	if !fi.Mode().IsRegular() || fi.Size() > MaxHashBytes {
-		return "", fmt.Errorf("driver: %s is not a regular file of at most %d bytes", path, MaxHashBytes)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, MaxHashBytes+1))
-	if err != nil {
-		return "", err
-	}
-	if n != fi.Size() {
-		return "", fmt.Errorf("driver: %s changed while it was hashed", path)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return command.IdentifyRuntime(ctx, rt)
 }
 
 // ProbeVersion runs `<path> --version` for a known agent CLI and returns
@@ -222,55 +76,7 @@ func hashExecutable(path string, fi os.FileInfo) (string, error) {
 // MaxVersionOutput bytes of output read. Output that holds no version is
 // discarded: ("", "").
 func ProbeVersion(ctx context.Context, path string) (version, raw string) {
-	tmp, err := os.MkdirTemp("", "lux-version-")
-	if err != nil {
-		return "", ""
-	}
-	defer os.RemoveAll(tmp)
-	res, err := proc.Run(ctx, proc.Spec{
-		Path:      path,
-		Args:      []string{"--version"},
-		Dir:       tmp,
-		Env:       probeEnv(path, tmp),
-		Timeout:   VersionTimeout,
-		MaxOutput: MaxVersionOutput,
-		Grace:     time.Second,
-	})
-	if err != nil || res.TimedOut || res.Code != 0 {
-		return "", ""
-	}
-	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		v := lux.NormalizeVersion(line)
-		if v == "" {
-			return "", ""
-		}
-		if lux.VersionLine(line) && line != v {
-			raw = line
-		}
-		return v, raw
-	}
-	return "", ""
-}
-
-// probeEnv is the environment of a version probe: the CLI's own
-// directory first on PATH (an npm-installed CLI's interpreter often sits
-// beside its link), and a HOME and TMPDIR of its own.
-func probeEnv(path, tmp string) []string {
-	dirs := []string{filepath.Dir(path)}
-	if real, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(real) != dirs[0] {
-		dirs = append(dirs, filepath.Dir(real))
-	}
-	return []string{
-		"PATH=" + strings.Join(append(dirs, DefaultPath), string(os.PathListSeparator)),
-		"HOME=" + tmp,
-		"TMPDIR=" + tmp,
-		"LANG=C",
-	}
+	return command.ProbeVersion(ctx, path)
 }
 
 // Scripts returns the arguments that name a script for the command to run:
@@ -279,15 +85,4 @@ func probeEnv(path, tmp string) []string {
 // lux.Runtime.Scripts so that the run's identity holds their content hash.
 // A relative argument is not listed: the agent resolves it against its
 // working directory, the workspace, whose files the fixtures hash covers.
-func Scripts(args []string) []string {
-	var out []string
-	for _, a := range args {
-		if !filepath.IsAbs(a) {
-			continue
-		}
-		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
-			out = append(out, filepath.Clean(a))
-		}
-	}
-	return out
-}
+func Scripts(args []string) []string { return command.Scripts(args) }

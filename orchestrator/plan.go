@@ -363,7 +363,7 @@ func deepMerge(base, over any) any {
 }
 
 // commandDir is the directory a relative command path in the case's driver
-// config resolves against (see driver.CommandPath): the case file's
+// config resolves against (see command.Path): the case file's
 // directory when the case names its driver itself, else "" (the working
 // directory), for a driver given by Options.DefaultDriver alone.
 func commandDir(c *lux.Case) string {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/command"
 )
 
 // Status is the outcome of one preflight check.
@@ -90,7 +90,7 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 		out = append(out, Diagnostic{ID: id, Status: StatusPass,
 			Message: fmt.Sprintf("valid: driver %s, %d assertion(s)", p.driverName, len(p.checks))})
 		for _, cmd := range p.runtime.Commands {
-			path := driver.CommandPath(p.caseDir, cmd)
+			path := command.Path(p.caseDir, cmd)
 			if !cmdSeen[path] {
 				cmdSeen[path] = true
 				commands = append(commands, cmdRef{cmd, path, p.runtime.InstallHint, p.driverName, slices.Contains(p.runtime.Versioned, cmd)})

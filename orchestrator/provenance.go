@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/command"
 )
 
 const (
@@ -50,13 +50,13 @@ func hostInfo() lux.Host {
 }
 
 // command resolves name, a command as configured, against dir (see
-// driver.CommandPath), on PATH or as a path, and identifies it, once per
+// command.Path), on PATH or as a path, and identifies it, once per
 // Orchestrator: a known agent CLI (cli) by its sandboxed --version, any
 // other command by its content hash, never running it (see
-// driver.IdentifyCLI and driver.IdentifyCommand). The result keeps the
+// command.IdentifyCLI and command.Identify). The result keeps the
 // configured name.
 func (pc *provenanceCache) command(ctx context.Context, dir, name string, cli bool) lux.CommandInfo {
-	path := driver.CommandPath(dir, name)
+	path := command.Path(dir, name)
 	key := path
 	if cli {
 		key = "cli\x00" + path
@@ -70,9 +70,9 @@ func (pc *provenanceCache) command(ctx context.Context, dir, name string, cli bo
 	pc.mu.Unlock()
 	e.once.Do(func() {
 		if cli {
-			e.v = driver.IdentifyCLI(context.WithoutCancel(ctx), path)
+			e.v = command.IdentifyCLI(context.WithoutCancel(ctx), path)
 		} else {
-			e.v = driver.IdentifyCommand(path)
+			e.v = command.Identify(path)
 		}
 	})
 	info := e.v
@@ -98,9 +98,7 @@ func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo
 		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c, slices.Contains(p.runtime.Versioned, c)))
 	}
 	for _, s := range p.runtime.Scripts {
-		info := lux.CommandInfo{Name: s, Path: s}
-		info.SHA256, _ = driver.HashFile(s)
-		ri.Scripts = append(ri.Scripts, info)
+		ri.Scripts = append(ri.Scripts, command.Script(s))
 	}
 	return ri
 }
