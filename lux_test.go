@@ -147,6 +147,7 @@ func TestProblemsMergePrefixesPaths(t *testing.T) {
 func stubDriver(name string, caps ...lux.Capability) *lux.DriverPlugin {
 	return &lux.DriverPlugin{
 		Name: name,
+		Doc:  "a stub that starts nothing",
 		Parse: func(json.RawMessage) (lux.DriverConfig, error) {
 			return stubConfig{caps: caps}, nil
 		},
@@ -183,6 +184,25 @@ func TestRegistry(t *testing.T) {
 	bad.Experiment = &lux.DriverExperiment{Version: " "}
 	require.Error(t, r.RegisterDriver(bad))
 	require.Error(t, r.RegisterAssertion(&lux.AssertionPlugin{Type: "t"}), "no Parse")
+}
+
+func TestRegistryRefusesAPluginWithoutDoc(t *testing.T) {
+	r := lux.NewRegistry()
+	undocumented := stubDriver("quiet")
+	undocumented.Doc = "  "
+	require.EqualError(t, r.RegisterDriver(undocumented),
+		`lux: driver plugin "quiet" has no Doc: set Doc to a sentence saying what it does (lux plugins shows it)`)
+	require.Empty(t, r.Drivers(), "an undocumented driver is not registered")
+
+	answer := func(json.RawMessage) (lux.AnswererConfig, error) { return nil, nil }
+	require.EqualError(t, r.RegisterAnswerer(&lux.AnswererPlugin{Name: "a", Parse: answer}),
+		`lux: answerer plugin "a" has no Doc: set Doc to a sentence saying what it does (lux plugins shows it)`)
+	check := func(json.RawMessage) (lux.Check, error) { return nil, nil }
+	require.EqualError(t, r.RegisterAssertion(&lux.AssertionPlugin{Type: "t", Parse: check}),
+		`lux: assertion plugin "t" has no Doc: set Doc to a sentence saying what it does (lux plugins shows it)`)
+
+	require.NoError(t, r.RegisterAnswerer(&lux.AnswererPlugin{Name: "a", Doc: "answers nothing", Parse: answer}))
+	require.NoError(t, r.RegisterAssertion(&lux.AssertionPlugin{Type: "t", Doc: "checks nothing", Parse: check}))
 }
 
 func TestCheckCapabilities(t *testing.T) {

@@ -25,11 +25,15 @@ func NewRegistry() *Registry {
 	}
 }
 
-// RegisterDriver adds p. A second plugin under the same name is an error
-// wrapping ErrDuplicatePlugin.
+// RegisterDriver adds p. A plugin needs a Name, a Doc and a Parse function;
+// a second plugin under the same name is an error wrapping
+// ErrDuplicatePlugin.
 func (r *Registry) RegisterDriver(p *DriverPlugin) error {
 	if p == nil || p.Name == "" || p.Parse == nil {
 		return fmt.Errorf("lux: driver plugin needs a Name and a Parse function")
+	}
+	if err := needDoc("driver", p.Name, p.Doc); err != nil {
+		return err
 	}
 	if e := p.Experiment; e != nil && (strings.TrimSpace(e.Version) == "" || e.Prepare == nil || e.Identity == nil) {
 		return fmt.Errorf("lux: driver %q: experiment support needs a non-blank Version, Prepare and Identity", p.Name)
@@ -37,18 +41,26 @@ func (r *Registry) RegisterDriver(p *DriverPlugin) error {
 	return register(&r.mu, r.drivers, "driver", p.Name, p)
 }
 
-// RegisterAnswerer adds p; a duplicate name is an error.
+// RegisterAnswerer adds p; it needs a Name, a Doc and a Parse function, and
+// a duplicate name is an error.
 func (r *Registry) RegisterAnswerer(p *AnswererPlugin) error {
 	if p == nil || p.Name == "" || p.Parse == nil {
 		return fmt.Errorf("lux: answerer plugin needs a Name and a Parse function")
 	}
+	if err := needDoc("answerer", p.Name, p.Doc); err != nil {
+		return err
+	}
 	return register(&r.mu, r.answerers, "answerer", p.Name, p)
 }
 
-// RegisterAssertion adds p; a duplicate type is an error.
+// RegisterAssertion adds p; it needs a Type, a Doc and a Parse function,
+// and a duplicate type is an error.
 func (r *Registry) RegisterAssertion(p *AssertionPlugin) error {
 	if p == nil || p.Type == "" || p.Parse == nil {
 		return fmt.Errorf("lux: assertion plugin needs a Type and a Parse function")
+	}
+	if err := needDoc("assertion", p.Type, p.Doc); err != nil {
+		return err
 	}
 	return register(&r.mu, r.assertions, "assertion", p.Type, p)
 }
@@ -77,6 +89,15 @@ func (r *Registry) Answerers() []string { return names(&r.mu, r.answerers) }
 
 // Assertions returns the registered assertion types, sorted.
 func (r *Registry) Assertions() []string { return names(&r.mu, r.assertions) }
+
+// needDoc refuses a plugin without a Doc: it is what `lux plugins` shows a
+// user choosing a plugin for a case.
+func needDoc(kind, name, doc string) error {
+	if strings.TrimSpace(doc) == "" {
+		return fmt.Errorf("lux: %s plugin %q has no Doc: set Doc to a sentence saying what it does (lux plugins shows it)", kind, name)
+	}
+	return nil
+}
 
 func register[P any](mu *sync.RWMutex, m map[string]P, kind, name string, p P) error {
 	mu.Lock()

@@ -9,6 +9,7 @@
 //
 // Commands: run (run cases as a suite), validate (check cases without
 // running them), doctor (check that the agents' commands are installed),
+// plugins (list the registered drivers, answerers and assertion types),
 // view (list runs and suites, or show one; -serve serves them as HTML
 // pages on 127.0.0.1), compare (compare two runs or two suites; exit
 // status 1 on a regression), experiment, report (an experiment's report;
@@ -62,6 +63,7 @@ func commands() []command {
 		runCommand(),
 		validateCommand(),
 		doctorCommand(),
+		pluginsCommand(),
 		viewCommand(),
 		compareCommand(),
 		gradeCommand(),

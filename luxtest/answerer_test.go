@@ -72,6 +72,7 @@ func TestAnswererCatchesBrokenAnswerers(t *testing.T) {
 func fakeAnswerer(pluginBreak string) *lux.AnswererPlugin {
 	return &lux.AnswererPlugin{
 		Name: "fake",
+		Doc:  "answers every interrupt the same way",
 		Parse: func(raw json.RawMessage) (lux.AnswererConfig, error) {
 			c := &fakeAnswererConfig{}
 			if pluginBreak == "lax-parse" {

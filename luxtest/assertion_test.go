@@ -160,7 +160,7 @@ func TestAssertionCatchesBrokenAssertions(t *testing.T) {
 // fakeAssertion is a file-exists look-alike that breaks its contract as
 // told.
 func fakeAssertion(brk string) *lux.AssertionPlugin {
-	p := &lux.AssertionPlugin{Type: "fake-exists", Version: "1"}
+	p := &lux.AssertionPlugin{Type: "fake-exists", Version: "1", Doc: "passes when a file exists"}
 	if brk == "no-version" {
 		p.Version = ""
 	}

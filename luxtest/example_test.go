@@ -17,6 +17,7 @@ import (
 func greeter() *lux.DriverPlugin {
 	return &lux.DriverPlugin{
 		Name: "greeter",
+		Doc:  "writes a greeting to hello.txt",
 		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
 			cfg := &greeterConfig{Greeting: "hello"}
 			if len(raw) > 0 {

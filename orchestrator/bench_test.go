@@ -89,7 +89,7 @@ func (s *procSession) Close() error { return nil }
 
 func benchRegistry(b *testing.B, agentNanos *atomic.Int64) *lux.Registry {
 	reg := testRegistry(b)
-	err := reg.RegisterDriver(&lux.DriverPlugin{Name: "proc", Parse: func(json.RawMessage) (lux.DriverConfig, error) {
+	err := reg.RegisterDriver(&lux.DriverPlugin{Name: "proc", Doc: "an in-process agent that spins for a set time", Parse: func(json.RawMessage) (lux.DriverConfig, error) {
 		return &procDriver{agentNanos: agentNanos}, nil
 	}})
 	if err != nil {

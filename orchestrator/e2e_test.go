@@ -43,7 +43,7 @@ func TestCancelStopsARealAgent(t *testing.T) {
 	defer cancelRun()
 	reg := testRegistry(t)
 	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
-	require.NoError(t, reg.RegisterAnswerer(&lux.AnswererPlugin{Name: "cancel", Parse: func(json.RawMessage) (lux.AnswererConfig, error) {
+	require.NoError(t, reg.RegisterAnswerer(&lux.AnswererPlugin{Name: "cancel", Doc: "cancels the run when asked", Parse: func(json.RawMessage) (lux.AnswererConfig, error) {
 		return &cancellingAnswerer{cancel: cancelRun}, nil
 	}}))
 	o := New(reg, Options{RunsRoot: t.TempDir()})

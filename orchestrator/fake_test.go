@@ -216,6 +216,7 @@ type fakeAnswererConfig struct {
 
 var fakeAnswerer = &lux.AnswererPlugin{
 	Name: "table",
+	Doc:  "answers from a table by interrupt id",
 	Parse: func(raw json.RawMessage) (lux.AnswererConfig, error) {
 		cfg := &fakeAnswererConfig{}
 		if err := lux.DecodeConfig(raw, cfg); err != nil {
@@ -261,7 +262,7 @@ type fileHas struct {
 }
 
 var fileHasPlugin = &lux.AssertionPlugin{
-	Type: "file-has", Version: "1",
+	Type: "file-has", Version: "1", Doc: "passes when a file holds a string",
 	Parse: func(raw json.RawMessage) (lux.Check, error) {
 		c := &fileHas{}
 		if err := lux.DecodeConfig(raw, c); err != nil {
@@ -293,7 +294,7 @@ type fixed struct {
 }
 
 var fixedPlugin = &lux.AssertionPlugin{
-	Type: "fixed", Version: "1",
+	Type: "fixed", Version: "1", Doc: "returns a fixed result",
 	Parse: func(raw json.RawMessage) (lux.Check, error) {
 		c := &fixed{}
 		if err := lux.DecodeConfig(raw, c); err != nil {

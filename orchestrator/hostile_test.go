@@ -72,6 +72,7 @@ type hostileConfig struct {
 
 var hostileDriver = &lux.DriverPlugin{
 	Name: "hostile",
+	Doc:  "misbehaves as its config says",
 	Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
 		cfg := &hostileConfig{}
 		if err := lux.DecodeConfig(raw, cfg); err != nil {
@@ -173,6 +174,7 @@ type hostileAnswererConfig struct {
 
 var hostileAnswerer = &lux.AnswererPlugin{
 	Name: "hostile",
+	Doc:  "misbehaves as its config says",
 	Parse: func(raw json.RawMessage) (lux.AnswererConfig, error) {
 		cfg := &hostileAnswererConfig{}
 		if err := lux.DecodeConfig(raw, cfg); err != nil {
@@ -221,7 +223,7 @@ func (c *hostileAnswererConfig) Close() error {
 // hostileAssertion panics, hangs or returns a detail that does not encode
 // as JSON, as its config says: {"do": "panic"|"hang"|"bad-detail"|"parse-panic"}.
 var hostileAssertion = &lux.AssertionPlugin{
-	Type: "hostile", Version: "1",
+	Type: "hostile", Version: "1", Doc: "misbehaves as its config says",
 	Parse: func(raw json.RawMessage) (lux.Check, error) {
 		var cfg struct {
 			Do string `json:"do"`

@@ -34,7 +34,7 @@ func TestPreflight(t *testing.T) {
 	require.NoError(t, os.WriteFile(silent, []byte("#!/bin/sh\nexit 3\n"), 0o755))
 
 	reg := testRegistry(t)
-	require.NoError(t, reg.RegisterDriver(&lux.DriverPlugin{Name: "cmd", Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
+	require.NoError(t, reg.RegisterDriver(&lux.DriverPlugin{Name: "cmd", Doc: "declares a command it never starts", Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
 		c := &cmdConfig{}
 		return c, lux.DecodeConfig(raw, c)
 	}}))
