@@ -2,7 +2,6 @@ package lux
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -83,22 +82,6 @@ func CheckCapabilities(driver string, r Runtime, required []Capability) error {
 		ErrMissingCapability, driver, strings.Join(names, ", "), declared)
 }
 
-// DriverPlugin runs agents. It is a value: register it in a Registry.
-type DriverPlugin struct {
-	// Name is what cases refer to, e.g. "subprocess" or "claude-code".
-	Name string
-	// Doc says what the driver runs and how.
-	Doc string
-	// Parse decodes and validates a config strictly (see DecodeConfig):
-	// unknown fields are errors and every problem is named with its field
-	// path. The returned config must marshal to JSON: its hash is part of
-	// every run's provenance.
-	Parse func(raw json.RawMessage) (DriverConfig, error)
-	// Experiment is nil for a driver that does not support controlled
-	// experiments.
-	Experiment *DriverExperiment
-}
-
 // DriverExperiment is a driver's support for controlled experiments.
 type DriverExperiment struct {
 	// Version of the driver's behaviour; never blank.
@@ -110,15 +93,6 @@ type DriverExperiment struct {
 	// hashes of settings and plugins) so arms with different agents are
 	// never pooled. It must be JSON-encodable.
 	Identity func(ctx context.Context, cfg DriverConfig, root string) (any, error)
-}
-
-// DriverConfig is a validated driver config, ready to start sessions.
-type DriverConfig interface {
-	// Runtime declares what Start will launch and what the agent can do.
-	Runtime() Runtime
-	// Start launches the agent for one run. It returns once the agent is
-	// launched; its events, starting with ready, come from Session.Next.
-	Start(ctx context.Context, info StartInfo) (Session, error)
 }
 
 // StartInfo is what a driver gets to start one run.
@@ -141,44 +115,6 @@ type StartInfo struct {
 	Stderr io.Writer
 }
 
-// Session is one running agent. The orchestrator calls Next until it returns
-// a terminal event; for each interrupt it calls Respond before calling Next
-// again, and the agent does not continue until then (a driver pauses its
-// idle clock while an answer is outstanding). Then it calls Quiesce, Collect
-// and Close, in that order; Close is always called.
-type Session interface {
-	// Next returns the next event. After the terminal event (done or error)
-	// it returns io.EOF. A cancelled ctx returns ctx.Err() and leaves the
-	// agent to Quiesce.
-	Next(ctx context.Context) (Event, error)
-	// Respond delivers the answer to the outstanding interrupt.
-	Respond(ctx context.Context, a Answer) error
-	// Quiesce stops the agent's whole process tree; evidence is collected
-	// only after it returns. Safe to call more than once.
-	Quiesce(ctx context.Context) error
-	// Collect returns the artifacts in the workspace, never following symlinks.
-	Collect(ctx context.Context) ([]Artifact, error)
-	// Close releases everything the session holds.
-	Close() error
-}
-
-// AnswererPlugin plays the user: it answers the agent's interrupts.
-type AnswererPlugin struct {
-	Name  string
-	Doc   string
-	Parse func(raw json.RawMessage) (AnswererConfig, error)
-	// Harness reports that the config takes the harness model's fields
-	// (package harness: provider, model, ...), which the orchestrator fills
-	// from its project-wide harness model where the config sets none.
-	Harness bool
-}
-
-// AnswererConfig is a validated answerer config.
-type AnswererConfig interface {
-	// Prepare returns an answerer for one run.
-	Prepare(ctx context.Context, info AnswererInfo) (Answerer, error)
-}
-
 // AnswererInfo is what an answerer knows about the run it answers for.
 type AnswererInfo struct {
 	CaseID  string
@@ -191,43 +127,6 @@ type AnswererInfo struct {
 type Exchange struct {
 	Interrupt Interrupt `json:"interrupt"`
 	Answer    Answer    `json:"answer"`
-}
-
-// Answerer answers the interrupts of one run.
-type Answerer interface {
-	// Answer returns the answer to in, of the same kind and id, in bounded
-	// time. history holds the earlier exchanges of the run. An error fails
-	// the run.
-	Answer(ctx context.Context, in Interrupt, history []Exchange) (Answer, error)
-	// Usage is what the answerer spent on model calls, kept apart from
-	// the agent's; zero for an answerer that uses no model.
-	Usage() ModelUsage
-	Close() error
-}
-
-// AssertionPlugin grades runs: one assertion type.
-type AssertionPlugin struct {
-	// Type is what assertion specs refer to, e.g. "file-exists".
-	Type    string
-	Doc     string
-	Version string // changes when the plugin's grading changes
-	// Parse decodes and validates the assertion's own config strictly (the
-	// spec's fields other than id, type, name, weight and threshold).
-	Parse func(raw json.RawMessage) (Check, error)
-	// Harness reports that the config takes the harness model's fields,
-	// as for AnswererPlugin.Harness.
-	Harness bool
-	// DefaultThreshold is the threshold of a spec that sets none: the
-	// lowest score that passes (0: the check's own verdict decides).
-	DefaultThreshold float64
-}
-
-// Check is a configured assertion, ready to evaluate runs.
-type Check interface {
-	// Evaluate grades the run. A failed check is a Result with Passed
-	// false; an error means the run could not be graded, which leaves the
-	// case without a verdict.
-	Evaluate(ctx context.Context, run *Run) (Result, error)
 }
 
 // CheckFunc adapts a function to Check.
