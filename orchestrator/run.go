@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/luxeval/lux"
@@ -340,8 +339,9 @@ func (r *runState) record(e lux.Event) bool {
 		}
 		return true
 	}
-	if errors.Is(err, record.ErrTraceLimit) {
-		msg := strings.TrimPrefix(err.Error(), record.ErrTraceLimit.Error()+": ")
+	var limit *record.TraceLimitError
+	if errors.As(err, &limit) {
+		msg := limit.Reason()
 		r.events = append(r.events, lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: msg}})
 		if !r.failed {
 			r.failed = true
@@ -351,17 +351,14 @@ func (r *runState) record(e lux.Event) bool {
 		}
 		return false
 	}
-	if errors.Is(err, record.ErrUnencodable) {
+	var bad *record.UnencodableError
+	if errors.As(err, &bad) {
 		// A plugin's value that cannot be recorded fails the run, and
 		// nothing of it enters the record.
-		detail := err.Error()
-		if i := strings.Index(detail, record.ErrUnencodable.Error()+": "); i >= 0 {
-			detail = detail[i+len(record.ErrUnencodable.Error())+2:]
-		}
 		if e.Type == lux.EventResponded {
-			r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, detail))
+			r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, bad.Detail))
 		} else {
-			r.fail("driver", lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, detail))
+			r.fail("driver", lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, bad.Detail))
 		}
 		return false
 	}

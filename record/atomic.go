@@ -44,11 +44,11 @@ func (w Writer) WriteJSON(path string, v any) error {
 }
 
 // encode writes v as JSON and a newline to buf, HTML characters as they
-// are; an error (or a panic of a MarshalJSON method) wraps ErrUnencodable.
+// are; an error (or a panic of a MarshalJSON method) is an *UnencodableError.
 func encode(buf *bytes.Buffer, v any, indent string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: panic: %v", ErrUnencodable, p)
+			err = &UnencodableError{Detail: fmt.Sprintf("panic: %v", p)}
 		}
 	}()
 	enc := json.NewEncoder(buf)
@@ -66,7 +66,7 @@ func encode(buf *bytes.Buffer, v any, indent string) (err error) {
 			}
 			cause = me.Err
 		}
-		return fmt.Errorf("%w: %s", ErrUnencodable, strings.TrimPrefix(cause.Error(), "json: "))
+		return &UnencodableError{Detail: strings.TrimPrefix(cause.Error(), "json: ")}
 	}
 	return nil
 }

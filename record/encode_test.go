@@ -51,6 +51,10 @@ func TestUnencodableValuesLeaveTheRecordIntact(t *testing.T) {
 			err = log.Append(ev)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrUnencodable), err.Error())
+			var bad *UnencodableError
+			require.True(t, errors.As(err, &bad), "the error carries the detail")
+			assert.NotEmpty(t, bad.Detail)
+			assert.NotContains(t, bad.Detail, ErrUnencodable.Error())
 			require.NoError(t, log.Append(progress(2, "after")))
 			require.NoError(t, log.Close())
 			events, err := ReadEvents(filepath.Join(dir, EventsFile))

@@ -31,10 +31,39 @@ const (
 // dropped.
 var ErrTraceLimit = errors.New("record: run trace limit exceeded")
 
+// TraceLimitError is the error of an event log that reached a cap: Limit
+// events or bytes (Unit "event" or "byte"). It matches ErrTraceLimit with
+// errors.Is.
+type TraceLimitError struct {
+	Limit int64
+	Unit  string
+}
+
+// Reason is the reason the diagnostic line of the log gives, such as "run
+// trace exceeded the 50000-event limit".
+func (e *TraceLimitError) Reason() string {
+	return "run trace exceeded the " + strconv.FormatInt(e.Limit, 10) + "-" + e.Unit + " limit"
+}
+
+func (e *TraceLimitError) Error() string { return ErrTraceLimit.Error() + ": " + e.Reason() }
+
+// Is reports whether target is ErrTraceLimit.
+func (e *TraceLimitError) Is(target error) bool { return target == ErrTraceLimit }
+
 // ErrUnencodable reports a value that does not encode as JSON (a channel,
 // a NaN, a malformed json.RawMessage, a MarshalJSON that fails or
 // panics). Nothing of it is written.
 var ErrUnencodable = errors.New("record: does not encode as JSON")
+
+// UnencodableError is the error of a value that does not encode as JSON;
+// Detail says why, as in "unsupported value: NaN". It matches
+// ErrUnencodable with errors.Is.
+type UnencodableError struct{ Detail string }
+
+func (e *UnencodableError) Error() string { return ErrUnencodable.Error() + ": " + e.Detail }
+
+// Is reports whether target is ErrUnencodable.
+func (e *UnencodableError) Is(target error) bool { return target == ErrUnencodable }
 
 // LogOptions configures an event log. Zero values mean the defaults.
 type LogOptions struct {
@@ -77,19 +106,15 @@ func CreateEventLog(path string, opts LogOptions) (*EventLog, error) {
 	}
 	l := &EventLog{f: f, path: path, opts: opts.withDefaults(), sum: sha256.New()}
 	worst, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now(), Error: &lux.ErrorEvent{
-		ExitReason: lux.ExitError, Reason: limitReason(int64(1)<<62, "event"),
+		ExitReason: lux.ExitError, Reason: (&TraceLimitError{Limit: int64(1) << 62, Unit: "event"}).Reason(),
 	}})
 	l.reserve = int64(len(worst)) + 16 // time zones can lengthen the timestamp
 	return l, nil
 }
 
-func limitReason(n int64, unit string) string {
-	return "run trace exceeded the " + strconv.FormatInt(n, 10) + "-" + unit + " limit"
-}
-
 // Append writes e as one line. When the line would break a cap, Append
 // writes the diagnostic error line instead and returns an error wrapping
-// ErrTraceLimit; every later Append is a no-op returning nil. After Close,
+// ErrTraceLimit (a *TraceLimitError); every later Append is a no-op returning nil. After Close,
 // Append writes nothing and returns an error wrapping fs.ErrClosed.
 func (l *EventLog) Append(e lux.Event) error {
 	l.mu.Lock()
@@ -110,9 +135,9 @@ func (l *EventLog) Append(e lux.Event) error {
 	}
 	switch {
 	case l.count+1 >= l.opts.MaxEvents:
-		return l.overflow(limitReason(int64(l.opts.MaxEvents), "event"))
+		return l.overflow(&TraceLimitError{Limit: int64(l.opts.MaxEvents), Unit: "event"})
 	case l.bytes+int64(len(line))+l.reserve > l.opts.MaxBytes:
-		return l.overflow(limitReason(l.opts.MaxBytes, "byte"))
+		return l.overflow(&TraceLimitError{Limit: l.opts.MaxBytes, Unit: "byte"})
 	}
 	return l.write(line)
 }
@@ -159,16 +184,16 @@ func (l *EventLog) write(line []byte) error {
 	return nil
 }
 
-func (l *EventLog) overflow(reason string) error {
-	l.full = fmt.Errorf("%w: %s", ErrTraceLimit, reason)
-	diag, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: reason}})
+func (l *EventLog) overflow(limit *TraceLimitError) error {
+	l.full = limit
+	diag, _ := json.Marshal(lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: limit.Reason()}})
 	if err := l.write(append(diag, '\n')); err != nil {
 		return err
 	}
 	return l.full
 }
 
-// Exceeded returns the ErrTraceLimit error once a cap was hit, else nil.
+// Exceeded returns the *TraceLimitError once a cap was hit, else nil.
 func (l *EventLog) Exceeded() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

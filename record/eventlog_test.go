@@ -73,6 +73,9 @@ func TestEventLogCaps(t *testing.T) {
 			require.Error(t, first)
 			assert.True(t, errors.Is(first, ErrTraceLimit))
 			assert.Contains(t, first.Error(), tt.wantReason)
+			var limit *TraceLimitError
+			require.True(t, errors.As(first, &limit), "the error carries the cap")
+			assert.Equal(t, tt.wantReason, limit.Reason())
 			assert.NoError(t, log.Append(progress(0, "after")), "appends after the cap are no-ops")
 			require.Error(t, log.Exceeded())
 			require.NoError(t, log.Close())
