@@ -14,38 +14,86 @@ import (
 )
 
 // DecodeConfig decodes a plugin's JSON config into dst (a pointer to a
-// struct already holding the defaults), strictly: every field that dst does
-// not declare is reported, each with the fields that are known, and every
-// top-level field that has the wrong type is reported, all at once. Field
-// names match the struct's json tags exactly. An empty or null raw leaves
-// dst unchanged.
+// struct already holding the defaults), strictly, then calls each validate
+// on the decoded value, and reports every problem at once: each field that
+// dst does not declare (with the fields that are known), each value of the
+// wrong type, and what validate finds in the values that did decode. A
+// user who misspells one field and gives another a bad value learns about
+// both in one go. Field names match the struct's json tags exactly. An
+// empty or null raw leaves dst unchanged (and is still validated).
+//
+// A problem validate reports at the path of a value that did not decode
+// is left out ("must be a string" says it already), and validate is not
+// called when raw is not a JSON object at all.
 //
 // The returned error is nil or wraps ErrInvalidConfig and carries one
-// FieldError per problem (see Unwrap), with paths relative to the config.
-func DecodeConfig(raw json.RawMessage, dst any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil
-	}
+// FieldError per problem (see ProblemsOf), with paths relative to the
+// config.
+func DecodeConfig(raw json.RawMessage, dst any, validate ...func() error) error {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("lux: DecodeConfig needs a non-nil pointer, got %T", dst)
 	}
 	var probs Problems
+	bad, whole := decodeStrict(&probs, raw, rv)
+	if whole {
+		return probs.Err(ErrInvalidConfig)
+	}
+	for _, v := range validate {
+		for _, e := range ProblemsOf(v()) {
+			var fe *FieldError
+			if errors.As(e, &fe) && under(fe.Path, bad) {
+				continue
+			}
+			probs.Merge("", e)
+		}
+	}
+	return probs.Err(ErrInvalidConfig)
+}
+
+// decodeStrict decodes raw into rv's element, recording every problem in
+// probs. It returns the paths whose values did not decode, and whether the
+// config as a whole did not (not JSON, or not an object for a struct).
+func decodeStrict(probs *Problems, raw json.RawMessage, rv reflect.Value) (bad []string, whole bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, false
+	}
 	generic, err := decodeGeneric(raw)
 	if err != nil {
 		probs.Add("", "not valid JSON"+syntaxProblem(raw, err))
-		return probs.Err(ErrInvalidConfig)
+		return nil, true
 	}
 	if rv.Elem().Kind() == reflect.Struct {
 		if _, ok := generic.(map[string]any); !ok {
 			probs.Addf("", "must be a JSON object, got %s", jsonKind(generic))
-			return probs.Err(ErrInvalidConfig)
+			return nil, true
 		}
 	}
-	checkUnknown(&probs, "", generic, rv.Type().Elem())
-	decodeValue(&probs, "", raw, rv.Elem())
-	return probs.Err(ErrInvalidConfig)
+	var p Problems
+	checkUnknown(&p, "", generic, rv.Type().Elem())
+	decodeValue(&p, "", raw, rv.Elem())
+	for _, e := range p.errs {
+		probs.Merge("", e)
+		var fe *FieldError
+		if errors.As(e, &fe) {
+			if fe.Path == "" {
+				whole = true
+			}
+			bad = append(bad, fe.Path)
+		}
+	}
+	return bad, whole
+}
+
+// under reports whether path is one of paths or inside one of them.
+func under(path string, paths []string) bool {
+	for _, p := range paths {
+		if path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeValue decodes raw into v, recording every value of the wrong type

@@ -13,8 +13,9 @@
 //     JSON-RPC requests); Answer writes a [lux.Answer] to stdin in the
 //     agent's format. [LuxJSONL] is the Protocol of the lux-jsonl line
 //     protocol, which any program can speak.
-//  2. Decode the driver's config with [ParseConfig], which reports unknown
-//     fields, values of the wrong type and invalid values all at once.
+//  2. Decode the driver's config with [lux.DecodeConfig], giving it the
+//     config's Validate: unknown fields, values of the wrong type and
+//     invalid values are reported all at once.
 //  3. In the driver config's Start, build the child's environment with
 //     [BuildEnv] (the host environment only when the config asks to
 //     inherit it), and call [StartSession] with a [ProcessSpec] (command,

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/driver"
 )
 
 // Defaults of Config.
@@ -117,7 +116,7 @@ var managedFlags = map[string]string{
 // then fills in the defaults.
 func ParseConfig(raw json.RawMessage) (*Config, error) {
 	c := &Config{}
-	if err := driver.ParseConfig(raw, c, c.Validate); err != nil {
+	if err := lux.DecodeConfig(raw, c, c.Validate); err != nil {
 		return nil, err
 	}
 	c.setDefaults()

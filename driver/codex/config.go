@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/driver"
 )
 
 // Mode is how the driver runs the CLI.
@@ -154,7 +153,7 @@ var (
 // the error wraps lux.ErrInvalidConfig.
 func ParseConfig(raw json.RawMessage) (*Config, error) {
 	c := &Config{}
-	if err := driver.ParseConfig(raw, c, c.normalize); err != nil {
+	if err := lux.DecodeConfig(raw, c, c.normalize); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -62,7 +62,7 @@ func (c *Config) homeConfig() string {
 func (c *Config) overrideArgs() []string {
 	var args []string
 	for _, k := range sortedKeys(c.Overrides) {
-		v, _ := tomlValue(c.Overrides[k]) // validated by ParseConfig
+		v, _ := tomlValue(c.Overrides[k]) // validated by Parse
 		args = append(args, "-c", k+"="+v)
 	}
 	return args

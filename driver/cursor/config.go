@@ -231,7 +231,7 @@ func (c Config) Validate() error {
 // Parse decodes a cursor driver config strictly and validates it.
 func Parse(raw json.RawMessage) (lux.DriverConfig, error) {
 	var c Config
-	if err := driver.ParseConfig(raw, &c, func() error { return c.Validate() }); err != nil {
+	if err := lux.DecodeConfig(raw, &c, func() error { return c.Validate() }); err != nil {
 		return nil, fmt.Errorf("cursor: %w", err)
 	}
 	return &driverConfig{Config: c.withDefaults()}, nil

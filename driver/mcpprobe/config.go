@@ -110,7 +110,7 @@ func defaults() Config {
 // invalid value are reported together, each with its field path and a fix.
 func Parse(raw json.RawMessage) (*Config, error) {
 	cfg := defaults()
-	if err := driver.ParseConfig(raw, &cfg, cfg.Validate); err != nil {
+	if err := lux.DecodeConfig(raw, &cfg, cfg.Validate); err != nil {
 		return nil, fmt.Errorf("mcp-probe: %w", err)
 	}
 	return &cfg, nil
