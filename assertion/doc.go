@@ -11,6 +11,19 @@
 // field, a wrong type or a bad value is an error naming the field, all of
 // them at once, before anything runs.
 //
+// # Constructors and their options
+//
+// A constructor takes the required fields as arguments and the others as
+// options, and each constructor accepts only the options of its own
+// fields: FileRegexCount("log.txt", "error", Flags("i"), Min(1)) compiles,
+// FileContains("README.md", "## Usage", Flags("i")) does not, because
+// file-contains has no flags. So a misplaced option is a compile error in
+// Go, where in a JSON case file the same mistake is an unknown field,
+// reported when the case is validated. The identity options (ID, Named,
+// Weight, Threshold) are an Option, which every constructor accepts; the
+// type an option function returns (FlagsOption, BoundOption, ...) names
+// the assertions that take it.
+//
 // # Types and their fields
 //
 // Besides id, name, weight and threshold, which every assertion takes:

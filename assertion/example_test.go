@@ -65,3 +65,17 @@ func ExamplePredicate() {
 	// Output:
 	// false the agent edited main.go
 }
+
+// Each constructor takes the options of its own fields: Flags, Min and Max
+// are file-regex-count's, ID and Weight every assertion's. An option of
+// another assertion's field, such as Kind here, would not compile.
+func ExampleFileRegexCount() {
+	spec := assertion.FileRegexCount("build.log", `^warning:`,
+		assertion.Flags("im"), assertion.Max(3), assertion.ID("few-warnings"), assertion.Weight(2))
+	raw, _ := lux.ConfigJSON(spec.Config)
+	fmt.Println(spec.Type, spec.ID, spec.Weight)
+	fmt.Println(string(raw))
+	// Output:
+	// file-regex-count few-warnings 2
+	// {"flags":"im","max":3,"path":"build.log","pattern":"^warning:"}
+}

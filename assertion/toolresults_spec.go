@@ -2,16 +2,6 @@ package assertion
 
 import "github.com/luxeval/lux"
 
-// Occurrence sets which results (or calls) a tool-result assertion looks
-// at: OccurrenceFirst, OccurrenceLast or OccurrenceAny.
-func Occurrence(o string) Option { return Set("occurrence", o) }
-
-// Expected sets tool-result-is-error's "expected".
-func Expected(isError bool) Option { return Set("expected", isError) }
-
-// ResultKind sets tool-invocation's "result": ResultSuccess, ResultError or ResultAny.
-func ResultKind(r string) Option { return Set("result", r) }
-
 // Match is one side of a tool-invocation match: the value at JSONPointer
 // equals Equals, contains Contains or matches the regular expression
 // Matches (with Flags). Set exactly one of the three.
@@ -43,33 +33,27 @@ func (m Match) fields() map[string]any {
 	return f
 }
 
-// Input sets what tool-invocation requires of the call's input.
-func Input(m Match) Option { return Set("input", m.fields()) }
-
-// Output sets what tool-invocation requires of the result's value.
-func Output(m Match) Option { return Set("output", m.fields()) }
-
 // FileRegexSet passes when all, any or none (mode: ModeAll, ModeAny,
 // ModeNone) of the Go regular expressions patterns match the file at path.
-func FileRegexSet(path, mode string, patterns []string, opts ...Option) lux.AssertionSpec {
+func FileRegexSet(path, mode string, patterns []string, opts ...FileMatchesOption) lux.AssertionSpec {
 	return spec("file-regex-set", map[string]any{"path": path, "mode": mode, "patterns": patterns}, opts)
 }
 
 // ToolInvocation passes when a call of tool got a successful result (see
 // ResultKind, Occurrence, Input, Output).
-func ToolInvocation(tool string, opts ...Option) lux.AssertionSpec {
+func ToolInvocation(tool string, opts ...ToolInvocationOption) lux.AssertionSpec {
 	return spec("tool-invocation", map[string]any{"tool": tool}, opts)
 }
 
 // ToolResultIsError passes when the last result of tool (any tool when
 // tool is "") has isError (see Expected, Occurrence).
-func ToolResultIsError(tool string, opts ...Option) lux.AssertionSpec {
+func ToolResultIsError(tool string, opts ...ToolResultIsErrorOption) lux.AssertionSpec {
 	return spec("tool-result-is-error", toolField(tool), opts)
 }
 
 // ToolResultContains passes when a result of tool (any tool when tool is
 // "") contains text.
-func ToolResultContains(tool, text string, opts ...Option) lux.AssertionSpec {
+func ToolResultContains(tool, text string, opts ...ToolResultOption) lux.AssertionSpec {
 	f := toolField(tool)
 	f["text"] = text
 	return spec("tool-result-contains", f, opts)
@@ -77,13 +61,15 @@ func ToolResultContains(tool, text string, opts ...Option) lux.AssertionSpec {
 
 // ToolResultJSONPointerEquals passes when the last result of tool holds
 // value at pointer.
-func ToolResultJSONPointerEquals(tool, pointer string, value any, opts ...Option) lux.AssertionSpec {
+func ToolResultJSONPointerEquals(tool, pointer string, value any, opts ...ToolResultOption) lux.AssertionSpec {
 	return spec("tool-result-json-pointer-equals", map[string]any{"tool": tool, "jsonPointer": pointer, "value": value}, opts)
 }
 
 // NoErrorResults passes when no tool result has isError (and there is at
-// least one, unless Set("allowEmpty", true)).
-func NoErrorResults(opts ...Option) lux.AssertionSpec { return spec("no-error-results", nil, opts) }
+// least one, unless AllowEmpty is given).
+func NoErrorResults(opts ...NoErrorResultsOption) lux.AssertionSpec {
+	return spec("no-error-results", nil, opts)
+}
 
 func toolField(tool string) map[string]any {
 	f := map[string]any{}

@@ -117,8 +117,8 @@ func TestCaseQuestionAnsweredByTheScriptedAnswerer(t *testing.T) {
 		Prompt:   "Ask me which database to use, then write it to db.txt.",
 		Requires: []lux.Capability{lux.CanAsk, lux.CanApprove},
 		Assertions: []lux.AssertionSpec{
-			assertion.InterruptCount(assertion.Set("kind", "ask"), assertion.Min(1), assertion.Max(1)),
-			assertion.InterruptCount(assertion.Set("kind", "approve"), assertion.Min(1), assertion.Max(1)),
+			assertion.InterruptCount(assertion.Kind(lux.Ask), assertion.Min(1), assertion.Max(1)),
+			assertion.InterruptCount(assertion.Kind(lux.Approve), assertion.Min(1), assertion.Max(1)),
 			assertion.FileContains("db.txt", "Postgres"),
 		},
 	}, script, map[string]any{"permissionMode": "default"},

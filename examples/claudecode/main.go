@@ -97,7 +97,7 @@ func examples() []example {
 				Prompt:   "Use your AskUserQuestion tool to ask me whether I prefer red or blue, then write my answer (just the color) to color.txt.",
 				Requires: []lux.Capability{lux.CanAsk},
 				Assertions: []lux.AssertionSpec{
-					assertion.InterruptCount(assertion.Set("kind", "ask"), assertion.Min(1)),
+					assertion.InterruptCount(assertion.Kind(lux.Ask), assertion.Min(1)),
 					assertion.FileContains("color.txt", "Blue"),
 				},
 			},
@@ -124,7 +124,7 @@ func examples() []example {
 				Prompt:   "Download https://example.com into page.html with curl; if you cannot, write `offline` to page.html instead.",
 				Requires: []lux.Capability{lux.CanApprove},
 				Assertions: []lux.AssertionSpec{
-					assertion.InterruptCount(assertion.Set("kind", "approve"), assertion.Min(1)),
+					assertion.InterruptCount(assertion.Kind(lux.Approve), assertion.Min(1)),
 					assertion.FileContains("page.html", "offline"),
 				},
 			},
