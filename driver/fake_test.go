@@ -29,9 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "sleeper":
 		signal.Ignore(syscall.SIGTERM)
-		for {
-			time.Sleep(time.Hour)
-		}
+		untilKilled()
 	}
 }
 
@@ -40,13 +38,14 @@ func TestMain(m *testing.M) {
 //	say TEXT     print TEXT on stdout
 //	err TEXT     print TEXT on stderr
 //	expect       read one stdin line, print "progress got:LINE"
+//	await        read one stdin line, print nothing
 //	readall      read stdin to EOF, print "progress stdin:TEXT"
 //	sleep DUR    sleep
 //	big N        print a line of N bytes
 //	spawn        start a background child that ignores SIGTERM, sharing
 //	             stdout; print "progress pid:PID"
 //	trapterm     ignore SIGTERM
-//	hang         block forever
+//	hang         block until killed
 //	exit CODE    exit
 func runScript(script string) {
 	in := bufio.NewReader(os.Stdin)
@@ -61,6 +60,8 @@ func runScript(script string) {
 		case "expect":
 			l, _ := in.ReadString('\n')
 			fmt.Println("progress got:" + strings.TrimSpace(l))
+		case "await":
+			_, _ = in.ReadString('\n')
 		case "readall":
 			b, _ := io.ReadAll(in)
 			fmt.Println("progress stdin:" + strings.TrimSpace(string(b)))
@@ -82,9 +83,7 @@ func runScript(script string) {
 		case "trapterm":
 			signal.Ignore(syscall.SIGTERM)
 		case "hang":
-			for {
-				time.Sleep(time.Hour)
-			}
+			untilKilled()
 		case "exit":
 			code, _ := strconv.Atoi(arg)
 			os.Exit(code)
@@ -92,6 +91,17 @@ func runScript(script string) {
 			fmt.Fprintln(os.Stderr, "unknown script command", cmd)
 			os.Exit(8)
 		}
+	}
+}
+
+// untilKilled blocks until a signal ends the process: it waits for a
+// signal nobody sends, and, unlike an empty select, cannot be taken for a
+// deadlock by the runtime.
+func untilKilled() {
+	never := make(chan os.Signal, 1)
+	signal.Notify(never, syscall.SIGUSR2)
+	for {
+		<-never
 	}
 }
 

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -18,58 +19,77 @@ func expired(c *driver.IdleClock) bool {
 	}
 }
 
+// The idle clock runs on the bubble's fake clock: each step below happens
+// at an exact instant, whatever the machine's load.
+
 func TestIdleClockExpires(t *testing.T) {
-	c := driver.NewIdleClock(10 * time.Millisecond)
-	select {
-	case <-c.Expired():
-	case <-time.After(safety):
-		t.Fatal("never expired")
-	}
-	c.Touch()
-	c.Resume()
-	assert.True(t, expired(c), "expiry is final")
+	synctest.Test(t, func(t *testing.T) {
+		c := driver.NewIdleClock(time.Minute)
+		time.Sleep(time.Minute - time.Nanosecond)
+		synctest.Wait()
+		assert.False(t, expired(c), "expired before its period")
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		assert.True(t, expired(c), "not expired after its period")
+		c.Touch()
+		c.Resume()
+		assert.True(t, expired(c), "expiry is final")
+	})
 }
 
-// before returns a clock of the shortest period in a doubling series for
-// which op ran before the clock expired, with that period. A loaded machine
-// may run the test goroutine late, past a short period; that only costs a
-// longer period, never a failure. op is Pause or Stop, after which a correct
-// clock can no longer expire on its own.
-func before(t *testing.T, op func(*driver.IdleClock)) (*driver.IdleClock, time.Duration) {
-	t.Helper()
-	for d := 20 * time.Millisecond; d < safety; d *= 2 {
-		c := driver.NewIdleClock(d)
-		op(c)
-		if !expired(c) {
-			return c, d
+func TestIdleClockTouchRearms(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := driver.NewIdleClock(time.Minute)
+		for range 5 {
+			time.Sleep(59 * time.Second)
+			c.Touch()
 		}
-	}
-	t.Fatal("the clock always expired before it could be paused or stopped")
-	return nil, 0
+		synctest.Wait()
+		assert.False(t, expired(c), "expired though touched within every period")
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		assert.True(t, expired(c), "not expired a full period after the last touch")
+	})
 }
 
-func TestIdleClockPauseAndStop(t *testing.T) {
-	c, d := before(t, func(c *driver.IdleClock) {
+func TestIdleClockPauseAndResume(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := driver.NewIdleClock(time.Minute)
+		time.Sleep(30 * time.Second)
 		c.Pause()
 		c.Touch() // does not re-arm while paused
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		assert.False(t, expired(c), "expired while paused")
+		c.Resume() // a full period from now
+		time.Sleep(time.Minute - time.Nanosecond)
+		synctest.Wait()
+		assert.False(t, expired(c), "Resume did not re-arm for a full period")
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		assert.True(t, expired(c), "never expired after Resume")
 	})
-	time.Sleep(5 * d)
-	assert.False(t, expired(c), "expired while paused")
-	c.Resume()
-	select {
-	case <-c.Expired():
-	case <-time.After(safety):
-		t.Fatal("never expired after Resume")
-	}
+}
 
-	s, d := before(t, func(c *driver.IdleClock) {
+func TestIdleClockStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := driver.NewIdleClock(time.Minute)
 		c.Stop()
 		c.Resume()
+		c.Touch()
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		assert.False(t, expired(c), "expired after Stop")
 	})
-	time.Sleep(5 * d)
-	assert.False(t, expired(s), "expired after Stop")
+}
 
-	z := driver.NewIdleClock(0)
-	time.Sleep(20 * time.Millisecond)
-	assert.False(t, expired(z), "a zero clock expired")
+func TestIdleClockZeroNeverExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, d := range []time.Duration{0, -time.Second} {
+			c := driver.NewIdleClock(d)
+			time.Sleep(24 * time.Hour)
+			synctest.Wait()
+			assert.False(t, expired(c), "a clock of %s expired", d)
+		}
+	})
 }

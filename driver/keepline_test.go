@@ -16,11 +16,18 @@ import (
 )
 
 // keepProtocol keeps each line it parses as a progress payload, without
-// copying it, and counts the lines.
-type keepProtocol struct{ lines *atomic.Int32 }
+// copying it, and counts the lines; all is closed once it has parsed
+// want of them.
+type keepProtocol struct {
+	lines *atomic.Int32
+	want  int32
+	all   chan struct{}
+}
 
 func (k keepProtocol) Parse(_ context.Context, line []byte, _ *driver.Stdin) ([]lux.Event, error) {
-	k.lines.Add(1)
+	if k.lines.Add(1) == k.want {
+		close(k.all)
+	}
 	if string(line) == "ready" {
 		return []lux.Event{{Type: lux.EventReady, Ready: &lux.Ready{AgentID: "keep"}}}, nil
 	}
@@ -36,13 +43,18 @@ func (keepProtocol) Answer(context.Context, lux.Interrupt, lux.Answer, *driver.S
 // reuse it for the lines that follow.
 func TestSessionProtocolMayKeepTheLine(t *testing.T) {
 	var n atomic.Int32
+	all := make(chan struct{})
 	s := start(t, driver.SessionOptions{
-		Protocol: keepProtocol{lines: &n},
+		Protocol: keepProtocol{lines: &n, want: 4, all: all},
 		Process:  fakeSpec(t, "say ready", `say {"first":1}`, `say {"second":22222222}`, `say {"third":3}`, "exit 0"),
 	})
-	eventually(t, func() bool { return n.Load() == 4 }, "the agent's lines were never all read")
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
 	defer cancel()
+	select { // every line read before the first is looked at
+	case <-all:
+	case <-ctx.Done():
+		t.Fatal("the agent's lines were never all read")
+	}
 	var payloads []string
 	for {
 		ev, err := s.Next(ctx)

@@ -17,7 +17,7 @@ import (
 // that never comes.
 func TestSessionConcurrentNext(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t,
-		"say ready", "say progress a", "say progress b", "say progress c", "sleep 50ms", "say done")})
+		"say ready", "say progress a", "say progress b", "say progress c", "await", "say done")})
 	ctx, cancel := context.WithTimeout(context.Background(), safety) // a safety net only
 	defer cancel()
 	var total atomic.Int32
@@ -33,7 +33,10 @@ func TestSessionConcurrentNext(t *testing.T) {
 					errs[i] = err
 					return
 				}
-				total.Add(1)
+				if total.Add(1) == 4 {
+					// Both callers are about to wait again: let the agent finish.
+					assert.NoError(t, s.Stdin().WriteLine(ctx, []byte("go")))
+				}
 			}
 		}()
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -197,23 +198,12 @@ func TestSessionEvents(t *testing.T) {
 			}
 			// The agent is stopped once the run has ended.
 			select {
-			case <-waitExit(s):
+			case <-s.Exited():
 			case <-time.After(safety):
 				t.Fatal("agent still running after the terminal event")
 			}
 		})
 	}
-}
-
-func waitExit(s *driver.Session) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		defer close(ch)
-		for s.Status() == (driver.ExitStatus{}) {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	return ch
 }
 
 // idlePeriods are the idle timeouts a test that needs the agent to be
@@ -308,14 +298,14 @@ func pidOf(t *testing.T, ev lux.Event) int {
 	return pid
 }
 
+// gone waits for process pid to end, by proc.WaitEnded (no polling); the
+// safety net fails the test, it never decides it.
 func gone(t *testing.T, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(safety)
-	for proc.Alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s (pid %d) survived", what, pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	defer cancel()
+	if err := proc.WaitEnded(ctx, pid); err != nil {
+		t.Fatalf("%s (pid %d) survived: %v", what, pid, err)
 	}
 }
 
@@ -370,8 +360,9 @@ func TestSessionCancelledNext(t *testing.T) {
 	require.NoError(t, err)
 	child := pidOf(t, ev)
 
-	cctx, ccancel := context.WithCancel(ctx)
-	go func() { time.Sleep(20 * time.Millisecond); ccancel() }()
+	// Cancelled once Next waits on it: the agent hangs, no event is coming.
+	cctx, ccancel := ctxtest.CancelOnWait(ctx)
+	defer ccancel()
 	_, err = s.Next(cctx)
 	require.ErrorIs(t, err, context.Canceled)
 	_, err = s.Next(cctx)

@@ -88,5 +88,5 @@ func TestKillReachesTheCgroup(t *testing.T) {
 	}
 	g, pid := startEscape(t, proc.ContainCgroup, escapes[1].script)
 	require.NoError(t, g.Kill())
-	eventually(t, func() bool { return !proc.Alive(pid) }, "the escapee survived the cgroup's kill")
+	ended(t, pid, "the escapee survived the cgroup's kill")
 }

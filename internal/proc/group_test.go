@@ -1,6 +1,7 @@
 package proc_test
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"os"
@@ -16,37 +17,37 @@ import (
 	"github.com/luxeval/lux/internal/proc"
 )
 
-// eventually polls cond for up to a minute: a safety net, not a measurement.
-func eventually(t *testing.T, cond func() bool, msg string) {
+// ended waits for process pid to end, by proc.WaitEnded; the two minutes
+// are a safety net that fails the test loudly, not a measurement.
+func ended(t *testing.T, pid int, msg string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute) // a safety net only
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := proc.WaitEnded(ctx, pid); err != nil {
+		t.Fatalf("%s (pid %d): %v", msg, pid, err)
 	}
 }
 
 func TestStopKillsGroupWhenLeaderIgnoresTerm(t *testing.T) {
-	out, err := exec.Command("mktemp").Output()
+	// The leader ignores SIGTERM and waits on a grandchild that ignores it
+	// too; it prints the grandchild's pid once the trap is set.
+	cmd := exec.Command("/bin/sh", "-c", `trap '' TERM; (trap '' TERM; exec sleep 300 >/dev/null) & echo $!; wait`)
+	r, w, err := os.Pipe()
 	require.NoError(t, err)
-	pidFile := strings.TrimSpace(string(out))
-	// The leader ignores SIGTERM and waits on a grandchild that ignores it too.
-	cmd := exec.Command("/bin/sh", "-c", `trap '' TERM; (trap '' TERM; sleep 60) & echo $! > "$1"; wait`, "sh", pidFile)
+	defer r.Close()
+	cmd.Stdout = w
 	g, err := proc.Start(cmd)
+	w.Close()
 	require.NoError(t, err)
-	var grandchild int
-	eventually(t, func() bool {
-		b, _ := exec.Command("cat", pidFile).Output()
-		grandchild, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	}, "grandchild pid never written")
+	line, err := bufio.NewReader(r).ReadString('\n')
+	require.NoError(t, err)
+	grandchild, err := strconv.Atoi(strings.TrimSpace(line))
+	require.NoError(t, err, "leader printed %q", line)
 	require.True(t, proc.Alive(grandchild))
 
 	require.NoError(t, g.Stop(context.Background(), 50*time.Millisecond))
 	assert.Equal(t, "SIGKILL", g.Status().Signal)
-	eventually(t, func() bool { return !proc.Alive(grandchild) }, "grandchild survived Stop")
+	ended(t, grandchild, "grandchild survived Stop")
 	// Stopping again is harmless.
 	require.NoError(t, g.Stop(context.Background(), time.Millisecond))
 }
@@ -72,7 +73,7 @@ func TestStopAfterLeaderExitedKillsLeftovers(t *testing.T) {
 	require.True(t, proc.Alive(grandchild), "the grandchild outlives its leader until the group is stopped")
 
 	require.NoError(t, g.Stop(context.Background(), time.Second))
-	eventually(t, func() bool { return !proc.Alive(grandchild) }, "grandchild survived Stop")
+	ended(t, grandchild, "grandchild survived Stop")
 }
 
 func TestStatusString(t *testing.T) {

@@ -98,7 +98,9 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, fmt.Errorf("proc: start %s: %w", spec.Path, err)
 	}
 
+	inputDone := make(chan struct{})
 	go func() {
+		defer close(inputDone)
 		if len(spec.Input) > 0 {
 			_, _ = stdinW.Write(spec.Input) // EPIPE: the command did not read it all
 		}
@@ -134,6 +136,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	closeAll(outR, errR) // unblocks readers held by an escaped descendant
 	wg.Wait()
 	_ = stdinW.Close() // unblocks a writer of input an escaped descendant never reads
+	<-inputDone
 
 	res.Status = g.Status()
 	res.Duration = time.Since(start)

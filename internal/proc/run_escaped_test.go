@@ -2,12 +2,11 @@ package proc_test
 
 import (
 	"context"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,19 +18,33 @@ import (
 func TestRunInputHeldByEscapedDescendant(t *testing.T) {
 	proc.ForceContainment(proc.ContainGroup) // where a descendant can escape
 	t.Cleanup(func() { proc.ForceContainment("") })
-	runtime.GC()
-	before := runtime.NumGoroutine()
-	// The descendant writes its pid once it has its own session; the
-	// leader prints it and exits.
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	spec := sh(`exec 3<&0; setsid sh -c 'echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 300' sh "$1" <&3 >/dev/null 2>&1 &
-while [ ! -s "$1" ]; do sleep 0.01; done; cat "$1"`, pidFile)
+	// The descendant prints its pid once it has its own session, then
+	// holds the input without reading it; the leader prints the pid (the
+	// command substitution ends when the descendant lets go of its
+	// output) and exits.
+	spec := sh(`exec 3<&0; pid=$(setsid sh -c 'echo $$; exec sleep 300 <&3 >/dev/null 2>&1' &); echo "$pid"`)
 	spec.Input = make([]byte, 1<<20) // more than a pipe holds
-	r, err := proc.Run(context.Background(), spec)
+	// Run joins its stdin writer before it returns: a writer left blocked on
+	// the pipe would keep Run from returning.
+	type result struct {
+		r   proc.Result
+		err error
+	}
+	ran := make(chan result, 1)
+	go func() {
+		r, err := proc.Run(context.Background(), spec)
+		ran <- result{r, err}
+	}()
+	var res result
+	select {
+	case res = <-ran:
+	case <-time.After(2 * time.Minute): // a safety net, not a measurement
+		t.Fatal("Run never returned: its stdin writer is held by input nobody reads")
+	}
+	r, err := res.r, res.err
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 	require.NoError(t, err, "stdout %q stderr %q", r.Stdout, r.Stderr)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	require.True(t, proc.Alive(pid), "the descendant escaped the group")
-	eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "Run left its stdin writer behind")
 }

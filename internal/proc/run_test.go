@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -118,12 +119,13 @@ func TestRunKillsBackgroundChildHoldingOutput(t *testing.T) {
 	assert.Equal(t, 0, r.Code)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 	require.NoError(t, err)
-	eventually(t, func() bool { return !proc.Alive(pid) }, "background child survived Run")
+	ended(t, pid, "background child survived Run")
 }
 
 func TestRunCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	// Cancelled once Run waits on ctx, with the command running.
+	ctx, cancel := ctxtest.CancelOnWait(context.Background())
+	defer cancel()
 	r, err := proc.Run(ctx, sh(`sleep 60`))
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, "SIGTERM", r.Signal)

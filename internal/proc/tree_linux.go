@@ -31,6 +31,7 @@ func (t *tree) release() { tellWatchdog("- " + strconv.Itoa(t.leader)) }
 
 type procEntry struct {
 	ppid   int
+	pgrp   int
 	zombie bool
 }
 
@@ -52,11 +53,12 @@ func scan() map[int]procEntry {
 			continue
 		}
 		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 {
+		if len(f) < 3 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
-		out[pid] = procEntry{ppid: ppid, zombie: f[0] == "Z" || f[0] == "X"}
+		pgrp, _ := strconv.Atoi(f[2])
+		out[pid] = procEntry{ppid: ppid, pgrp: pgrp, zombie: f[0] == "Z" || f[0] == "X"}
 	}
 	return out
 }
