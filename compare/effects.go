@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -166,7 +165,7 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 	e.Delta = e.B - e.A
 	iv, err := stats.Paired(before, after, labels, st.cfg)
 	if err != nil {
-		e.Unavailable = strings.TrimPrefix(err.Error(), "stats: ")
+		e.Unavailable = stats.Message(err)
 		return e
 	}
 	e.Delta = iv.Estimate
@@ -198,18 +197,21 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
+// statsWarnings maps each stats warning code to the code this package
+// gives it: one table, so that a new stats code fails a test until it is
+// given one here.
+var statsWarnings = map[stats.Code]string{
+	stats.WarnFewClusters:  WarnFewClusters,
+	stats.WarnFewUnits:     WarnFewUnits,
+	stats.WarnDegenerate:   WarnDegenerate,
+	stats.WarnFewResamples: WarnFewResamples,
+}
+
 // warningOf turns a stats warning into a Warning with its code.
-func warningOf(err error) Warning {
-	code := WarnStats
-	switch {
-	case errors.Is(err, stats.ErrFewClusters):
-		code = WarnFewClusters
-	case errors.Is(err, stats.ErrFewUnits):
-		code = WarnFewUnits
-	case errors.Is(err, stats.ErrDegenerate):
-		code = WarnDegenerate
-	case errors.Is(err, stats.ErrFewResamples):
-		code = WarnFewResamples
+func warningOf(w stats.Warning) Warning {
+	code, ok := statsWarnings[w.Code]
+	if !ok {
+		code = WarnStats
 	}
-	return Warning{Code: code, Message: strings.TrimPrefix(err.Error(), "stats: ")}
+	return Warning{Code: code, Message: w.Message()}
 }

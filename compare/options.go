@@ -193,10 +193,10 @@ type Warning struct {
 
 // The warning codes.
 const (
-	WarnFewClusters     = "few-clusters"     // stats.ErrFewClusters
-	WarnFewUnits        = "few-units"        // stats.ErrFewUnits, or too few units for a useful interval of a bounded metric
-	WarnDegenerate      = "degenerate"       // stats.ErrDegenerate: zero spread, zero-width interval
-	WarnFewResamples    = "few-resamples"    // stats.ErrFewResamples
+	WarnFewClusters     = "few-clusters"     // stats.WarnFewClusters
+	WarnFewUnits        = "few-units"        // stats.WarnFewUnits, or too few units for a useful interval of a bounded metric
+	WarnDegenerate      = "degenerate"       // stats.WarnDegenerate: zero spread, zero-width interval
+	WarnFewResamples    = "few-resamples"    // stats.WarnFewResamples
 	WarnFewCases        = "few-cases"        // fewer paired cases than stats.FewUnits
 	WarnUnmatchedCases  = "unmatched-cases"  // many cases ran on one side only
 	WarnUngraded        = "ungraded-runs"    // runs without a verdict count as not passed
@@ -204,5 +204,5 @@ const (
 	WarnMcNemarClusters = "mcnemar-clusters" // McNemar's test assumes independent cases
 	WarnClipped         = "clipped"          // an interval was cut to the range the metric can take
 	WarnTestsDisagree   = "tests-disagree"   // the pass rate's interval and McNemar's test disagree
-	WarnStats           = "stats"            // any other caveat from package stats
+	WarnStats           = "stats"            // a stats caveat this package has no code for (none today)
 )

@@ -256,7 +256,7 @@ func gateOf(c *Campaign, cand CandidateRef, index int, k Constraint, profile str
 	}
 	iv, err := stats.Mean(means, clusters, k.Confidence.config())
 	if err != nil {
-		g.Note = strings.TrimPrefix(err.Error(), "stats: ")
+		g.Note = stats.Message(err)
 		return g
 	}
 	lo, hi := iv.Lower, iv.Upper

@@ -335,7 +335,7 @@ func passRateInterval(order []string, byCase map[string]*caseBuild) string {
 	}
 	iv, err := stats.Mean(values, clusters, stats.Config{})
 	if err != nil {
-		return "no interval: " + strings.TrimPrefix(err.Error(), "stats: ")
+		return "no interval: " + stats.Message(err)
 	}
 	units := fmt.Sprintf("%d %s", iv.N, plural(iv.N, "case", "cases"))
 	if iv.Units < iv.N {
@@ -349,7 +349,7 @@ func passRateInterval(order []string, byCase map[string]*caseBuild) string {
 	}
 	s := fmt.Sprintf("mean per-case pass rate %s [%s, %s] (%s, %g%%, %s%s)", pct(iv.Estimate), pct(lo), pct(hi), iv.Method, 100*iv.Level, units, cut)
 	for _, w := range iv.Warnings {
-		s += "; " + strings.TrimPrefix(w.Error(), "stats: ")
+		s += "; " + w.Message()
 	}
 	return s
 }

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -52,12 +51,12 @@ func (s *sample) bootstrap(st settings) Interval {
 	iv.Resamples = st.resamples
 	iv.Warnings = s.warnings(PercentileBootstrap)
 	if st.resamples < FewResamples {
-		iv.Warnings = append(iv.Warnings, fmt.Errorf("%w: %d resamples (fewer than %d): the tail quantiles are unstable; use 2000 or more, about 10000 for a final report",
-			ErrFewResamples, st.resamples, FewResamples))
+		iv.Warnings = append(iv.Warnings, warnf(WarnFewResamples, "%d resamples (fewer than %d): the tail quantiles are unstable; use 2000 or more, about 10000 for a final report",
+			st.resamples, FewResamples))
 	}
 	if iv.Lower == iv.Upper {
-		iv.Warnings = append(iv.Warnings, fmt.Errorf("%w: every resample has the same mean (no variation between the %d units), so the interval has zero width; %q gives a non-degenerate interval for values in [0, 1]",
-			ErrDegenerate, iv.Units, Hoeffding))
+		iv.Warnings = append(iv.Warnings, warnf(WarnDegenerate, "every resample has the same mean (no variation between the %d units), so the interval has zero width; %q gives a non-degenerate interval for values in [0, 1]",
+			iv.Units, Hoeffding))
 	}
 	return iv
 }

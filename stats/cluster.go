@@ -27,8 +27,8 @@ type clusterTotal struct {
 // newSample groups values by cluster label and checks the number of units.
 func newSample(values []float64, clusters []string, minUnits int) (*sample, error) {
 	if clusters != nil && len(clusters) != len(values) {
-		return nil, fmt.Errorf("%w: %d values but %d cluster labels; give one label per value, or nil for independent values",
-			ErrLength, len(values), len(clusters))
+		return nil, errorf(CodeLength, "%d values but %d cluster labels; give one label per value, or nil for independent values",
+			len(values), len(clusters))
 	}
 	s := &sample{values: values, n: len(values)}
 	if clusters != nil {
@@ -49,7 +49,7 @@ func newSample(values []float64, clusters []string, minUnits int) (*sample, erro
 		if s.clustered {
 			what = "clusters"
 		}
-		return nil, fmt.Errorf("%w: %d %s, need at least %d (Config.MinUnits)", ErrTooFewUnits, u, what, minUnits)
+		return nil, errorf(CodeTooFewUnits, "%d %s, need at least %d (Config.MinUnits)", u, what, minUnits)
 	}
 	s.mean = mean(values)
 	return s, nil
@@ -167,8 +167,8 @@ func (s *sample) clt(st settings) Interval {
 	iv.Upper = s.mean + crit*se
 	iv.Warnings = s.warnings(st.method)
 	if se == 0 {
-		iv.Warnings = append(iv.Warnings, fmt.Errorf("%w: the standard error is 0 (no variation between the %d units), so the interval has zero width; %q gives a non-degenerate interval for values in [0, 1]",
-			ErrDegenerate, units, Hoeffding))
+		iv.Warnings = append(iv.Warnings, warnf(WarnDegenerate, "the standard error is 0 (no variation between the %d units), so the interval has zero width; %q gives a non-degenerate interval for values in [0, 1]",
+			units, Hoeffding))
 	}
 	return iv
 }
@@ -198,19 +198,19 @@ func (s *sample) interval(m Method, level float64) Interval {
 }
 
 // warnings returns the caveats that depend only on the units and method.
-func (s *sample) warnings(m Method) []error {
-	var w []error
+func (s *sample) warnings(m Method) []Warning {
+	var w []Warning
 	switch {
 	case s.clustered && len(s.totals) < FewClusters:
 		advice := fmt.Sprintf("prefer %q, whose C-1 degrees of freedom partly allow for it", StudentT)
 		if m == StudentT {
 			advice = "even t with C-1 degrees of freedom over-rejects somewhat (Cameron, Gelbach & Miller 2008)"
 		}
-		w = append(w, fmt.Errorf("%w: %d clusters (fewer than %d): cluster-robust and cluster-bootstrap intervals are too narrow with few clusters; %s",
-			ErrFewClusters, len(s.totals), FewClusters, advice))
+		w = append(w, warnf(WarnFewClusters, "%d clusters (fewer than %d): cluster-robust and cluster-bootstrap intervals are too narrow with few clusters; %s",
+			len(s.totals), FewClusters, advice))
 	case !s.clustered && s.n < FewUnits && (m == Normal || m == PercentileBootstrap):
-		w = append(w, fmt.Errorf("%w: %d values (fewer than %d): a %s interval under-covers with few values; prefer %q, or %q for 0/1 values",
-			ErrFewUnits, s.n, FewUnits, m, StudentT, Wilson))
+		w = append(w, warnf(WarnFewUnits, "%d values (fewer than %d): a %s interval under-covers with few values; prefer %q, or %q for 0/1 values",
+			s.n, FewUnits, m, StudentT, Wilson))
 	}
 	return w
 }

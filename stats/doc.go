@@ -28,9 +28,11 @@
 //
 // Every result carries the method, level, number of observations and of
 // independent units, and its caveats as Interval.Warnings (few clusters, few
-// units, zero spread, few resamples): a caveat is a warning on the result,
-// never an error. Errors are reserved for input that cannot be analysed, and
-// wrap the sentinels of errors.go so callers can test them with errors.Is.
+// units, zero spread, few resamples): a caveat is a [Warning] on the result,
+// never an error. Errors are reserved for input that cannot be analysed; each
+// is an [*Error] that matches a sentinel of errors.go with errors.Is. Both
+// carry a stable [Code] and their detail, so a program maps codes to its own
+// vocabulary instead of reading text.
 //
 // # Paired comparisons
 //

@@ -1,7 +1,6 @@
 package stats_test
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/luxeval/lux/stats"
@@ -32,11 +31,11 @@ func Example() {
 	}
 	fmt.Printf("candidate - baseline: %+.3f, 95%% CI [%+.3f, %+.3f], %d clusters\n", iv.Estimate, iv.Lower, iv.Upper, iv.Units)
 	for _, w := range iv.Warnings {
-		fmt.Println("few clusters:", errors.Is(w, stats.ErrFewClusters))
+		fmt.Println(w.Code)
 	}
 	// Output:
 	// candidate - baseline: +0.250, 95% CI [+0.097, +0.403], 4 clusters
-	// few clusters: true
+	// few-clusters
 }
 
 func ExampleMean() {

@@ -27,14 +27,14 @@ const (
 	// MaxResamples bounds Config.Resamples: the bootstrap keeps one float64
 	// per resample (80 MB at this bound) and streams everything else.
 	MaxResamples = 10_000_000
-	// FewClusters: with fewer clusters than this an interval carries an
-	// ErrFewClusters warning.
+	// FewClusters: with fewer clusters than this an interval carries a
+	// WarnFewClusters warning.
 	FewClusters = 20
 	// FewUnits: a normal or bootstrap interval over fewer independent
-	// observations than this carries an ErrFewUnits warning.
+	// observations than this carries a WarnFewUnits warning.
 	FewUnits = 30
-	// FewResamples: a bootstrap with fewer resamples than this carries an
-	// ErrFewResamples warning.
+	// FewResamples: a bootstrap with fewer resamples than this carries a
+	// WarnFewResamples warning.
 	FewResamples = 1000
 )
 
@@ -57,7 +57,7 @@ type Interval struct {
 	N                      int     // observations
 	Units                  int     // independent units: clusters if given, else observations
 	Resamples              int
-	Warnings               []error // caveats, e.g. fewer than 20 clusters, a degenerate sample
+	Warnings               []Warning // caveats, e.g. fewer than 20 clusters, a degenerate sample
 }
 
 // String formats the interval as "0.75 [0.452, 1.05] (t, 95%, n=4, units=4)",
@@ -93,8 +93,8 @@ func (cfg Config) resolve() (settings, error) {
 		s.method = StudentT
 	case Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap:
 	default:
-		errs = append(errs, fmt.Errorf("%w: unknown method %q (want %q, %q, %q, %q or %q)",
-			ErrMethod, string(s.method), Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap))
+		errs = append(errs, errorf(CodeMethod, "unknown method %q (want %q, %q, %q, %q or %q)",
+			string(s.method), Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap))
 	}
 	level, err := resolveLevel(cfg.Level)
 	if err != nil {
@@ -105,15 +105,15 @@ func (cfg Config) resolve() (settings, error) {
 	case s.resamples == 0:
 		s.resamples = DefaultResamples
 	case s.resamples < 0 || s.resamples > MaxResamples:
-		errs = append(errs, fmt.Errorf("%w: Resamples is %d, want 0 (default %d) or 1..%d",
-			ErrConfig, s.resamples, DefaultResamples, MaxResamples))
+		errs = append(errs, errorf(CodeConfig, "Resamples is %d, want 0 (default %d) or 1..%d",
+			s.resamples, DefaultResamples, MaxResamples))
 	}
 	switch {
 	case s.minUnits == 0:
 		s.minUnits = DefaultMinUnits
 	case s.minUnits < 2:
-		errs = append(errs, fmt.Errorf("%w: MinUnits is %d, want 0 (default %d) or at least 2",
-			ErrConfig, s.minUnits, DefaultMinUnits))
+		errs = append(errs, errorf(CodeConfig, "MinUnits is %d, want 0 (default %d) or at least 2",
+			s.minUnits, DefaultMinUnits))
 	}
 	return s, errors.Join(errs...)
 }
@@ -123,8 +123,8 @@ func resolveLevel(level float64) (float64, error) {
 		return DefaultLevel, nil
 	}
 	if !(level >= 0.5 && level <= 0.999) {
-		return 0, fmt.Errorf("%w: Level is %v, want 0 (default %v) or a value in [0.5, 0.999]",
-			ErrLevel, level, DefaultLevel)
+		return 0, errorf(CodeLevel, "Level is %v, want 0 (default %v) or a value in [0.5, 0.999]",
+			level, DefaultLevel)
 	}
 	return level, nil
 }
@@ -180,14 +180,14 @@ func Mean(values []float64, clusters []string, cfg Config) (Interval, error) {
 	switch st.method {
 	case Wilson:
 		if smp.clustered {
-			return Interval{}, fmt.Errorf("%w: wilson needs independent 0/1 values, but the clusters group %d values into %d units; use %q (cluster-robust) or %q (resamples clusters)",
-				ErrMethod, smp.n, smp.units(), StudentT, PercentileBootstrap)
+			return Interval{}, errorf(CodeMethod, "wilson needs independent 0/1 values, but the clusters group %d values into %d units; use %q (cluster-robust) or %q (resamples clusters)",
+				smp.n, smp.units(), StudentT, PercentileBootstrap)
 		}
 		k := 0
 		for i, v := range values {
 			if v != 0 && v != 1 {
-				return Interval{}, fmt.Errorf("%w: wilson needs values 0 or 1, values[%d] is %v; use %q for values in [0, 1] or %q / %q for any values",
-					ErrDomain, i, v, Hoeffding, StudentT, PercentileBootstrap)
+				return Interval{}, errorf(CodeDomain, "wilson needs values 0 or 1, values[%d] is %v; use %q for values in [0, 1] or %q / %q for any values",
+					i, v, Hoeffding, StudentT, PercentileBootstrap)
 			}
 			if v == 1 {
 				k++
@@ -232,8 +232,8 @@ func Paired(before, after []float64, clusters []string, cfg Config) (Interval, e
 		return Interval{}, err
 	}
 	if len(before) != len(after) {
-		return Interval{}, fmt.Errorf("%w: %d before values and %d after values; pair them by case id first",
-			ErrLength, len(before), len(after))
+		return Interval{}, errorf(CodeLength, "%d before values and %d after values; pair them by case id first",
+			len(before), len(after))
 	}
 	if err := checkFinite("before", before); err != nil {
 		return Interval{}, err
@@ -251,8 +251,8 @@ func Paired(before, after []float64, clusters []string, cfg Config) (Interval, e
 	}
 	switch st.method {
 	case Wilson:
-		return Interval{}, fmt.Errorf("%w: wilson does not apply to paired differences, which lie in {-1, 0, 1}; use %q or %q for the interval, or McNemarExact for an exact test",
-			ErrMethod, StudentT, PercentileBootstrap)
+		return Interval{}, errorf(CodeMethod, "wilson does not apply to paired differences, which lie in {-1, 0, 1}; use %q or %q for the interval, or McNemarExact for an exact test",
+			StudentT, PercentileBootstrap)
 	case Hoeffding:
 		if err := checkUnitRange("before", before); err != nil {
 			return Interval{}, err
@@ -286,7 +286,7 @@ func WilsonInterval(successes, n int, level float64) (Interval, error) {
 		return Interval{}, err
 	}
 	if n < 1 || successes < 0 || successes > n {
-		return Interval{}, fmt.Errorf("%w: %d successes out of %d trials", ErrArgument, successes, n)
+		return Interval{}, errorf(CodeArgument, "%d successes out of %d trials", successes, n)
 	}
 	z := NormalQuantile(0.5 + level/2)
 	nf := float64(n)
@@ -357,17 +357,17 @@ func checkFinite(name string, values []float64) error {
 		return nil
 	}
 	if count == 1 {
-		return fmt.Errorf("%w: %s[%d] is %v", ErrNonFinite, name, first, values[first])
+		return errorf(CodeNonFinite, "%s[%d] is %v", name, first, values[first])
 	}
-	return fmt.Errorf("%w: %s[%d] is %v (%d non-finite values in all)", ErrNonFinite, name, first, values[first], count)
+	return errorf(CodeNonFinite, "%s[%d] is %v (%d non-finite values in all)", name, first, values[first], count)
 }
 
 // checkUnitRange requires every value in [0, 1], as Hoeffding's bound does.
 func checkUnitRange(name string, values []float64) error {
 	for i, v := range values {
 		if v < 0 || v > 1 {
-			return fmt.Errorf("%w: hoeffding needs values in [0, 1], %s[%d] is %v; use %q or %q for unbounded values",
-				ErrDomain, name, i, v, StudentT, PercentileBootstrap)
+			return errorf(CodeDomain, "hoeffding needs values in [0, 1], %s[%d] is %v; use %q or %q for unbounded values",
+				name, i, v, StudentT, PercentileBootstrap)
 		}
 	}
 	return nil

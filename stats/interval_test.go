@@ -113,22 +113,17 @@ func checkErr(t *testing.T, err error, want []error, mention []string) {
 	}
 }
 
-// warningKinds names the sentinel each warning wraps.
-func warningKinds(ws []error) []string {
-	kinds := []struct {
-		name string
-		err  error
-	}{
-		{"few clusters", ErrFewClusters}, {"few units", ErrFewUnits},
-		{"degenerate", ErrDegenerate}, {"few resamples", ErrFewResamples},
+// warningKinds names the kind of each warning.
+func warningKinds(ws []Warning) []string {
+	names := map[Code]string{
+		WarnFewClusters: "few clusters", WarnFewUnits: "few units",
+		WarnDegenerate: "degenerate", WarnFewResamples: "few resamples",
 	}
 	var out []string
 	for _, w := range ws {
-		name := "unknown: " + w.Error()
-		for _, k := range kinds {
-			if errors.Is(w, k.err) {
-				name = k.name
-			}
+		name, ok := names[w.Code]
+		if !ok {
+			name = "unknown: " + w.Error()
 		}
 		out = append(out, name)
 	}

@@ -1,7 +1,5 @@
 package stats
 
-import "fmt"
-
 // PassAtK returns the unbiased estimator of pass@k, the probability that at
 // least one of k attempts drawn without replacement from n attempts, c of
 // which passed, passes (Chen et al. 2021, "Evaluating Large Language Models
@@ -50,11 +48,11 @@ func PassHatK(n, c, k int) (float64, error) {
 func checkPassK(n, c, k int) error {
 	switch {
 	case n < 1:
-		return fmt.Errorf("%w: %d attempts, need at least 1", ErrArgument, n)
+		return errorf(CodeArgument, "%d attempts, need at least 1", n)
 	case c < 0 || c > n:
-		return fmt.Errorf("%w: %d successes out of %d attempts", ErrArgument, c, n)
+		return errorf(CodeArgument, "%d successes out of %d attempts", c, n)
 	case k < 1 || k > n:
-		return fmt.Errorf("%w: k = %d must lie in [1, %d] (the number of attempts)", ErrArgument, k, n)
+		return errorf(CodeArgument, "k = %d must lie in [1, %d] (the number of attempts)", k, n)
 	}
 	return nil
 }

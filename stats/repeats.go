@@ -37,7 +37,7 @@ type Repeats struct {
 	// Near 1, more runs per case narrow the interval; near 0, only more
 	// cases do.
 	RunShare float64
-	Warnings []error
+	Warnings []Warning
 }
 
 // ReduceRepeats reduces runs[i], the scores of case i's repeated runs, to
@@ -54,18 +54,18 @@ type Repeats struct {
 // may differ; each case needs at least two runs (the within-case variance
 // is otherwise unknown), and there must be at least two cases. Errors:
 // [ErrTooFewUnits] and [ErrNonFinite]. A negative V̂ar(x) estimate is
-// clamped to zero with an [ErrDegenerate] warning.
+// clamped to zero with a [WarnDegenerate] warning.
 func ReduceRepeats(runs [][]float64) (Repeats, error) {
 	n := len(runs)
 	if n < 2 {
-		return Repeats{}, fmt.Errorf("%w: %d cases, need at least 2", ErrTooFewUnits, n)
+		return Repeats{}, errorf(CodeTooFewUnits, "%d cases, need at least 2", n)
 	}
 	r := Repeats{Means: make([]float64, n), Cases: n}
 	noise := 0.0 // Σ σ̂_i²/K_i
 	for i, case_ := range runs {
 		k := len(case_)
 		if k < 2 {
-			return Repeats{}, fmt.Errorf("%w: case %d has %d run(s), need at least 2 per case to separate run noise from case difficulty", ErrTooFewUnits, i, k)
+			return Repeats{}, errorf(CodeTooFewUnits, "case %d has %d run(s), need at least 2 per case to separate run noise from case difficulty", i, k)
 		}
 		if err := checkFinite(fmt.Sprintf("runs[%d]", i), case_); err != nil {
 			return Repeats{}, err
@@ -90,8 +90,8 @@ func ReduceRepeats(runs [][]float64) (Repeats, error) {
 	r.StdErr = math.Sqrt(total / nf)
 	r.BetweenVar = total - noise
 	if r.BetweenVar < 0 {
-		r.Warnings = append(r.Warnings, fmt.Errorf("%w: the between-case variance estimate %.3g is negative and was set to 0: the case means vary no more than run noise alone explains",
-			ErrDegenerate, r.BetweenVar))
+		r.Warnings = append(r.Warnings, warnf(WarnDegenerate, "the between-case variance estimate %.3g is negative and was set to 0: the case means vary no more than run noise alone explains",
+			r.BetweenVar))
 		r.BetweenVar = 0
 	}
 	if total > 0 {

@@ -54,7 +54,7 @@ func TestReduceRepeats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.BetweenVar != 0 || len(r.Warnings) != 1 || !errors.Is(r.Warnings[0], ErrDegenerate) {
+		if r.BetweenVar != 0 || len(r.Warnings) != 1 || r.Warnings[0].Code != WarnDegenerate {
 			t.Errorf("between %v, warnings %v", r.BetweenVar, r.Warnings)
 		}
 		if r.StdErr != 0 || r.RunShare != 0 {
