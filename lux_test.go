@@ -172,6 +172,10 @@ func TestRegistry(t *testing.T) {
 	_, err = r.Driver("c")
 	require.ErrorIs(t, err, lux.ErrUnknownPlugin)
 	require.EqualError(t, err, `lux: unknown plugin: driver "c" (known: a, b)`)
+	var unknown *lux.UnknownPluginError
+	require.ErrorAs(t, err, &unknown)
+	require.Equal(t, &lux.UnknownPluginError{Kind: "driver", Name: "c", Known: []string{"a", "b"}}, unknown)
+	require.Equal(t, `unknown plugin: driver "c" (known: a, b)`, unknown.Problem())
 	_, err = r.Answerer("x")
 	require.EqualError(t, err, `lux: unknown plugin: answerer "x" (none are registered)`)
 
@@ -211,6 +215,11 @@ func TestCheckCapabilities(t *testing.T) {
 	err := lux.CheckCapabilities("cursor", rt, []lux.Capability{lux.CanAsk, lux.ReportsUsage, lux.CanApprove})
 	require.ErrorIs(t, err, lux.ErrMissingCapability)
 	require.EqualError(t, err, `lux: driver lacks required capabilities: driver "cursor" does not declare ask, approve (it declares: tool-events, usage)`)
+	var missing *lux.MissingCapabilityError
+	require.ErrorAs(t, err, &missing)
+	require.Equal(t, "cursor", missing.Driver)
+	require.Equal(t, []lux.Capability{lux.CanAsk, lux.CanApprove}, missing.Missing)
+	require.Equal(t, `driver "cursor" does not declare ask, approve (it declares: tool-events, usage)`, missing.Problem())
 }
 
 func TestEventJSONRoundTrip(t *testing.T) {

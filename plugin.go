@@ -59,27 +59,49 @@ func (r Runtime) Missing(required []Capability) []Capability {
 	return out
 }
 
-// CheckCapabilities returns an error wrapping ErrMissingCapability naming
-// every capability in required that the driver does not declare.
+// CheckCapabilities returns a *MissingCapabilityError (which matches
+// ErrMissingCapability) naming every capability in required that the
+// driver does not declare, or nil.
 func CheckCapabilities(driver string, r Runtime, required []Capability) error {
 	missing := r.Missing(required)
 	if len(missing) == 0 {
 		return nil
 	}
-	names := make([]string, len(missing))
-	for i, c := range missing {
+	return &MissingCapabilityError{Driver: driver, Missing: missing, Declared: slices.Clone(r.Capabilities)}
+}
+
+// MissingCapabilityError is the error of a driver that does not declare
+// capabilities a case requires. It matches ErrMissingCapability with
+// errors.Is.
+type MissingCapabilityError struct {
+	Driver   string
+	Missing  []Capability // required and not declared, in the order required
+	Declared []Capability // what the driver declares
+}
+
+// Problem says what is wrong as a field problem, without the sentinel:
+// `driver "cursor" does not declare ask, approve (it declares: usage)`.
+func (e *MissingCapabilityError) Problem() string {
+	declared := "none"
+	if len(e.Declared) > 0 {
+		declared = joinCapabilities(e.Declared)
+	}
+	return fmt.Sprintf("driver %q does not declare %s (it declares: %s)", e.Driver, joinCapabilities(e.Missing), declared)
+}
+
+func (e *MissingCapabilityError) Error() string {
+	return ErrMissingCapability.Error() + ": " + e.Problem()
+}
+
+// Is reports whether target is ErrMissingCapability.
+func (e *MissingCapabilityError) Is(target error) bool { return target == ErrMissingCapability }
+
+func joinCapabilities(cs []Capability) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
 		names[i] = string(c)
 	}
-	declared := "none"
-	if len(r.Capabilities) > 0 {
-		d := make([]string, len(r.Capabilities))
-		for i, c := range r.Capabilities {
-			d[i] = string(c)
-		}
-		declared = strings.Join(d, ", ")
-	}
-	return fmt.Errorf("%w: driver %q does not declare %s (it declares: %s)",
-		ErrMissingCapability, driver, strings.Join(names, ", "), declared)
+	return strings.Join(names, ", ")
 }
 
 // DriverExperiment is a driver's support for controlled experiments.

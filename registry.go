@@ -65,8 +65,9 @@ func (r *Registry) RegisterAssertion(p *AssertionPlugin) error {
 	return register(&r.mu, r.assertions, "assertion", p.Type, p)
 }
 
-// Driver returns the driver registered as name, or an error wrapping
-// ErrUnknownPlugin that lists the names known.
+// Driver returns the driver registered as name, or an
+// *UnknownPluginError (which matches ErrUnknownPlugin) listing the names
+// known.
 func (r *Registry) Driver(name string) (*DriverPlugin, error) {
 	return lookup(&r.mu, r.drivers, "driver", name)
 }
@@ -114,11 +115,7 @@ func lookup[P any](mu *sync.RWMutex, m map[string]P, kind, name string) (P, erro
 	defer mu.RUnlock()
 	p, ok := m[name]
 	if !ok {
-		known := "none are registered"
-		if len(m) > 0 {
-			known = "known: " + strings.Join(sortedKeys(m), ", ")
-		}
-		return p, fmt.Errorf("%w: %s %q (%s)", ErrUnknownPlugin, kind, name, known)
+		return p, &UnknownPluginError{Kind: kind, Name: name, Known: sortedKeys(m)}
 	}
 	return p, nil
 }
@@ -128,3 +125,26 @@ func names[P any](mu *sync.RWMutex, m map[string]P) []string {
 	defer mu.RUnlock()
 	return sortedKeys(m)
 }
+
+// UnknownPluginError is the error of a registry lookup of a name nothing
+// is registered under. It matches ErrUnknownPlugin with errors.Is.
+type UnknownPluginError struct {
+	Kind  string   // "driver", "answerer" or "assertion"
+	Name  string   // the name looked up
+	Known []string // the names registered for Kind, sorted
+}
+
+// Problem says what is wrong as a field problem, without the package
+// prefix: `unknown plugin: driver "c" (known: a, b)`.
+func (e *UnknownPluginError) Problem() string {
+	known := "none are registered"
+	if len(e.Known) > 0 {
+		known = "known: " + strings.Join(e.Known, ", ")
+	}
+	return fmt.Sprintf("unknown plugin: %s %q (%s)", e.Kind, e.Name, known)
+}
+
+func (e *UnknownPluginError) Error() string { return "lux: " + e.Problem() }
+
+// Is reports whether target is ErrUnknownPlugin.
+func (e *UnknownPluginError) Is(target error) bool { return target == ErrUnknownPlugin }

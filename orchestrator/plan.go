@@ -39,7 +39,36 @@ type check struct {
 }
 
 type planHashes struct {
-	caseHash, assertionsHash, driverConfigHash, answererConfigHash, evaluatorConfigHash string
+	gradingHashes
+	driverConfigHash, answererConfigHash string
+}
+
+// gradingHashes identify what a case is graded on and by: the case, its
+// assertions, and the evaluator config. A run and a regrading record
+// them alike.
+type gradingHashes struct {
+	caseHash, assertionsHash, evaluatorConfigHash string
+}
+
+// hashGrading computes the grading hashes of the authored case c, graded
+// by evaluators for a run of driver and answerer. A value of the case
+// whose MarshalJSON panics is an error.
+func hashGrading(c *lux.Case, evaluators []evaluatorID, driver, answerer string) (h gradingHashes, err error) {
+	err = protect(func() (err error) {
+		if h.caseHash, err = lux.HashValue(c); err != nil {
+			return err
+		}
+		assertions := c.Assertions
+		if assertions == nil {
+			assertions = []lux.AssertionSpec{}
+		}
+		if h.assertionsHash, err = lux.HashValue(assertions); err != nil {
+			return err
+		}
+		h.evaluatorConfigHash, err = evaluatorHash(evaluators, driver, answerer)
+		return err
+	})
+	return h, err
 }
 
 // Validate checks c against the registry without running anything: the
@@ -49,7 +78,8 @@ type planHashes struct {
 // every problem at once, each with its field path, such as
 // `driver.config.idleTimeout: must be positive` or `assertions[2].path:
 // required`. The error wraps lux.ErrInvalidCase, and also
-// lux.ErrMissingCapability when a required capability is missing.
+// lux.ErrMissingCapability (a *lux.MissingCapabilityError) when a required
+// capability is missing.
 func (o *Orchestrator) Validate(c *lux.Case) error {
 	_, err := o.plan(c)
 	return err
@@ -62,151 +92,174 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	var probs lux.Problems
 	probs.Merge("", c.Validate())
 	p := &plan{c: c, caseID: c.CanonicalID()}
-	var capErr error
 	// The plugins see the case with the subject root bound; the hashes
 	// below are of the authored case.
 	authored := c
 	b := newBinder(o.opts.SubjectRoot, o.optionName("SubjectRoot"))
 	c = b.bindCase(&probs, authored)
 
-	// Driver.
-	dref, derr := mergeRefs(b.ref(&probs, "driver", o.opts.DefaultDriver), c.Driver)
-	switch {
-	case derr != nil:
-		probs.Add("driver.config", derr.Error())
+	var capErr error
+	switch dref, ok := b.mergeRef(&probs, "driver", o.opts.DefaultDriver, c.Driver); {
+	case !ok:
 	case dref == nil:
 		probs.AddFix("driver", "required", "name a driver in the case or set "+o.optionName("DefaultDriver"))
 	case strings.TrimSpace(dref.Name) == "":
 		// reported by c.Validate
 	default:
-		p.driverName = dref.Name
 		p.caseDir = commandDir(c)
-		plugin, err := o.reg.Driver(dref.Name)
-		if err != nil {
-			probs.Add("driver.name", strings.TrimPrefix(err.Error(), "lux: "))
-			break
-		}
-		raw, err := lux.ConfigJSON(dref.Config)
-		if err != nil {
-			probs.Add("driver.config", err.Error())
-			break
-		}
-		var cfg lux.DriverConfig
-		if err := protect(func() (err error) { cfg, err = plugin.Parse(raw); return err }); err != nil {
-			probs.Merge("driver.config", err)
-			break
-		}
-		if cfg == nil {
-			probs.Addf("driver", "driver plugin %q returned no config", dref.Name)
-			break
-		}
-		p.driver = cfg
-		if err := protect(func() error { p.runtime = cfg.Runtime(); return nil }); err != nil {
-			probs.Addf("driver", "driver plugin %q failed to declare its runtime: %v", dref.Name, err)
-			break
-		}
-		if err := lux.CheckCapabilities(dref.Name, p.runtime, c.Requires); err != nil {
-			capErr = err
-			probs.AddFix("requires", strings.TrimPrefix(strings.TrimPrefix(err.Error(), lux.ErrMissingCapability.Error()), ": "),
-				"use a driver that declares them, or drop them from requires")
-		}
-		if h, err := b.hashConfig(cfg); err != nil {
-			probs.Add("driver.config", "the parsed config does not encode as JSON: "+err.Error())
-		} else {
-			p.hashes.driverConfigHash = h
-		}
+		capErr = o.planDriver(&probs, b, p, dref, c.Requires)
 	}
-
-	// Answerer.
-	aref, aerr := mergeRefs(b.ref(&probs, "answerer", o.opts.DefaultAnswerer), c.Answerer)
-	switch {
-	case aerr != nil:
-		probs.Add("answerer.config", aerr.Error())
-	case aref == nil || strings.TrimSpace(aref.Name) == "":
-	default:
-		p.answererName = aref.Name
-		plugin, err := o.reg.Answerer(aref.Name)
-		if err != nil {
-			probs.Add("answerer.name", strings.TrimPrefix(err.Error(), "lux: "))
-			break
-		}
-		raw, err := lux.ConfigJSON(aref.Config)
-		if err == nil && plugin.Harness {
-			raw, err = harness.Inherit(o.harness, raw)
-		}
-		if err != nil {
-			probs.Add("answerer.config", err.Error())
-			break
-		}
-		var cfg lux.AnswererConfig
-		if err := protect(func() (err error) { cfg, err = plugin.Parse(raw); return err }); err != nil {
-			probs.Merge("answerer.config", err)
-			break
-		}
-		if cfg == nil {
-			probs.Addf("answerer", "answerer plugin %q returned no config", aref.Name)
-			break
-		}
-		p.answerer = cfg
-		if h, err := b.hashConfig(cfg); err != nil {
-			probs.Add("answerer.config", "the parsed config does not encode as JSON: "+err.Error())
-		} else {
-			p.hashes.answererConfigHash = h
-		}
+	if aref, ok := b.mergeRef(&probs, "answerer", o.opts.DefaultAnswerer, c.Answerer); ok && aref != nil && strings.TrimSpace(aref.Name) != "" {
+		o.planAnswerer(&probs, b, p, aref)
 	}
-
-	// Assertions.
 	var evaluators []evaluatorID
 	p.checks, evaluators = o.assertionPlan(c, &probs)
-
-	// Fixtures.
-	if c.Fixtures != "" {
-		p.fixturesDir = c.FixturesDir()
-		if fi, err := os.Stat(p.fixturesDir); err != nil {
-			probs.AddFix("fixtures", fmt.Sprintf("directory %s cannot be used: %v", p.fixturesDir, unwrapPathErr(err)),
-				"a relative path is relative to the case file's directory")
-		} else if !fi.IsDir() {
-			probs.Addf("fixtures", "%s is not a directory", p.fixturesDir)
-		} else if err := checkFixtures(p.fixturesDir); err != nil {
-			// What staging would refuse at every run is refused now.
-			probs.AddFix("fixtures", err.Error(), "replace it with the file or directory it stands for, or remove it")
-		}
-	}
-
-	// Meta goes into case.json as it is.
-	for _, k := range slices.Sorted(maps.Keys(c.Meta)) {
-		if err := protect(func() error { _, err := json.Marshal(c.Meta[k]); return err }); err != nil {
-			probs.AddFix("meta."+k, "does not encode as JSON: "+strings.TrimPrefix(err.Error(), "json: "),
-				"keep to JSON values: strings, numbers, booleans, lists and objects")
-		}
-	}
+	p.fixturesDir = checkFixturesDir(&probs, c)
+	checkMeta(&probs, c)
 
 	if probs.Len() > 0 {
 		err := probs.Err(lux.ErrInvalidCase)
 		if capErr != nil {
-			err = &alsoError{err: err, also: lux.ErrMissingCapability}
+			err = &alsoError{err: err, also: capErr}
 		}
 		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
 	}
-
-	c = authored
-	err := protect(func() (err error) {
-		if p.hashes.caseHash, err = lux.HashValue(c); err == nil {
-			assertions := c.Assertions
-			if assertions == nil {
-				assertions = []lux.AssertionSpec{}
-			}
-			if p.hashes.assertionsHash, err = lux.HashValue(assertions); err == nil {
-				p.hashes.evaluatorConfigHash, err = evaluatorHash(evaluators, p.driverName, p.answererName)
-			}
-		}
-		return err
-	})
+	h, err := hashGrading(authored, evaluators, p.driverName, p.answererName)
 	if err != nil {
 		probs.Add("", "does not encode as JSON: "+err.Error())
-		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), probs.Err(lux.ErrInvalidCase))
+		return nil, fmt.Errorf("orchestrator: case %s: %w", caseLabel(authored), probs.Err(lux.ErrInvalidCase))
 	}
+	p.hashes.gradingHashes = h
 	return p, nil
+}
+
+// planDriver resolves the driver ref names: its config, runtime and config
+// hash. The error is the driver's *lux.MissingCapabilityError when it does
+// not declare all of requires.
+func (o *Orchestrator) planDriver(probs *lux.Problems, b binder, p *plan, ref *lux.PluginRef, requires []lux.Capability) error {
+	p.driverName = ref.Name
+	plugin, err := o.reg.Driver(ref.Name)
+	if err != nil {
+		addLookupProblem(probs, "driver.name", err)
+		return nil
+	}
+	cfg, hash, ok := parsePlugin(probs, o.harness, b, "driver", ref, false, plugin.Parse)
+	if !ok {
+		return nil
+	}
+	p.driver, p.hashes.driverConfigHash = cfg, hash
+	if err := protect(func() error { p.runtime = cfg.Runtime(); return nil }); err != nil {
+		probs.Addf("driver", "driver plugin %q failed to declare its runtime: %v", ref.Name, err)
+		return nil
+	}
+	var missing *lux.MissingCapabilityError
+	if errors.As(lux.CheckCapabilities(ref.Name, p.runtime, requires), &missing) {
+		probs.AddFix("requires", missing.Problem(), "use a driver that declares them, or drop them from requires")
+		return missing
+	}
+	return nil
+}
+
+// planAnswerer resolves the answerer ref names: its config and config hash.
+func (o *Orchestrator) planAnswerer(probs *lux.Problems, b binder, p *plan, ref *lux.PluginRef) {
+	p.answererName = ref.Name
+	plugin, err := o.reg.Answerer(ref.Name)
+	if err != nil {
+		addLookupProblem(probs, "answerer.name", err)
+		return
+	}
+	if cfg, hash, ok := parsePlugin(probs, o.harness, b, "answerer", ref, plugin.Harness, plugin.Parse); ok {
+		p.answerer, p.hashes.answererConfigHash = cfg, hash
+	}
+}
+
+// mergeRef resolves the case's reference own to a driver or answerer
+// (kind) against the default def (see mergeRefs), with the subject root
+// bound in the default's config. It is nil when neither names one; ok is
+// false when a problem was found.
+func (b binder) mergeRef(probs *lux.Problems, kind string, def, own *lux.PluginRef) (ref *lux.PluginRef, ok bool) {
+	ref, err := mergeRefs(b.ref(probs, kind, def), own)
+	if err != nil {
+		probs.Add(kind+".config", err.Error())
+		return nil, false
+	}
+	return ref, true
+}
+
+// parsePlugin parses ref's config with parse, the Parse of the driver or
+// answerer plugin (kind) ref names, and hashes the parsed config. A
+// plugin that takes the project's harness model (inherits) gets it in its
+// config. Every problem goes to probs under kind's field paths; ok is
+// false when there is no config to use.
+func parsePlugin[C any](probs *lux.Problems, harnessModel json.RawMessage, b binder, kind string, ref *lux.PluginRef, inherits bool,
+	parse func(json.RawMessage) (C, error)) (cfg C, hash string, ok bool) {
+	raw, err := configJSON(ref.Config, harnessModel, inherits)
+	if err != nil {
+		probs.Add(kind+".config", err.Error())
+		return cfg, "", false
+	}
+	if err := protect(func() (err error) { cfg, err = parse(raw); return err }); err != nil {
+		probs.Merge(kind+".config", err)
+		return cfg, "", false
+	}
+	if any(cfg) == nil {
+		probs.Addf(kind, "%s plugin %q returned no config", kind, ref.Name)
+		return cfg, "", false
+	}
+	hash, err = b.hashConfig(cfg)
+	if err != nil {
+		probs.Add(kind+".config", "the parsed config does not encode as JSON: "+err.Error())
+	}
+	return cfg, hash, true
+}
+
+// configJSON is a plugin's config as JSON, with the project's harness
+// model merged in when the plugin inherits it.
+func configJSON(v any, harnessModel json.RawMessage, inherits bool) (json.RawMessage, error) {
+	raw, err := lux.ConfigJSON(v)
+	if err == nil && inherits {
+		raw, err = harness.Inherit(harnessModel, raw)
+	}
+	return raw, err
+}
+
+// addLookupProblem adds the registry's refusal of a plugin's name at path.
+func addLookupProblem(probs *lux.Problems, path string, err error) {
+	var unknown *lux.UnknownPluginError
+	if errors.As(err, &unknown) {
+		probs.Add(path, unknown.Problem())
+		return
+	}
+	probs.Add(path, err.Error())
+}
+
+// checkFixturesDir returns the case's fixtures directory, if it names
+// one, and adds what staging would refuse at every run to probs.
+func checkFixturesDir(probs *lux.Problems, c *lux.Case) string {
+	if c.Fixtures == "" {
+		return ""
+	}
+	dir := c.FixturesDir()
+	if fi, err := os.Stat(dir); err != nil {
+		probs.AddFix("fixtures", fmt.Sprintf("directory %s cannot be used: %v", dir, unwrapPathErr(err)),
+			"a relative path is relative to the case file's directory")
+	} else if !fi.IsDir() {
+		probs.Addf("fixtures", "%s is not a directory", dir)
+	} else if err := checkFixtures(dir); err != nil {
+		probs.AddFix("fixtures", err.Error(), "replace it with the file or directory it stands for, or remove it")
+	}
+	return dir
+}
+
+// checkMeta adds each value of the case's meta that does not encode as
+// JSON to probs: meta goes into case.json as it is.
+func checkMeta(probs *lux.Problems, c *lux.Case) {
+	for _, k := range slices.Sorted(maps.Keys(c.Meta)) {
+		if err := protect(func() error { _, err := json.Marshal(c.Meta[k]); return err }); err != nil {
+			probs.AddFix("meta."+k, "does not encode as JSON: "+err.Error(),
+				"keep to JSON values: strings, numbers, booleans, lists and objects")
+		}
+	}
 }
 
 // hashConfig is lux.HashValue of a plugin's parsed config, whose
@@ -256,7 +309,7 @@ func (o *Orchestrator) assertionPlan(c *lux.Case, probs *lux.Problems) ([]check,
 		}
 		plugin, err := o.reg.Assertion(spec.Type)
 		if err != nil {
-			probs.Add(at+".type", strings.TrimPrefix(err.Error(), "lux: "))
+			addLookupProblem(probs, at+".type", err)
 			continue
 		}
 		id := evaluatorID{Type: plugin.Type, Version: plugin.Version}
@@ -264,10 +317,7 @@ func (o *Orchestrator) assertionPlan(c *lux.Case, probs *lux.Problems) ([]check,
 			id.Harness = o.harness
 		}
 		evaluators = append(evaluators, id)
-		raw, err := lux.ConfigJSON(spec.Config)
-		if err == nil && plugin.Harness {
-			raw, err = harness.Inherit(o.harness, raw)
-		}
+		raw, err := configJSON(spec.Config, o.harness, plugin.Harness)
 		if err != nil {
 			probs.Add(at, err.Error())
 			continue

@@ -49,19 +49,12 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	if err := probs.Err(lux.ErrInvalidCase); err != nil {
 		return nil, "", fmt.Errorf("orchestrator: regrade %s: case %s: %w", runDir, caseLabel(c), err)
 	}
-	assertions := c.Assertions
-	if assertions == nil {
-		assertions = []lux.AssertionSpec{}
-	}
-	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified}
-	if g.CaseHash, err = lux.HashValue(c); err == nil {
-		if g.AssertionsHash, err = lux.HashValue(assertions); err == nil {
-			g.EvaluatorConfigHash, err = evaluatorHash(evaluators, run.Metadata.Driver.Name, run.Metadata.Answerer.Name)
-		}
-	}
+	h, err := hashGrading(c, evaluators, run.Metadata.Driver.Name, run.Metadata.Answerer.Name)
 	if err != nil {
 		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
 	}
+	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified,
+		CaseHash: h.caseHash, AssertionsHash: h.assertionsHash, EvaluatorConfigHash: h.evaluatorConfigHash}
 
 	evidence := run.Evidence()
 	evidence.Case = c

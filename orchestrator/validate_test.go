@@ -88,6 +88,10 @@ func TestRequiresIsCheckedBeforeAnythingStarts(t *testing.T) {
 	assert.True(t, errors.Is(err, lux.ErrMissingCapability))
 	assert.True(t, errors.Is(err, lux.ErrInvalidCase))
 	assert.Contains(t, err.Error(), `requires: driver "fake" does not declare ask, approve (it declares: usage)`)
+	var missing *lux.MissingCapabilityError
+	require.ErrorAs(t, err, &missing, "the refusal carries the driver and what it lacks")
+	assert.Equal(t, "fake", missing.Driver)
+	assert.Equal(t, []lux.Capability{lux.CanAsk, lux.CanApprove}, missing.Missing)
 	assert.False(t, started)
 	_, statErr := os.Stat(o.RunsRoot())
 	assert.True(t, errors.Is(statErr, os.ErrNotExist), "no record is created for a refused case")
