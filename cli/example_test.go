@@ -23,6 +23,7 @@ func ExampleMain() {
 	//   run         run cases (files or directories of *.case.json) as a suite and record every run
 	//   validate    check cases against the registry without running anything
 	//   doctor      check that the commands the cases' drivers launch are installed
+	//   plugins     list the drivers, answerers and assertion types this binary has, with what each does
 	//   view        list recorded runs and suites, or show one run or suite
 	//   compare     compare two runs or two suites; exit status 1 on a regression
 	//   grade       grade a recorded run again with the current assertions; the new grading goes beside the old one
