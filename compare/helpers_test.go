@@ -2,22 +2,18 @@ package compare
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/golden"
 	"github.com/luxeval/lux/record"
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 func ptr[T any](v T) *T { return &v }
 
@@ -176,33 +172,19 @@ func writeSuite(tb testing.TB, root string, runs []spec, o suiteOpts) (string, *
 	return dir, s
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
-// Occurrences of tmp in got are replaced by $TMP first.
-func golden(t *testing.T, name, got, tmp string) {
+// checkGolden compares got with testdata/name, or rewrites it with -update.
+// Occurrences of tmp in got are replaced by $TMP first. JSON is compared
+// structurally, so a last-bit difference of a float on another platform
+// does not fail the test, but a renamed field does.
+func checkGolden(t *testing.T, name, got, tmp string) {
 	t.Helper()
 	if tmp != "" {
 		got = strings.ReplaceAll(got, tmp, "$TMP")
 	}
 	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./compare -update to create it")
 	if strings.HasSuffix(name, ".json") {
-		// Structurally, so a last-bit difference of a float on another
-		// platform does not fail the test, but a renamed field does.
-		var w, g any
-		require.NoError(t, json.Unmarshal(want, &w))
-		require.NoError(t, json.Unmarshal([]byte(got), &g))
-		if diff := cmp.Diff(w, g, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
-			t.Errorf("%s differs (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
-		}
+		golden.JSON[any](t, path, []byte(got), cmpopts.EquateApprox(0, 1e-12))
 		return
 	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
-	}
+	golden.Equal(t, path, []byte(got))
 }

@@ -397,7 +397,7 @@ func TestRunTextGolden(t *testing.T) {
 			require.NoError(t, err)
 			var buf bytes.Buffer
 			require.NoError(t, c.WriteText(&buf))
-			golden(t, tt.name, buf.String(), "")
+			checkGolden(t, tt.name, buf.String(), "")
 		})
 	}
 }

@@ -80,7 +80,7 @@ func TestSuiteTextGolden(t *testing.T) {
 			require.NoError(t, err)
 			var buf bytes.Buffer
 			require.NoError(t, c.WriteText(&buf))
-			golden(t, tt.name, buf.String(), root)
+			checkGolden(t, tt.name, buf.String(), root)
 		})
 	}
 }
@@ -92,7 +92,7 @@ func TestJSONGolden(t *testing.T) {
 	require.NoError(t, err)
 	js, err := json.MarshalIndent(sc, "", "  ")
 	require.NoError(t, err)
-	golden(t, "suite.json", string(js)+"\n", root)
+	checkGolden(t, "suite.json", string(js)+"\n", root)
 
 	rb := run("runs/hello/b", "hello")
 	rb.Metadata.Usage.Agent, rb.Metadata.Usage.AgentCostUSD = nil, nil
@@ -102,7 +102,7 @@ func TestJSONGolden(t *testing.T) {
 	require.NoError(t, err)
 	js, err = json.MarshalIndent(rc, "", "  ")
 	require.NoError(t, err)
-	golden(t, "run.json", string(js)+"\n", "")
+	checkGolden(t, "run.json", string(js)+"\n", "")
 }
 
 // Every key of the documented JSON form is present in the output.

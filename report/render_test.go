@@ -3,9 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
-	"flag"
 	"html/template"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,9 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // pages renders the three page kinds of one fixture: a suite, one of its
 // runs, and its comparison with a baseline.
@@ -94,19 +91,7 @@ func TestGoldenPages(t *testing.T) {
 	for name, got := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment} {
 		t.Run(name, func(t *testing.T) {
 			got := normalize(got, p.root)
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./report -run TestGoldenPages -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", path, d)
-			}
+			golden.Equal(t, filepath.Join("testdata", name), got)
 		})
 	}
 }

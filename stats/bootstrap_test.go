@@ -2,19 +2,17 @@ package stats
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	goldenfile "github.com/luxeval/lux/internal/golden"
+)
 
 // goldenInterval is the JSON form of an Interval; encoding/json writes the
 // shortest decimal that round-trips, so equal text means equal bits.
@@ -134,23 +132,7 @@ func TestBootstrapGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "bootstrap.golden.json")
-	if *update {
-		if err := os.WriteFile(path, append(text, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantText, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want golden
-	if err := json.Unmarshal(wantText, &want); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, golden{stream, got}); diff != "" {
-		t.Errorf("bootstrap output changed (-want +got):\n%s", diff)
-	}
+	goldenfile.JSON[golden](t, filepath.Join("testdata", "bootstrap.golden.json"), append(text, '\n'))
 }
 
 // TestBootstrapRepeatable: equal inputs and seed give equal intervals,

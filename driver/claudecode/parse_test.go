@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // readLines returns the lines of a capture in testdata.
 func readLines(t *testing.T, name string) [][]byte {
@@ -75,15 +73,7 @@ func TestGolden(t *testing.T) {
 					got.WriteByte('\n')
 				}
 			}
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, got.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test -update to create it")
-			if diff := cmp.Diff(string(want), got.String()); diff != "" {
-				t.Errorf("events differ from %s (-want +got):\n%s", golden, diff)
-			}
+			golden.Equal(t, filepath.Join("testdata", name+".golden"), got.Bytes())
 		})
 	}
 }

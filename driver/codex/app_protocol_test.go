@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/golden"
 )
 
 func testAppOptions() appOptions {
@@ -74,7 +75,7 @@ func TestAppProtocolGolden(t *testing.T) {
 			})
 			assert.True(t, p.Terminal(), "the capture ends its turn")
 			assert.Zero(t, p.Pending(), "every interrupt answered")
-			golden(t, strings.TrimSuffix(f, ".jsonl")+".golden", got)
+			golden.Equal(t, strings.TrimSuffix(f, ".jsonl")+".golden", got)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/golden"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
@@ -127,7 +128,7 @@ func TestLaunchFiles(t *testing.T) {
 		"provider":{"baseURL":"http://127.0.0.1:9/v1","envKey":"FAKE_KEY","requestMaxRetries":0,"streamMaxRetries":1},
 		"config":{"shell_environment_policy.inherit":"all","tools":{"web_search":false},"n":1.5},"extraArgs":["--enable","x"]}`))
 	require.NoError(t, err)
-	golden(t, "testdata/config.toml.golden", []byte(c.homeConfig()))
+	golden.Equal(t, "testdata/config.toml.golden", []byte(c.homeConfig()))
 	assert.Equal(t, []string{"app-server", "-c", "n=1.5", "-c", `shell_environment_policy.inherit="all"`,
 		"-c", "tools={web_search = false}", "--enable", "x"}, c.args("hi"))
 

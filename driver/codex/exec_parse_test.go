@@ -4,20 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // readLines returns the lines of a capture, leaving out the client's
 // messages of an app-server exchange (lines starting with ">> ").
@@ -36,20 +33,6 @@ func readLines(t *testing.T, path string) [][]byte {
 	}
 	require.NoError(t, sc.Err())
 	return out
-}
-
-// golden compares got with the golden file, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); run go test -update if the change is intended:\n%s", path, diff)
-	}
 }
 
 func encodeEvents(t *testing.T, events []lux.Event) []byte {
@@ -89,7 +72,7 @@ func TestExecParserGolden(t *testing.T) {
 				events = append(events, p.Line(l)...)
 			}
 			assert.True(t, p.Terminal(), "the capture ends its turn")
-			golden(t, strings.TrimSuffix(f, ".jsonl")+".golden", encodeEvents(t, events))
+			golden.Equal(t, strings.TrimSuffix(f, ".jsonl")+".golden", encodeEvents(t, events))
 		})
 	}
 }

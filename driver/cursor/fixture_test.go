@@ -4,17 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // TestFixturesGolden parses every recorded stream-json file under testdata
 // and compares the events with testdata/golden/<name>.events.jsonl.
@@ -53,22 +50,7 @@ func TestFixturesGolden(t *testing.T) {
 			}
 			write(p.Finish())
 
-			golden := filepath.Join("testdata", "golden", name+".events.jsonl")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got.String()); diff != "" {
-				t.Errorf("events of %s (-want +got):\n%s", path, diff)
-			}
+			golden.Equal(t, filepath.Join("testdata", "golden", name+".events.jsonl"), got.Bytes())
 		})
 	}
 }
