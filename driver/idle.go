@@ -3,6 +3,8 @@ package driver
 import (
 	"sync"
 	"time"
+
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // DefaultIdleTimeout is how long an agent may stay silent when a driver's
@@ -15,18 +17,21 @@ const DefaultIdleTimeout = 2 * time.Minute
 // Once expired it stays expired. Safe for concurrent use.
 type IdleClock struct {
 	d       time.Duration
+	clk     clock.Clock
 	expired chan struct{}
 
 	mu      sync.Mutex
-	timer   *time.Timer
+	timer   clock.Timer
 	gen     uint64
 	paused  bool
 	stopped bool
 }
 
 // NewIdleClock returns a clock armed for d. A d of zero or less never expires.
-func NewIdleClock(d time.Duration) *IdleClock {
-	c := &IdleClock{d: d, expired: make(chan struct{})}
+func NewIdleClock(d time.Duration) *IdleClock { return newIdleClock(d, clock.Real()) }
+
+func newIdleClock(d time.Duration, clk clock.Clock) *IdleClock {
+	c := &IdleClock{d: d, clk: clk, expired: make(chan struct{})}
 	c.mu.Lock()
 	c.arm()
 	c.mu.Unlock()
@@ -79,7 +84,7 @@ func (c *IdleClock) arm() {
 		return
 	}
 	gen := c.gen
-	c.timer = time.AfterFunc(c.d, func() {
+	c.timer = c.clk.AfterFunc(c.d, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.gen != gen || c.paused || c.stopped {

@@ -16,30 +16,6 @@ import (
 	"github.com/luxeval/lux/internal/proc"
 )
 
-// An agent that closes its stdout but keeps running is still stopped by
-// the idle clock, with its whole group. An agent slower than a short idle
-// period to say ready (a loaded machine) is tried again with a longer one.
-func TestSessionClosedStdoutStillIdles(t *testing.T) {
-	for i, idle := range idlePeriods {
-		s := start(t, driver.SessionOptions{
-			Process:     driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; exec >&-; sleep 60"}},
-			IdleTimeout: idle,
-		})
-		got := drive(t, s)
-		if i < len(idlePeriods)-1 && len(got) == 1 && isIdleExpiry(got[0]) {
-			t.Logf("the agent was slower than %s to say ready (%q): trying a longer period", idle, got)
-			continue
-		}
-		assert.Equal(t, []string{"ready fake", "error idle-timeout: no event for " + idle.String()}, got)
-		select {
-		case <-s.Exited():
-		case <-time.After(safety):
-			t.Fatal("the agent was not stopped")
-		}
-		return
-	}
-}
-
 // An agent that floods stderr never blocks on it, and the record keeps
 // the end of it.
 func TestSessionHeavyStderr(t *testing.T) {

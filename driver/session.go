@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // DefaultMaxInterrupts is how many interrupts a run may raise when a
@@ -120,6 +121,7 @@ type SessionOptions struct {
 type Session struct {
 	opts  SessionOptions
 	proc  *Process
+	clk   clock.Clock // the time source of the idle clock and the time limit
 	clock *IdleClock
 
 	stop       chan struct{} // closed by Close: the session is being torn down
@@ -146,6 +148,8 @@ var _ lux.Session = (*Session)(nil)
 // StartSession starts the agent process and begins reading its events. It
 // returns once the process is launched; a process that cannot be started
 // is a *StartError ("failed to start <cmd>: ...").
+// The idle clock and the time limit run on the clock ctx carries: the
+// system's, unless the module's own tests gave a manual one.
 func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	if opts.Protocol == nil {
 		return nil, errors.New("driver: session needs a Protocol")
@@ -178,7 +182,8 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	s := &Session{
 		opts:       opts,
 		proc:       p,
-		clock:      NewIdleClock(opts.IdleTimeout),
+		clk:        clock.From(ctx),
+		clock:      newIdleClock(opts.IdleTimeout, clock.From(ctx)),
 		stop:       make(chan struct{}),
 		quiescing:  make(chan struct{}),
 		readerDone: make(chan struct{}),
@@ -498,11 +503,11 @@ func (s *Session) replyLost(err error) {
 // watch ends the run on idle expiry, and once the agent's leader exits
 // kills what it left in its group and bounds the wait for its output.
 func (s *Session) watch() {
-	var deadline <-chan time.Time
+	var deadline chan struct{}
 	if s.opts.Timeout > 0 {
-		t := time.NewTimer(s.opts.Timeout)
+		deadline = make(chan struct{})
+		t := s.clk.AfterFunc(s.opts.Timeout, func() { close(deadline) })
 		defer t.Stop()
-		deadline = t.C
 	}
 	select {
 	case <-deadline:

@@ -206,69 +206,6 @@ func TestSessionEvents(t *testing.T) {
 	}
 }
 
-// idlePeriods are the idle timeouts a test that needs the agent to be
-// quick within one period tries in turn: a loaded machine can make the agent
-// slower than a short period, which only costs a retry with a longer one.
-var idlePeriods = []time.Duration{500 * time.Millisecond, 2 * time.Second, 8 * time.Second}
-
-// isIdleExpiry reports whether a described event is the error of an idle
-// clock that expired, before or after ready.
-func isIdleExpiry(described string) bool {
-	return strings.HasPrefix(described, "error "+string(lux.ExitIdleTimeout)+": ") ||
-		strings.HasPrefix(described, "error error: agent never became ready: ")
-}
-
-func TestSessionIdleClockPausedWhileAnswerOutstanding(t *testing.T) {
-	t.Parallel()
-	for _, idle := range idlePeriods {
-		got, slow := answerSlowly(t, idle)
-		if !slow {
-			assert.Equal(t, []string{"ready fake", "interrupt ask q1", "progress got:answer q1 ok", "done"}, got)
-			return
-		}
-		t.Logf("the agent was slower than an idle period of %s (%q): trying a longer one", idle, got)
-	}
-	t.Fatal("the agent was slower than every idle period")
-}
-
-// answerSlowly runs an agent that asks one question, answers it after two
-// idle periods and returns the events. slow reports an idle expiry that
-// the agent's own slowness explains; an expiry while the answer is
-// outstanding fails the test.
-func answerSlowly(t *testing.T, idle time.Duration) (got []string, slow bool) {
-	t.Helper()
-	s := start(t, driver.SessionOptions{
-		IdleTimeout: idle,
-		Process:     fakeSpec(t, "say ready", "say ask q1 hi", "expect", "say done"),
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
-	defer cancel()
-	var asked, answered time.Time
-	for {
-		ev, err := s.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return got, false
-		}
-		require.NoError(t, err)
-		got = append(got, describe(ev))
-		switch {
-		case ev.Type == lux.EventInterrupt:
-			asked = ev.Time
-			// A slow answerer: two idle periods pass before the answer.
-			time.Sleep(2 * idle)
-			answered = time.Now()
-			require.NoError(t, s.Respond(ctx, lux.Answer{Kind: lux.Ask, ID: "q1", Text: "ok"}))
-		case isIdleExpiry(describe(ev)):
-			// A clock that kept running through the wait expires a full
-			// period after the question and before the answer; an agent too
-			// slow to start, to ask or to go on after the answer does not.
-			whileWaiting := !asked.IsZero() && !ev.Time.Before(asked.Add(idle)) && ev.Time.Before(answered)
-			require.False(t, whileWaiting, "the idle clock expired while the answer was outstanding: %q", got)
-			return got, true
-		}
-	}
-}
-
 func TestSessionRespondMismatch(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t, "say ready", "say ask q1 hi", "expect", "say done")})
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
@@ -458,27 +395,4 @@ func TestSessionQuiesceCancelsParse(t *testing.T) {
 	ev, err := s.Next(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, lux.EventError, ev.Type)
-}
-
-func TestSessionTouchOnLine(t *testing.T) {
-	t.Parallel()
-	// Log lines a fifth of the idle period apart, for 1.6 periods without
-	// an event: only the lines keep the idle clock from expiring.
-	for _, idle := range idlePeriods {
-		script := []string{"say ready"}
-		for range 8 {
-			script = append(script, "say a log line, not an event", "sleep "+(idle/5).String())
-		}
-		script = append(script, "say done")
-		s := start(t, driver.SessionOptions{IdleTimeout: idle, TouchOnLine: true, Process: fakeSpec(t, script...)})
-		got := drive(t, s)
-		if len(got) == 0 || !isIdleExpiry(got[len(got)-1]) {
-			assert.Equal(t, []string{"ready fake", "done"}, got, "log lines keep the idle clock from expiring")
-			return
-		}
-		// Either the lines do not re-arm the clock, and every period fails
-		// alike, or the agent was slower than a fifth of this one.
-		t.Logf("idle period %s expired (%q): trying a longer one", idle, got)
-	}
-	t.Fatal("the idle clock expired with every period although log lines kept coming")
 }

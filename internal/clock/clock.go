@@ -1,0 +1,120 @@
+// Package clock is the time source of the timers that decide how a run
+// ends (a session's idle clock and time limit). Code asks the context for
+// its clock: the real one unless a test put a [Manual] clock there, which
+// then fires those timers exactly when the test advances it, whatever the
+// machine's load.
+package clock
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Clock schedules functions.
+type Clock interface {
+	// AfterFunc calls f in its own goroutine once d has passed; the
+	// Timer's Stop cancels the call.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a call scheduled by AfterFunc.
+type Timer interface {
+	// Stop cancels the call; it reports whether it did (the call had not
+	// yet been made).
+	Stop() bool
+}
+
+type real struct{}
+
+func (real) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Real is the system's clock.
+func Real() Clock { return real{} }
+
+type key struct{}
+
+// With returns a context whose clock is c.
+func With(ctx context.Context, c Clock) context.Context { return context.WithValue(ctx, key{}, c) }
+
+// From returns the clock of ctx: the one given to With, else Real.
+func From(ctx context.Context) Clock {
+	if c, ok := ctx.Value(key{}).(Clock); ok {
+		return c
+	}
+	return Real()
+}
+
+// Manual is a clock that moves only when Advance is called. The zero
+// value is ready to use. Safe for concurrent use.
+type Manual struct {
+	mu     sync.Mutex
+	now    time.Duration // since the clock was made
+	timers []*manualTimer
+}
+
+type manualTimer struct {
+	m    *Manual
+	at   time.Duration
+	f    func()
+	done bool // called or stopped
+}
+
+func (t *manualTimer) Stop() bool {
+	t.m.mu.Lock()
+	defer t.m.mu.Unlock()
+	if t.done {
+		return false
+	}
+	t.done = true
+	return true
+}
+
+// AfterFunc schedules f for d after the clock's present time.
+func (m *Manual) AfterFunc(d time.Duration, f func()) Timer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := &manualTimer{m: m, at: m.now + d, f: f}
+	m.timers = append(m.timers, t)
+	return t
+}
+
+// Advance moves the clock forward by d and makes, in their order, the
+// calls that fall due; it returns once they have been started (each runs
+// in its own goroutine, as with time.AfterFunc).
+func (m *Manual) Advance(d time.Duration) {
+	m.mu.Lock()
+	m.now += d
+	var due []*manualTimer
+	keep := m.timers[:0]
+	for _, t := range m.timers {
+		switch {
+		case t.done:
+		case t.at <= m.now:
+			t.done = true
+			due = append(due, t)
+		default:
+			keep = append(keep, t)
+		}
+	}
+	m.timers = keep
+	m.mu.Unlock()
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at < due[j].at })
+	for _, t := range due {
+		go t.f()
+	}
+}
+
+// Pending is how many scheduled calls have been neither made nor stopped.
+func (m *Manual) Pending() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, t := range m.timers {
+		if !t.done {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,36 @@
+package clock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/luxeval/lux/internal/clock"
+)
+
+func TestManualFiresWhenAdvancedPastItsTime(t *testing.T) {
+	m := &clock.Manual{}
+	fired := make(chan string, 3)
+	m.AfterFunc(2*time.Second, func() { fired <- "2s" })
+	stopped := m.AfterFunc(time.Second, func() { fired <- "stopped" })
+	m.AfterFunc(time.Hour, func() { fired <- "1h" })
+	assert.True(t, stopped.Stop())
+	assert.False(t, stopped.Stop(), "stopped twice")
+	m.Advance(2*time.Second - time.Nanosecond)
+	assert.Equal(t, 2, m.Pending())
+	m.Advance(time.Nanosecond)
+	assert.Equal(t, "2s", <-fired)
+	assert.Equal(t, 1, m.Pending())
+	m.Advance(time.Hour)
+	assert.Equal(t, "1h", <-fired)
+	assert.Equal(t, 0, m.Pending())
+	assert.Empty(t, fired)
+}
+
+func TestFromContext(t *testing.T) {
+	assert.Equal(t, clock.Real(), clock.From(context.Background()))
+	m := &clock.Manual{}
+	assert.Same(t, m, clock.From(clock.With(context.Background(), m)))
+}
