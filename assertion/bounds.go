@@ -70,3 +70,12 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// verdict passes when ok and fails otherwise, with the same comment and
+// detail either way.
+func verdict(ok bool, comment string, detail any) lux.Result {
+	if ok {
+		return lux.Pass(comment, detail)
+	}
+	return lux.Fail(comment, detail)
+}

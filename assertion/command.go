@@ -155,10 +155,7 @@ func runCommand(ctx context.Context, c *commandConfig, run *lux.Run) (lux.Result
 	if res.Signal != "" {
 		comment += fmt.Sprintf(" (signal %s)", res.Signal)
 	}
-	if res.Exited && res.Code == 0 {
-		return lux.Pass(comment, detail), nil
-	}
-	return lux.Fail(comment, detail), nil
+	return verdict(res.Exited && res.Code == 0, comment, detail), nil
 }
 
 // commandEnv is the environment of the command: the minimal variables and

@@ -157,10 +157,7 @@ func fileRegexCount() *lux.AssertionPlugin {
 			}
 			detail := b.detail(map[string]any{"path": c.Path, "in": c.In, "pattern": c.Pattern, "count": count, "exact": exact})
 			comment := fmt.Sprintf("%s of /%s/ in %q: %s", what, c.Pattern, c.Path, why)
-			if ok {
-				return lux.Pass(comment, detail), nil
-			}
-			return lux.Fail(comment, detail), nil
+			return verdict(ok, comment, detail), nil
 		})
 }
 

@@ -55,10 +55,7 @@ func globCount() *lux.AssertionPlugin {
 				detail["skippedSymlinks"] = symlinks
 			}
 			comment := fmt.Sprintf("%s match %q: %s", plural(len(files), "file", "files"), c.Glob, why)
-			if ok {
-				return lux.Pass(comment, detail), nil
-			}
-			return lux.Fail(comment, detail), nil
+			return verdict(ok, comment, detail), nil
 		})
 }
 

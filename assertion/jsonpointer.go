@@ -34,6 +34,26 @@ func parsePointer(ptr string) ([]string, error) {
 	return tokens, nil
 }
 
+// checkPointer parses ptr, the JSON pointer of field; one that does not
+// parse is a problem of field, with fix.
+func checkPointer(field, ptr, fix string, p *lux.Problems) []string {
+	tokens, err := parsePointer(ptr)
+	if err != nil {
+		p.AddFix(field, err.Error(), fix)
+	}
+	return tokens
+}
+
+// checkValue decodes raw, the JSON value of field; a value that is not
+// JSON is a problem of field.
+func checkValue(field string, raw json.RawMessage, p *lux.Problems) any {
+	v, err := decodeJSON(raw)
+	if err != nil {
+		p.Add(field, "not valid JSON: "+err.Error())
+	}
+	return v
+}
+
 // resolvePointer finds the value at tokens in a decoded JSON document
 // (objects as map[string]any, arrays as []any). Array indexes are decimal
 // without leading zeros; "-" and out-of-range indexes resolve to nothing.
@@ -180,17 +200,11 @@ func jsonPointerEquals() *lux.AssertionPlugin {
 		func(c *jsonPointerEqualsConfig, p *lux.Problems) {
 			checkIn(&c.In, p)
 			checkPath("path", c.Path, c.In, p)
-			tokens, err := parsePointer(c.Pointer)
-			if err != nil {
-				p.AddFix("pointer", err.Error(), "write a JSON pointer such as \"/scripts/test\"")
-			}
-			c.tokens = tokens
+			c.tokens = checkPointer("pointer", c.Pointer, `write a JSON pointer such as "/scripts/test"`, p)
 			if c.Value == nil {
 				p.AddFix("value", "required", "give the JSON value expected at pointer; null is a value")
-			} else if v, err := decodeJSON(c.Value); err != nil {
-				p.Add("value", "not valid JSON: "+err.Error())
 			} else {
-				c.want = v
+				c.want = checkValue("value", c.Value, p)
 			}
 		},
 		func(_ context.Context, c *jsonPointerEqualsConfig, run *lux.Run) (lux.Result, error) {

@@ -69,10 +69,7 @@ func interruptCount() *lux.AssertionPlugin {
 				what = plural(n, string(c.Kind)+" interrupt", string(c.Kind)+" interrupts")
 			}
 			comment := fmt.Sprintf("%s: %s", what, why)
-			if ok {
-				return lux.Pass(comment, detail), nil
-			}
-			return lux.Fail(comment, detail), nil
+			return verdict(ok, comment, detail), nil
 		})
 }
 

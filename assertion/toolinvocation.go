@@ -36,19 +36,11 @@ type valueMatch struct {
 // validate checks m, a field named at, and prepares it.
 func (m *valueMatch) validate(at string, p *lux.Problems) {
 	var sub lux.Problems
-	tokens, err := parsePointer(m.JSONPointer)
-	if err != nil {
-		sub.AddFix("jsonPointer", err.Error(), `write a JSON pointer such as "/path", or "" for the whole value`)
-	}
-	m.tokens = tokens
+	m.tokens = checkPointer("jsonPointer", m.JSONPointer, `write a JSON pointer such as "/path", or "" for the whole value`, &sub)
 	n := 0
 	if m.Equals != nil {
 		n++
-		if v, err := decodeJSON(m.Equals); err != nil {
-			sub.Add("equals", "not valid JSON: "+err.Error())
-		} else {
-			m.want = v
-		}
+		m.want = checkValue("equals", m.Equals, &sub)
 	}
 	if m.Contains != nil {
 		n++

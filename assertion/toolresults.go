@@ -289,20 +289,12 @@ func toolResultJSONPointerEquals() *lux.AssertionPlugin {
 			if c.Tool == "" {
 				p.AddFix("tool", "required", toolFix)
 			}
-			tokens, err := parsePointer(c.JSONPointer)
-			if err != nil {
-				p.AddFix("jsonPointer", err.Error(), `write a JSON pointer into the result such as "/sum", or "" for the whole value`)
-			}
-			c.tokens = tokens
+			c.tokens = checkPointer("jsonPointer", c.JSONPointer, `write a JSON pointer into the result such as "/sum", or "" for the whole value`, p)
 			switch {
 			case c.Value != nil && c.Contains != nil:
 				p.AddFix("contains", "cannot be combined with value", "keep one of them")
 			case c.Value != nil:
-				if v, err := decodeJSON(c.Value); err != nil {
-					p.Add("value", "not valid JSON: "+err.Error())
-				} else {
-					c.want = v
-				}
+				c.want = checkValue("value", c.Value, p)
 			case c.Contains != nil && *c.Contains == "":
 				p.AddFix("contains", "must not be empty", "give the text the value must contain")
 			case c.Contains == nil:
@@ -342,10 +334,7 @@ func toolResultJSONPointerEquals() *lux.AssertionPlugin {
 			}
 			detail := map[string]any{"tool": c.Tool, "jsonPointer": c.JSONPointer, "occurrence": c.Occurrence, "results": len(results), "values": found[:min(len(found), 10)]}
 			comment := fmt.Sprintf("%s result of %q at %s: %s, want %s", c.Occurrence, c.Tool, at, strings.Join(found[:min(len(found), 3)], ", "), want)
-			if matched {
-				return lux.Pass(comment, detail), nil
-			}
-			return lux.Fail(comment, detail), nil
+			return verdict(matched, comment, detail), nil
 		})
 }
 

@@ -75,10 +75,7 @@ func toolCalled() *lux.AssertionPlugin {
 				detail["maxTimes"] = *c.MaxTimes
 			}
 			comment := fmt.Sprintf("%q called %s%s: %s", c.Tool, plural(n, "time", "times"), scopeSuffix(c.By), why)
-			if ok {
-				return lux.Pass(comment, detail), nil
-			}
-			return lux.Fail(comment, detail), nil
+			return verdict(ok, comment, detail), nil
 		})
 }
 
@@ -107,10 +104,7 @@ func toolCallCount() *lux.AssertionPlugin {
 				what = fmt.Sprintf("%s of %q", plural(n, "call", "calls"), c.Tool)
 			}
 			comment := fmt.Sprintf("%s%s: %s", what, scopeSuffix(c.By), why)
-			if ok {
-				return lux.Pass(comment, detail), nil
-			}
-			return lux.Fail(comment, detail), nil
+			return verdict(ok, comment, detail), nil
 		})
 }
 
@@ -133,20 +127,12 @@ func toolCalledWith() *lux.AssertionPlugin {
 			if c.Tool == "" {
 				p.AddFix("tool", "required", toolFix)
 			}
-			tokens, err := parsePointer(c.ArgsJSONPointer)
-			if err != nil {
-				p.AddFix("argsJsonPointer", err.Error(), "write a JSON pointer into the tool's input such as \"/command\"")
-			}
-			c.tokens = tokens
+			c.tokens = checkPointer("argsJsonPointer", c.ArgsJSONPointer, `write a JSON pointer into the tool's input such as "/command"`, p)
 			switch {
 			case c.ArgsValue != nil && c.ArgsContains != nil:
 				p.AddFix("argsContains", "cannot be combined with argsValue", "keep one of them")
 			case c.ArgsValue != nil:
-				if v, err := decodeJSON(c.ArgsValue); err != nil {
-					p.Add("argsValue", "not valid JSON: "+err.Error())
-				} else {
-					c.want = v
-				}
+				c.want = checkValue("argsValue", c.ArgsValue, p)
 			case c.ArgsContains != nil && *c.ArgsContains == "":
 				p.AddFix("argsContains", "must not be empty", "leave it out to match every call of the tool")
 			}

@@ -67,37 +67,36 @@ func validateContains(c *containsConfig, p *lux.Problems) {
 func contains() *lux.AssertionPlugin {
 	return define("contains",
 		"Passes when the agent's final message (against: transcript-final) or any of its messages (transcript-all) contains text.",
-		validateContains,
-		func(_ context.Context, c *containsConfig, run *lux.Run) (lux.Result, error) {
-			text, wrote := transcript(run, c.Against)
-			detail := map[string]any{"against": c.Against, "text": c.Text, "transcriptChars": len(text)}
-			if !wrote {
-				return lux.Fail("the agent wrote no message", detail), nil
-			}
-			if strings.Contains(text, c.Text) {
-				return lux.Pass(fmt.Sprintf("%s %q", says(c.Against, "contains", "contain"), clip(c.Text, 80)), detail), nil
-			}
-			detail["excerpt"] = clip(text, 400)
-			return lux.Fail(fmt.Sprintf("%s %q", says(c.Against, "does not contain", "do not contain"), clip(c.Text, 80)), detail), nil
-		})
+		validateContains, gradeContains(false))
 }
 
 func notContains() *lux.AssertionPlugin {
 	return define("not-contains",
 		"Passes when the agent's final message (against: transcript-final) or all of its messages (transcript-all) do not contain text; an agent that wrote nothing passes.",
-		validateContains,
-		func(_ context.Context, c *containsConfig, run *lux.Run) (lux.Result, error) {
-			text, wrote := transcript(run, c.Against)
-			detail := map[string]any{"against": c.Against, "text": c.Text, "transcriptChars": len(text)}
-			if !wrote {
-				return lux.Pass("the agent wrote no message", detail), nil
-			}
-			if i := strings.Index(text, c.Text); i >= 0 {
-				detail["offset"] = i
-				return lux.Fail(fmt.Sprintf("%s %q", says(c.Against, "contains", "contain"), clip(c.Text, 80)), detail), nil
-			}
-			return lux.Pass(fmt.Sprintf("%s %q", says(c.Against, "does not contain", "do not contain"), clip(c.Text, 80)), detail), nil
-		})
+		validateContains, gradeContains(true))
+}
+
+// gradeContains grades whether the transcript contains the text; negated,
+// for not-contains, the verdict is the other way round and an agent that
+// wrote nothing passes.
+func gradeContains(negated bool) func(context.Context, *containsConfig, *lux.Run) (lux.Result, error) {
+	return func(_ context.Context, c *containsConfig, run *lux.Run) (lux.Result, error) {
+		text, wrote := transcript(run, c.Against)
+		detail := map[string]any{"against": c.Against, "text": c.Text, "transcriptChars": len(text)}
+		if !wrote {
+			return verdict(negated, "the agent wrote no message", detail), nil
+		}
+		i := strings.Index(text, c.Text)
+		comment := fmt.Sprintf("%s %q", says(c.Against, "does not contain", "do not contain"), clip(c.Text, 80))
+		switch {
+		case i >= 0:
+			detail["offset"] = i
+			comment = fmt.Sprintf("%s %q", says(c.Against, "contains", "contain"), clip(c.Text, 80))
+		case !negated:
+			detail["excerpt"] = clip(text, 400)
+		}
+		return verdict((i >= 0) != negated, comment, detail), nil
+	}
 }
 
 type regexConfig struct {
