@@ -98,9 +98,32 @@ type RunAnswerer struct {
 // OperationalFailure says which phase of the harness failed, as opposed to
 // the agent failing its task.
 type OperationalFailure struct {
-	Phase  string `json:"phase"` // setup, answerer, driver, collection, grading, trace, cancel, close
+	Phase Phase `json:"phase"`
+	// Reason says why; when a later phase failed too (closing the
+	// session after the agent failed, say), "; then PHASE: why" follows.
 	Reason string `json:"reason"`
 }
+
+// Phase names a part of a run: the one in which the harness failed it
+// (OperationalFailure.Phase), or the one that left a grading without a
+// verdict (Incomplete.Phase).
+type Phase string
+
+// The phases. An operational failure happens in setup, answerer, driver,
+// trace, timeout, cancel, collection or close; an incomplete grading's
+// phase is run, collection or grading.
+const (
+	PhaseSetup      Phase = "setup"      // the record or the workspace could not be made, or the fixtures staged
+	PhaseAnswerer   Phase = "answerer"   // the answerer failed to prepare or to answer, or there was none
+	PhaseDriver     Phase = "driver"     // the driver failed to start or to go on, or broke its contract
+	PhaseTrace      Phase = "trace"      // the event log reached its cap
+	PhaseTimeout    Phase = "timeout"    // the run's wall-clock limit passed
+	PhaseCancel     Phase = "cancel"     // the run's context was cancelled
+	PhaseCollection Phase = "collection" // the agent could not be stopped or its artifacts collected
+	PhaseClose      Phase = "close"      // the session or the answerer failed to close
+	PhaseRun        Phase = "run"        // the run ended before there was evidence to grade
+	PhaseGrading    Phase = "grading"    // an assertion could not be evaluated
+)
 
 // InterruptCounts counts interrupts by kind.
 type InterruptCounts struct {
@@ -295,7 +318,7 @@ func (g *GradingReport) Verdict() string {
 // verdict is a failure regardless of its assertions.
 type Incomplete struct {
 	ExitReason ExitReason `json:"exitReason"`
-	Phase      string     `json:"phase"` // run, collection, grading
+	Phase      Phase      `json:"phase"` // run, collection or grading
 	Reason     string     `json:"reason,omitempty"`
 }
 

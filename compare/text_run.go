@@ -49,7 +49,7 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 	}
 	for i, f := range []*lux.OperationalFailure{r.OperationalFailure.A, r.OperationalFailure.B} {
 		if f != nil {
-			t.row(4, labelWidth-2, "AB"[i:i+1]+" failure", f.Phase+": "+f.Reason)
+			t.row(4, labelWidth-2, "AB"[i:i+1]+" failure", string(f.Phase)+": "+f.Reason)
 		}
 	}
 	da, db := float64(r.DurationMs.A), float64(r.DurationMs.B)

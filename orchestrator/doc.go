@@ -26,9 +26,12 @@
 // wrong interrupt, a plugin panics, the trajectory exceeds its cap, the
 // context is cancelled — the run directory ends up complete (case.json, run.json,
 // events.jsonl, grading.json, artifacts.json, artifacts/), and run.json
-// says how the run ended: its exit reason, and for failures of the
-// harness the phase that failed (setup, answerer, driver, trace,
-// collection, grading, cancel, close). A plugin's panic fails only its
+// says how the run ended: its exit reason and reason, and for failures of
+// the harness the [lux.Phase] that failed (setup, answerer, driver, trace,
+// timeout, cancel, collection; close for a failure after the outcome). The
+// outcome is decided once, by the first failure of the harness or the
+// agent; what fails after it is added to the operational failure's
+// reason, and never changes the exit reason. A plugin's panic fails only its
 // run, as a failure of the phase it happened in, with the panic's stack
 // kept in the run's stderr.log; a panic while a case is validated is a
 // problem of that case. A plugin call that ignores the cancellation of

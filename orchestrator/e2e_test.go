@@ -60,7 +60,7 @@ func TestCancelStopsARealAgent(t *testing.T) {
 	require.True(t, errors.Is(err, context.Canceled), "%v", err)
 	require.NotNil(t, res)
 	assert.Equal(t, lux.ExitCancelled, res.Metadata.ExitReason)
-	assert.Equal(t, "cancel", res.Metadata.OperationalFailure.Phase)
+	assert.Equal(t, lux.PhaseCancel, res.Metadata.OperationalFailure.Phase)
 	assert.Equal(t, "asker", res.Metadata.Driver.AgentID)
 	assert.Equal(t, lux.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
 	require.Len(t, res.Artifacts, 1)

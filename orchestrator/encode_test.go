@@ -19,7 +19,7 @@ func TestUnencodablePluginValues(t *testing.T) {
 		name    string
 		c       *lux.Case
 		exit    lux.ExitReason
-		phase   string // "" for no operational failure
+		phase   lux.Phase // "" for no operational failure
 		verdict string
 		problem string
 	}{

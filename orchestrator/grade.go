@@ -75,7 +75,7 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 		rep.Assertions = append(rep.Assertions, out)
 	}
 	if firstErr != nil {
-		rep.Incomplete = &lux.Incomplete{ExitReason: lux.ExitError, Phase: "grading", Reason: firstErr.Error()}
+		rep.Incomplete = &lux.Incomplete{ExitReason: lux.ExitError, Phase: lux.PhaseGrading, Reason: firstErr.Error()}
 		return rep, judge, firstErr
 	}
 	score := 0.0
@@ -109,7 +109,7 @@ func failUnlessDone(rep *lux.GradingReport, m *lux.RunMetadata) *lux.GradingRepo
 		return rep
 	}
 	if rep.Incomplete == nil {
-		rep.Incomplete = &lux.Incomplete{ExitReason: m.ExitReason, Phase: "run", Reason: m.Reason}
+		rep.Incomplete = &lux.Incomplete{ExitReason: m.ExitReason, Phase: lux.PhaseRun, Reason: m.Reason}
 	}
 	if rep.Passed != nil && *rep.Passed {
 		no := false

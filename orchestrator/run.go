@@ -105,11 +105,9 @@ type runState struct {
 	artifacts []lux.Artifact
 	grading   *lux.GradingReport
 
-	started       bool // the driver started: there is a session
-	failed        bool // the outcome is decided and not done
-	cancelled     bool
+	started       bool     // the driver started: there is a session
+	out           *outcome // nil while the run may still end done
 	collectFailed bool
-	failure       error
 	writeErr      error
 }
 
@@ -162,11 +160,11 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	r.grade(ctx, limit)
 	r.finish(session, answerer)
 
-	res := &RunResult{Dir: dir, Metadata: r.meta, Grading: r.grading, Artifacts: r.artifacts, Failure: r.failure}
+	res := &RunResult{Dir: dir, Metadata: r.meta, Grading: r.grading, Artifacts: r.artifacts, Failure: r.out.failure()}
 	switch {
 	case r.writeErr != nil:
 		return res, fmt.Errorf("orchestrator: run %s: the record is incomplete: %w", dir, r.writeErr)
-	case r.cancelled:
+	case r.cancelled():
 		return res, fmt.Errorf("orchestrator: run %s cancelled: %w", dir, context.Cause(ctx))
 	}
 	return res, nil
@@ -177,7 +175,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer) {
 	var err error
 	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.logOpts); err != nil {
-		r.fail("setup", lux.ExitError, err)
+		r.fail(lux.PhaseSetup, lux.ExitError, err)
 		return nil, nil
 	}
 	r.stderr = record.NewStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes)
@@ -186,20 +184,20 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	// record is, and its workspace joins the record once it is stopped.
 	if r.live, err = record.ReserveLiveDir(r.o.opts.RunsRoot); err != nil {
 		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
-		r.fail("setup", lux.ExitError, fmt.Errorf("create workspace: %w", err))
+		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
 		return nil, nil
 	}
 	r.workspace, r.scratch = filepath.Join(r.live, "workspace"), filepath.Join(r.live, "scratch")
 	for _, d := range []string{r.workspace, r.scratch} {
 		if err := os.Mkdir(d, record.DirPerm); err != nil {
-			r.fail("setup", lux.ExitError, fmt.Errorf("create workspace: %w", err))
+			r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
 			return nil, nil
 		}
 	}
 	if r.p.fixturesDir != "" {
 		h, err := stageFixtures(r.p.fixturesDir, r.workspace)
 		if err != nil {
-			r.fail("setup", lux.ExitError, err)
+			r.fail(lux.PhaseSetup, lux.ExitError, err)
 			return nil, nil
 		}
 		r.meta.Provenance.FixturesHash = h
@@ -226,7 +224,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 			if err == nil {
 				err = errors.New("the answerer plugin returned no answerer")
 			}
-			r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q failed to prepare: %w", r.p.answererName, err))
+			r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q failed to prepare: %w", r.p.answererName, err))
 			return nil, nil
 		}
 	}
@@ -250,79 +248,11 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 			err = errors.New("the driver returned no session")
 		}
 		r.meta.Driver.AgentID = "start-failed"
-		r.fail("driver", lux.ExitError, fmt.Errorf("driver %q failed to start: %w", r.p.driverName, err))
+		r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed to start: %w", r.p.driverName, err))
 		return nil, answerer
 	}
 	r.started = true
 	return session, answerer
-}
-
-// checkCancel records the cancellation when ctx is done; err is what the
-// step it interrupted returned.
-func (r *runState) checkCancel(ctx context.Context, err error) bool {
-	if ctx.Err() == nil {
-		return false
-	}
-	r.cancel(ctx, err)
-	return true
-}
-
-// cancel records the cancellation of the run, unless its outcome was
-// decided before. A plugin call abandoned on the way (err) is named in the
-// reason, or noted after the earlier failure.
-func (r *runState) cancel(ctx context.Context, err error) {
-	var ab *abandonedError
-	abandoned := errors.As(err, &ab)
-	if r.failed {
-		if abandoned {
-			r.note("cancel", err)
-		}
-		return
-	}
-	var rt *runTimeout
-	if errors.As(context.Cause(ctx), &rt) {
-		reason := error(rt)
-		if abandoned {
-			reason = fmt.Errorf("%w; %v", rt, err)
-		}
-		r.fail("timeout", lux.ExitTimeout, reason)
-		return
-	}
-	r.cancelled = true
-	reason := fmt.Errorf("run cancelled: %w", context.Cause(ctx))
-	if abandoned {
-		reason = fmt.Errorf("%w; %v", reason, err)
-	}
-	r.fail("cancel", lux.ExitCancelled, reason)
-}
-
-// note adds a failure of the harness that came after the run's outcome
-// was decided to the operational failure run.json reports.
-func (r *runState) note(phase string, err error) {
-	if r.meta.OperationalFailure == nil {
-		r.meta.OperationalFailure = &lux.OperationalFailure{Phase: phase, Reason: err.Error()}
-		return
-	}
-	r.meta.OperationalFailure.Reason += "; then " + phase + ": " + err.Error()
-}
-
-// fail decides the run's outcome unless an earlier failure did: the exit
-// reason, the operational failure of the harness phase, and an error event
-// in the trajectory.
-func (r *runState) fail(phase string, exit lux.ExitReason, err error) {
-	if r.failed {
-		return
-	}
-	r.failed = true
-	r.failure = err
-	reason := err.Error()
-	r.meta.ExitReason, r.meta.Reason = exit, reason
-	r.meta.OperationalFailure = &lux.OperationalFailure{Phase: phase, Reason: reason}
-	if r.meta.AgentEndedAt == nil && r.started {
-		now := time.Now().UTC()
-		r.meta.AgentEndedAt = &now
-	}
-	r.record(lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: exit, Reason: reason}})
 }
 
 // record appends e to the trajectory, on disk and in memory. A breached
@@ -341,14 +271,11 @@ func (r *runState) record(e lux.Event) bool {
 	}
 	var limit *record.TraceLimitError
 	if errors.As(err, &limit) {
-		msg := limit.Reason()
-		r.events = append(r.events, lux.Event{Type: lux.EventError, Time: time.Now().UTC(), Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: msg}})
-		if !r.failed {
-			r.failed = true
-			r.failure = err
-			r.meta.ExitReason, r.meta.Reason = lux.ExitError, msg
-			r.meta.OperationalFailure = &lux.OperationalFailure{Phase: "trace", Reason: msg}
-		}
+		// The log wrote its diagnostic line as its last: the trajectory
+		// ends with it, whatever failed the run before.
+		r.events = append(r.events, lux.Event{Type: lux.EventError, Time: time.Now().UTC(),
+			Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: limit.Reason()}})
+		r.end(outcome{exit: lux.ExitError, phase: lux.PhaseTrace, cause: limit})
 		return false
 	}
 	var bad *record.UnencodableError
@@ -356,9 +283,9 @@ func (r *runState) record(e lux.Event) bool {
 		// A plugin's value that cannot be recorded fails the run, and
 		// nothing of it enters the record.
 		if e.Type == lux.EventResponded {
-			r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, bad.Detail))
+			r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, bad.Detail))
 		} else {
-			r.fail("driver", lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, bad.Detail))
+			r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, bad.Detail))
 		}
 		return false
 	}
@@ -395,13 +322,6 @@ func (r *runState) bookkeeping(ctx, limit context.Context) (bctx, watch context.
 	bctx, cancel = context.WithTimeoutCause(context.WithoutCancel(ctx), d,
 		fmt.Errorf("did not return within the %s allowed for cleanup after the cancellation", d))
 	return bctx, bctx, cancel
-}
-
-// runTimeout is the cause of a run's context ending at its wall-clock limit.
-type runTimeout struct{ limit time.Duration }
-
-func (e *runTimeout) Error() string {
-	return fmt.Sprintf("the run exceeded its %s time limit (set the case's timeout or Options.RunTimeout to allow more)", e.limit)
 }
 
 func ms(from, to time.Time) int64 {

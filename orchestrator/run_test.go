@@ -145,11 +145,11 @@ func TestRunFailsOnBadAnswers(t *testing.T) {
 			assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 			assert.True(t, errors.Is(res.Failure, tt.sentinel), "failure %v", res.Failure)
 			require.NotNil(t, res.Metadata.OperationalFailure)
-			assert.Equal(t, "answerer", res.Metadata.OperationalFailure.Phase)
+			assert.Equal(t, lux.PhaseAnswerer, res.Metadata.OperationalFailure.Phase)
 			assert.Contains(t, res.Metadata.Reason, tt.reason)
 			assert.Equal(t, "fail", res.Verdict(), "a run that did not end done never passes")
 			require.NotNil(t, res.Grading.Incomplete)
-			assert.Equal(t, "run", res.Grading.Incomplete.Phase)
+			assert.Equal(t, lux.PhaseRun, res.Grading.Incomplete.Phase)
 			got := readBack(t, res)
 			types := eventTypes(got.Events)
 			assert.NotContains(t, types, "responded")
@@ -180,7 +180,7 @@ func TestGrading(t *testing.T) {
 		wantPassed *bool
 		wantScore  *float64
 		perPassed  []bool
-		incomplete string
+		incomplete lux.Phase
 	}{
 		{"no assertions", nil, nil, nil, nil, ""},
 		{"all pass", []lux.AssertionSpec{fixedSpec(1, true, nil), fixedSpec(1, true, nil)}, ptr(true), ptr(1.0), []bool{true, true}, ""},
@@ -257,7 +257,7 @@ func TestRunFailsOnUndeclaredInterrupt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 	require.NotNil(t, res.Metadata.OperationalFailure)
-	assert.Equal(t, "driver", res.Metadata.OperationalFailure.Phase)
+	assert.Equal(t, lux.PhaseDriver, res.Metadata.OperationalFailure.Phase)
 	assert.Contains(t, res.Metadata.Reason, `driver "fake" sent approve interrupt "p1" but does not declare the "approve" capability`)
 	assert.Equal(t, "fail", res.Verdict())
 }

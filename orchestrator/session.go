@@ -29,16 +29,16 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 			case ctx.Err() != nil:
 				r.cancel(ctx, err)
 			case errors.Is(err, io.EOF):
-				r.fail("driver", lux.ExitError, errors.New("the driver ended the session without a done or error event"))
+				r.fail(lux.PhaseDriver, lux.ExitError, errors.New("the driver ended the session without a done or error event"))
 			default:
-				r.fail("driver", lux.ExitError, fmt.Errorf("driver %q failed: %w", r.p.driverName, err))
+				r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed: %w", r.p.driverName, err))
 			}
 			return
 		}
 		if e.Type != lux.EventReady && e.Time.IsZero() {
 			e.Time = time.Now().UTC()
 		}
-		if !r.record(e) && r.failed {
+		if !r.record(e) && r.failed() {
 			return
 		}
 		switch e.Type {
@@ -48,13 +48,13 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 			}
 		case lux.EventInterrupt:
 			if e.Interrupt == nil {
-				r.fail("driver", lux.ExitError, errors.New("driver sent an interrupt event without an interrupt"))
+				r.fail(lux.PhaseDriver, lux.ExitError, errors.New("driver sent an interrupt event without an interrupt"))
 				return
 			}
 			in := *e.Interrupt
 			r.meta.InterruptCounts.Add(in.Kind)
 			if c := lux.Capability(in.Kind); !r.p.runtime.Has(c) {
-				r.fail("driver", lux.ExitError, fmt.Errorf("driver %q sent %s interrupt %q but does not declare the %q capability, so it cannot take the answer",
+				r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q sent %s interrupt %q but does not declare the %q capability, so it cannot take the answer",
 					r.p.driverName, in.Kind, in.ID, c))
 				return
 			}
@@ -70,18 +70,16 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 			}
 			return
 		case lux.EventError:
-			now := time.Now().UTC()
-			r.meta.AgentEndedAt = &now
-			r.failed = true
-			r.meta.ExitReason, r.meta.Reason = lux.ExitError, "the agent failed"
+			o := outcome{exit: lux.ExitError, cause: agentFailure("the agent failed")}
 			if e.Error != nil {
 				if e.Error.ExitReason != "" {
-					r.meta.ExitReason = e.Error.ExitReason
+					o.exit = e.Error.ExitReason
 				}
-				r.meta.Reason = e.Error.Reason
+				o.cause = agentFailure(e.Error.Reason)
 				r.meta.Usage.Agent = e.Error.Usage
 				r.meta.Usage.AgentCostUSD = e.Error.CostUSD
 			}
+			r.end(o)
 			return
 		}
 	}
@@ -90,7 +88,7 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 // answer gets the answer to in and delivers it; false ends the loop.
 func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Answerer, in lux.Interrupt, history *[]lux.Exchange) bool {
 	if ans == nil {
-		r.fail("answerer", lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
+		r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
 			lux.ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
 		return false
 	}
@@ -103,14 +101,14 @@ func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Ans
 		if r.checkCancel(ctx, err) {
 			return false
 		}
-		r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q failed on %s interrupt %q: %w", r.p.answererName, in.Kind, in.ID, err))
+		r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q failed on %s interrupt %q: %w", r.p.answererName, in.Kind, in.ID, err))
 		return false
 	}
 	if err := a.Matches(in); err != nil {
-		r.fail("answerer", lux.ExitError, fmt.Errorf("answerer %q: %w", r.p.answererName, err))
+		r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q: %w", r.p.answererName, err))
 		return false
 	}
-	if !r.record(lux.Event{Type: lux.EventResponded, Time: time.Now().UTC(), Answer: &a}) && r.failed {
+	if !r.record(lux.Event{Type: lux.EventResponded, Time: time.Now().UTC(), Answer: &a}) && r.failed() {
 		return false
 	}
 	*history = append(*history, lux.Exchange{Interrupt: in, Answer: a})
@@ -118,7 +116,7 @@ func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Ans
 		if r.checkCancel(ctx, err) {
 			return false
 		}
-		r.fail("driver", lux.ExitError, fmt.Errorf("driver respond failed: %w", err))
+		r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver respond failed: %w", err))
 		return false
 	}
 	return true
@@ -181,7 +179,7 @@ func (r *runState) keepWorkspace() {
 	}
 	if err := os.Rename(r.workspace, kept); err != nil {
 		if !os.IsNotExist(err) {
-			r.note("collection", fmt.Errorf("the workspace stays at %s: %w", r.workspace, err))
+			r.note(lux.PhaseCollection, fmt.Errorf("the workspace stays at %s: %w", r.workspace, err))
 			r.live = "" // keep it
 		}
 		return
@@ -201,12 +199,12 @@ func (r *runState) removeLive() {
 func (r *runState) collectionFailed(ctx context.Context, err error) {
 	r.collectFailed = true
 	switch {
-	case ctx.Err() != nil && !r.failed:
+	case ctx.Err() != nil && !r.failed():
 		r.cancel(ctx, err)
-	case r.failed:
-		r.note("collection", err)
+	case r.failed():
+		r.note(lux.PhaseCollection, err)
 	default:
-		r.fail("collection", lux.ExitError, err)
+		r.fail(lux.PhaseCollection, lux.ExitError, err)
 	}
 }
 
@@ -216,13 +214,13 @@ func (r *runState) collectionFailed(ctx context.Context, err error) {
 func (r *runState) grade(ctx, limit context.Context) {
 	r.stage(lux.StageGradeStart)
 	switch {
-	case r.cancelled || !r.started:
+	case r.cancelled() || !r.started:
 		no := false
 		r.grading = &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: &no, Assertions: []lux.AssertionOutcome{},
-			Incomplete: &lux.Incomplete{ExitReason: r.meta.ExitReason, Phase: "run", Reason: r.meta.Reason}}
+			Incomplete: &lux.Incomplete{ExitReason: r.meta.ExitReason, Phase: lux.PhaseRun, Reason: r.meta.Reason}}
 	case r.collectFailed:
 		r.grading = &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Assertions: []lux.AssertionOutcome{},
-			Incomplete: &lux.Incomplete{ExitReason: lux.ExitError, Phase: "collection", Reason: r.meta.Reason}}
+			Incomplete: &lux.Incomplete{ExitReason: lux.ExitError, Phase: lux.PhaseCollection, Reason: r.meta.Reason}}
 	default:
 		run := &lux.Run{Case: r.p.c, Metadata: r.meta, Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
 		rep, judge, gerr := grade(ctx, limit, r.p, run)
@@ -266,7 +264,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 		}
 	}
 	if len(closeErrs) > 0 {
-		r.note("close", errors.Join(closeErrs...))
+		r.note(lux.PhaseClose, errors.Join(closeErrs...))
 	}
 	if r.stderr != nil {
 		if err := r.stderr.Close(); err != nil && r.writeErr == nil {

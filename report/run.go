@@ -106,7 +106,7 @@ func runPage(r *record.Run, o Options, maxEvents int) *RunPage {
 		p.Prompt = clip(r.Case.Prompt, o.MaxText)
 	}
 	if f := m.OperationalFailure; f != nil {
-		p.Harness = f.Phase + " failed: " + clip(f.Reason, o.MaxText)
+		p.Harness = string(f.Phase) + " failed: " + clip(f.Reason, o.MaxText)
 	}
 	p.Facts = runFacts(m)
 	p.Provenance = provenanceFacts(m, r.Case)
