@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/re2"
 	"github.com/luxeval/lux/internal/safefs"
 )
 
@@ -175,7 +176,7 @@ func checkRegexp(pattern, flags string, p *lux.Problems) *regexp.Regexp {
 	}
 	re, err := compileRegexp(pattern, flags)
 	if err != nil {
-		p.AddFix("pattern", "not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
+		p.AddFix("pattern", re2.Problem(err),
 			"use Go RE2 syntax, without backreferences or lookaround")
 		return nil
 	}

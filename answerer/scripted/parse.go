@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/re2"
 )
 
 // maxFileBytes bounds a rules file.
@@ -192,7 +193,7 @@ func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.Interrupt
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			p.AddFix(at+"."+field, "not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
+			p.AddFix(at+"."+field, re2.Problem(err),
 				"use Go RE2 syntax, without backreferences or lookaround; start with (?i) to ignore case")
 		}
 		return re
