@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/claudecode"
+	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/internal/proc"
 )
 
 // These tests run a stand-in for the CLI, a shell script, for what the
@@ -32,11 +33,22 @@ func fakeCLI(t *testing.T, body string) string {
 // runFake drives a session of the fake to its terminal event.
 func runFake(t *testing.T, cfg *claudecode.Config) (lux.Event, int, string) {
 	t.Helper()
+	return runFakeClocked(t, cfg, nil, 0)
+}
+
+// runFakeClocked is runFake with the session's timers on the manual clock
+// m (when not nil), advanced by d once the session is ready.
+func runFakeClocked(t *testing.T, cfg *claudecode.Config, m *clock.Manual, d time.Duration) (lux.Event, int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stderr strings.Builder
 	ws := t.TempDir()
-	s, err := cfg.Start(ctx, lux.StartInfo{Prompt: "hi", RunDir: t.TempDir(), Workspace: ws, Stderr: &stderr})
+	start := ctx
+	if m != nil {
+		start = clock.With(ctx, m)
+	}
+	s, err := cfg.Start(start, lux.StartInfo{Prompt: "hi", RunDir: t.TempDir(), Workspace: ws, Stderr: &stderr})
 	require.NoError(t, err)
 	defer s.Close()
 	pid := s.(interface{ Pid() int }).Pid()
@@ -48,6 +60,9 @@ func runFake(t *testing.T, cfg *claudecode.Config) (lux.Event, int, string) {
 		}
 		require.NoError(t, err)
 		last = ev
+		if m != nil && ev.Type == lux.EventReady {
+			m.Advance(d)
+		}
 	}
 	require.NoError(t, s.Quiesce(ctx))
 	return last, pid, stderr.String()
@@ -57,23 +72,15 @@ const initLine = `{"type":"system","subtype":"init","session_id":"s1","model":"m
 
 func TestIdleTimeoutStopsTheProcessTree(t *testing.T) {
 	t.Parallel()
-	// The CLI starts, then a child it spawned keeps it busy and silent. A
-	// CLI that did not start within the idle timeout (a loaded machine) is
-	// tried again with a longer one.
+	// The CLI starts, then a child it spawned keeps it busy and silent. The
+	// idle clock runs on a manual clock, advanced once the CLI is ready.
 	exe := fakeCLI(t, "echo '"+initLine+"'\nsleep 300 &\nwait\n")
-	periods := []time.Duration{2 * time.Second, 10 * time.Second}
-	for i, idle := range periods {
-		last, pid, _ := runFake(t, &claudecode.Config{Command: exe, IdleTimeout: lux.Duration(idle)})
-		require.Equal(t, lux.EventError, last.Type)
-		if i < len(periods)-1 && strings.HasPrefix(last.Error.Reason, "agent never became ready: ") {
-			t.Logf("the CLI did not start within %s; trying a longer idle timeout", idle)
-			continue
-		}
-		assert.Equal(t, lux.ExitIdleTimeout, last.Error.ExitReason, last.Error.Reason)
-		assert.Equal(t, "no event for "+idle.String(), last.Error.Reason)
-		assertGroupGone(t, pid)
-		return
-	}
+	idle := 2 * time.Second
+	last, pid, _ := runFakeClocked(t, &claudecode.Config{Command: exe, IdleTimeout: lux.Duration(idle)}, &clock.Manual{}, idle)
+	require.Equal(t, lux.EventError, last.Type)
+	assert.Equal(t, lux.ExitIdleTimeout, last.Error.ExitReason, last.Error.Reason)
+	assert.Equal(t, "no event for 2s", last.Error.Reason)
+	assertGroupGone(t, pid)
 }
 
 func TestExitWithoutResult(t *testing.T) {
@@ -104,51 +111,13 @@ read rest
 
 // assertGroupGone checks that no process is left in the process group
 // pgid. Quiesce returns once the leader is reaped and the group has been
-// sent SIGKILL; the other members end a moment later, so they are waited
-// for, a minute at most.
+// sent SIGKILL; the other members end a moment later: each member's end
+// is awaited (proc.WaitGroupEnded), a minute at most, a safety net.
 func assertGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		live := liveGroupMembers(t, pgid)
-		if len(live) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("the CLI's process group %d outlived the run: %v", pgid, live)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := proc.WaitGroupEnded(ctx, pgid); err != nil {
+		t.Errorf("the CLI's process group %d outlived the run: %v", pgid, err)
 	}
-}
-
-// liveGroupMembers lists the processes of group pgid that have not ended
-// (zombies waiting to be reaped count as ended), from /proc.
-func liveGroupMembers(t *testing.T, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	var live []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid pgrp ...": comm may hold spaces.
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		if g, _ := strconv.Atoi(fields[2]); g == pgid {
-			live = append(live, pid)
-		}
-	}
-	return live
 }

@@ -111,7 +111,13 @@ func (r sessionRun) ofKind(kind string) []*lux.Progress {
 // collects and closes.
 func drive(t *testing.T, c *codex.Config, prompt string, answer func(lux.Interrupt) lux.Answer) sessionRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	return driveCtx(t, context.Background(), c, prompt, answer)
+}
+
+// driveCtx is drive with parent as the context of the run.
+func driveCtx(t *testing.T, parent context.Context, c *codex.Config, prompt string, answer func(lux.Interrupt) lux.Answer) sessionRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(parent, runTimeout)
 	defer cancel()
 	run := sessionRun{runDir: t.TempDir()}
 	run.workspace = filepath.Join(run.runDir, "artifacts")

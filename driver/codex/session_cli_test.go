@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/modeltest"
 )
 
@@ -72,103 +73,53 @@ func pidOf(t *testing.T, s lux.Session) int {
 	return p.Pid()
 }
 
-// liveMembers lists the processes of group pgid that have not ended
-// (zombies waiting for their reaper have ended), from /proc.
-func liveMembers(t *testing.T, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	require.NoError(t, err)
-	var live []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid pgrp ...": comm may hold spaces.
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		if g, _ := strconv.Atoi(fields[2]); g == pgid {
-			live = append(live, pid)
-		}
-	}
-	return live
-}
-
 // assertGroupGone checks that no process is left in the process group
 // pgid. Quiesce returns once the leader is reaped and the group has been
-// sent SIGKILL; the other members end a moment later, so they are waited
-// for, a minute at most.
+// sent SIGKILL; the other members end a moment later: each member's end
+// is awaited (proc.WaitGroupEnded), a minute at most, a safety net.
 func assertGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		live := liveMembers(t, pgid)
-		if len(live) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("process group %d still has members %v", pgid, live)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := proc.WaitGroupEnded(ctx, pgid); err != nil {
+		t.Errorf("process group %d still has members: %v", pgid, err)
 	}
-}
-
-// idleExpiry reports whether ev is the error of an idle clock that
-// expired, before or after ready.
-func idleExpiry(ev lux.Event) bool {
-	return ev.Type == lux.EventError && (ev.Error.ExitReason == lux.ExitIdleTimeout ||
-		strings.HasPrefix(ev.Error.Reason, "agent never became ready: "))
 }
 
 // TestIdleTimeoutStopsTheTree: a model that stalls leaves the CLI silent;
 // the idle timeout ends the run and the CLI's whole process tree is gone.
-// The CLI takes a second or two to start, longer on a loaded machine: one
-// that did not start within the idle timeout is tried again with a longer
-// one.
+// The idle clock runs on a manual clock, advanced once the CLI is ready:
+// however long the CLI takes to start, it expires only then.
 func TestIdleTimeoutStopsTheTree(t *testing.T) {
 	findCodex(t)
 	t.Parallel()
 	for _, mode := range []string{"exec", "app-server"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			periods := []string{"8s", "30s"}
-			for i, idle := range periods {
-				last, pid := stall(t, mode, idle)
-				if i < len(periods)-1 && last.Type == lux.EventError && strings.HasPrefix(last.Error.Reason, "agent never became ready: ") {
-					t.Logf("the CLI did not start within %s; trying a longer idle timeout", idle)
-					continue
-				}
-				require.Equal(t, lux.EventError, last.Type)
-				assert.Equal(t, lux.ExitIdleTimeout, last.Error.ExitReason)
-				assert.Equal(t, "no event for "+idle, last.Error.Reason)
-				assertGroupGone(t, pid)
-				return
-			}
+			last, pid := stall(t, mode, 8*time.Second)
+			require.Equal(t, lux.EventError, last.Type)
+			assert.Equal(t, lux.ExitIdleTimeout, last.Error.ExitReason)
+			assert.Equal(t, "no event for 8s", last.Error.Reason)
+			assertGroupGone(t, pid)
 		})
 	}
 }
 
 // stall runs the CLI in mode against a model that stalls, with the idle
-// timeout idle, and returns the terminal event and the CLI's pid, once the
-// session is quiesced.
-func stall(t *testing.T, mode, idle string) (lux.Event, int) {
+// timeout idle on a manual clock advanced by idle once the CLI is ready,
+// and returns the terminal event and the CLI's pid, once the session is
+// quiesced.
+func stall(t *testing.T, mode string, idle time.Duration) (lux.Event, int) {
 	t.Helper()
 	srv := modeltest.Start(t, modeltest.Script{{Text: "never sent", Fail: &modeltest.Failure{Stall: true, After: 1}}})
-	c := parse(t, driverConfig(t, srv, map[string]any{"mode": mode, "idleTimeout": idle}))
+	c := parse(t, driverConfig(t, srv, map[string]any{"mode": mode, "idleTimeout": idle.String()}))
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
+	m := &clock.Manual{}
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "artifacts")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
-	s, err := c.Start(ctx, lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &lockedBuffer{}})
+	s, err := c.Start(clock.With(ctx, m), lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &lockedBuffer{}})
 	require.NoError(t, err)
 	defer s.Close()
 	pid := pidOf(t, s)
@@ -176,6 +127,9 @@ func stall(t *testing.T, mode, idle string) (lux.Event, int) {
 	for !last.Terminal() {
 		last, err = s.Next(ctx)
 		require.NoError(t, err)
+		if last.Type == lux.EventReady {
+			m.Advance(idle)
+		}
 	}
 	require.NoError(t, s.Quiesce(ctx))
 	return last, pid
@@ -184,34 +138,23 @@ func stall(t *testing.T, mode, idle string) (lux.Event, int) {
 // TestUnreachableProvider: the CLI retries a provider it cannot reach
 // without end, whatever its retry settings; the run ends once it has done
 // nothing else for the idle timeout. The CLI's notices come 5s, 10s, 20s,
-// 40s... apart. An idle timeout of 12.5s is longer than the second gap
-// (10s) and shorter than the time from the first notice to the third
-// (15s), so only the driver's watch on retries can end the run, at the
-// third notice. A notice 2.5s late (a loaded machine) may leave the plain
-// idle clock to end the run, or the CLI may not start within the idle
-// timeout; then 27.5s, between the third gap (20s) and the time to the
-// fourth notice (35s), leaves 7.5s either way.
+// 40s... apart. The plain idle clock runs on a manual clock that is never
+// advanced, so only the driver's watch on retries can end the run: at the
+// first notice more than the idle timeout after the first one, however
+// late the notices come.
 func TestUnreachableProvider(t *testing.T) {
 	findCodex(t)
 	t.Parallel()
-	periods := []string{"12.5s", "27.5s"}
-	for i, idle := range periods {
-		srv := modeltest.Start(t, nil)
-		cfg := driverConfig(t, srv, map[string]any{"idleTimeout": idle})
-		cfg["provider"] = map[string]any{"baseURL": "http://" + refusingAddr(t) + "/v1", "requestMaxRetries": 0, "streamMaxRetries": 0}
-		run := drive(t, parse(t, cfg), "hello?", nil)
+	srv := modeltest.Start(t, nil)
+	cfg := driverConfig(t, srv, map[string]any{"idleTimeout": "12.5s"})
+	cfg["provider"] = map[string]any{"baseURL": "http://" + refusingAddr(t) + "/v1", "requestMaxRetries": 0, "streamMaxRetries": 0}
+	run := driveCtx(t, clock.With(context.Background(), &clock.Manual{}), parse(t, cfg), "hello?", nil)
 
-		end := run.terminal()
-		require.Equal(t, lux.EventError, end.Type)
-		assert.Equal(t, lux.ExitIdleTimeout, end.Error.ExitReason)
-		if i < len(periods)-1 && idleExpiry(end) && !strings.Contains(end.Error.Reason, "only retrying") {
-			t.Logf("the plain idle clock ended the run (%s); trying a longer idle timeout", end.Error.Reason)
-			continue
-		}
-		assert.Contains(t, end.Error.Reason, "codex made no progress for "+idle+", only retrying: Reconnecting...")
-		assert.GreaterOrEqual(t, len(run.ofKind(codex.KindCodexError)), 2)
-		return
-	}
+	end := run.terminal()
+	require.Equal(t, lux.EventError, end.Type)
+	assert.Equal(t, lux.ExitIdleTimeout, end.Error.ExitReason)
+	assert.Contains(t, end.Error.Reason, "codex made no progress for 12.5s, only retrying: Reconnecting...")
+	assert.GreaterOrEqual(t, len(run.ofKind(codex.KindCodexError)), 2)
 }
 
 // refusingAddr returns a loopback address that refuses connections for

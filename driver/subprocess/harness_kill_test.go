@@ -60,22 +60,12 @@ exec sleep 300`
 	return 1
 }
 
-// waitGone waits for process pid to end, by its pidfd (no polling), for
-// at most a minute, a safety net; it reports whether it ended.
+// waitGone waits for process pid to end, by proc.WaitEnded (no polling),
+// for at most a minute, a safety net; it reports whether it ended.
 func waitGone(pid int) bool {
-	fd, _, e := syscall.Syscall(434 /* pidfd_open */, uintptr(pid), 0, 0)
-	if e != 0 {
-		return !proc.Alive(pid) // already gone (ESRCH)
-	}
-	defer syscall.Close(int(fd))
-	deadline := time.Now().Add(time.Minute)
-	for proc.Alive(pid) && time.Now().Before(deadline) {
-		var set syscall.FdSet
-		set.Bits[fd/64] |= 1 << (fd % 64)
-		tv := syscall.NsecToTimeval(time.Until(deadline).Nanoseconds())
-		_, _ = syscall.Select(int(fd)+1, &set, nil, nil, &tv)
-	}
-	return !proc.Alive(pid)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return proc.WaitEnded(ctx, pid) == nil
 }
 
 // A harness killed with SIGKILL mid-suite takes its agents with it: with a

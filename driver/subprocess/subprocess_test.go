@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +22,8 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -63,6 +64,12 @@ type run struct {
 // startAgent starts the fake agent playing scenario with cfg's other fields.
 func startAgent(t *testing.T, cfg map[string]any, scenario ...string) run {
 	t.Helper()
+	return startAgentCtx(t, context.Background(), cfg, scenario...)
+}
+
+// startAgentCtx is startAgent with the context given to Start.
+func startAgentCtx(t *testing.T, ctx context.Context, cfg map[string]any, scenario ...string) run {
+	t.Helper()
 	if cfg == nil {
 		cfg = map[string]any{}
 	}
@@ -77,7 +84,7 @@ func startAgent(t *testing.T, cfg map[string]any, scenario ...string) run {
 	dc, err := subprocess.Plugin().Parse(raw)
 	require.NoError(t, err)
 	r := run{workspace: t.TempDir(), runDir: t.TempDir(), stderr: &syncBuffer{}}
-	s, err := dc.Start(context.Background(), lux.StartInfo{
+	s, err := dc.Start(ctx, lux.StartInfo{
 		CaseID: "case-1", Prompt: "fix the bug", RunDir: r.runDir, Workspace: r.workspace, Stderr: r.stderr,
 	})
 	require.NoError(t, err)
@@ -208,32 +215,28 @@ func normJSON(r json.RawMessage) any {
 }
 
 // TestIdleTimeout: an agent silent after its progress ends the run with an
-// idle timeout. An agent slower than a short period to start or to report
-// its progress (a loaded machine) is retried with a longer period.
+// idle timeout of the configured period, on a manual clock.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
-	periods := []string{"300ms", "2s", "8s"}
-	for i, idle := range periods {
-		r := startAgent(t, map[string]any{"idleTimeout": idle}, "silent")
-		got := events(t, r.session, nil)
-		require.NoError(t, r.session.Quiesce(context.Background()))
-		want := []lux.Event{readyEvent(), progress("p", "status", `"thinking"`), errorEvent(lux.ExitIdleTimeout, "no event for "+idle)}
-		if i < len(periods)-1 && len(got) > 0 && len(got) < len(want) && idleExpiry(got[len(got)-1]) {
-			t.Logf("the agent was slower than %s: %+v; trying a longer period", idle, got)
-			continue
-		}
-		if diff := cmp.Diff(want, got, ignoreTime, cmp.Transformer("json", normJSON)); diff != "" {
-			t.Errorf("events (-want +got):\n%s", diff)
-		}
-		return
+	m := &clock.Manual{}
+	r := startAgentCtx(t, clock.With(context.Background(), m), map[string]any{"idleTimeout": "300ms"}, "silent")
+	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	defer cancel()
+	var got []lux.Event
+	for range 2 {
+		ev, err := r.session.Next(ctx)
+		require.NoError(t, err)
+		got = append(got, ev)
 	}
-}
-
-// idleExpiry reports whether ev is the error of an idle clock that
-// expired, before or after ready.
-func idleExpiry(ev lux.Event) bool {
-	return ev.Type == lux.EventError && (ev.Error.ExitReason == lux.ExitIdleTimeout ||
-		strings.HasPrefix(ev.Error.Reason, "agent never became ready: "))
+	m.Advance(300*time.Millisecond - time.Nanosecond)
+	assert.Equal(t, 1, m.Pending(), "expired before its period")
+	m.Advance(time.Nanosecond)
+	got = append(got, events(t, r.session, nil)...)
+	require.NoError(t, r.session.Quiesce(context.Background()))
+	want := []lux.Event{readyEvent(), progress("p", "status", `"thinking"`), errorEvent(lux.ExitIdleTimeout, "no event for 300ms")}
+	if diff := cmp.Diff(want, got, ignoreTime, cmp.Transformer("json", normJSON)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
 }
 
 func TestEndings(t *testing.T) {
@@ -305,14 +308,14 @@ func childPid(t *testing.T, ev lux.Event) int {
 	return pid
 }
 
+// gone waits for process pid to end, by proc.WaitEnded (no polling); the
+// safety net fails the test, it never decides it.
 func gone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(safety)
-	for proc.Alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d survived the run", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	defer cancel()
+	if err := proc.WaitEnded(ctx, pid); err != nil {
+		t.Fatalf("process %d survived the run: %v", pid, err)
 	}
 }
 
@@ -339,8 +342,10 @@ func TestCancellation(t *testing.T) {
 	child := childPid(t, ev)
 	leader := r.session.(*driver.Session).Pid()
 
-	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
-	_, err = r.session.Next(ctx)
+	// Cancelled once Next waits on it: the agent hangs, no event is coming.
+	wctx, wcancel := ctxtest.CancelOnWait(ctx)
+	defer wcancel()
+	_, err = r.session.Next(wctx)
 	require.ErrorIs(t, err, context.Canceled)
 
 	require.NoError(t, r.session.Quiesce(context.Background()))

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 )
 
 var stdin = bufio.NewReader(os.Stdin)
@@ -152,20 +151,19 @@ func main() {
 		b, _ := io.ReadAll(stdin)
 		emit(obj{"type": "progress", "id": "stdin", "kind": "stdin", "payload": string(b)})
 		emit(obj{"type": "done"})
-	case "slow":
-		ready()
-		for i := 0; ; i++ {
-			emit(obj{"type": "progress", "id": fmt.Sprint(i), "kind": "tick"})
-			time.Sleep(20 * time.Millisecond)
-		}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown scenario", os.Args[1])
 		os.Exit(2)
 	}
 }
 
+// hang blocks until a signal ends the process: it waits for one nobody
+// sends (unlike an empty select, the runtime cannot take that for a
+// deadlock).
 func hang() {
+	never := make(chan os.Signal, 1)
+	signal.Notify(never, syscall.SIGUSR2)
 	for {
-		time.Sleep(time.Hour)
+		<-never
 	}
 }
