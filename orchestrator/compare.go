@@ -11,20 +11,18 @@ import (
 	"github.com/luxeval/lux/record"
 )
 
-// Comparisons, computed in-process by package compare: the Orchestrator
-// offers them next to the runs and suites it produces. Paths are used as
-// given (relative to the working directory, not to RunsRoot).
+// Comparisons of what an Orchestrator returned, computed in-process by
+// package compare from the results in memory, so a program that just ran
+// two suites compares them without reading them back. To compare records
+// on disk, call compare.Runs, compare.Suites or compare.RunSets.
 
-// CompareRuns compares the run directories a (the baseline) and b; see
-// compare.Runs.
-func (o *Orchestrator) CompareRuns(ctx context.Context, a, b string, opts compare.Options) (*compare.RunComparison, error) {
-	return compare.Runs(ctx, a, b, opts)
-}
-
-// CompareRunResults compares two runs this Orchestrator returned, from
-// memory; each run's case.json is read from its directory when it has one,
-// for a readable diff of the cases.
-func (o *Orchestrator) CompareRunResults(a, b *RunResult, opts compare.Options) (*compare.RunComparison, error) {
+// CompareRuns compares two runs an Orchestrator returned, a the baseline
+// (see compare.RunRecords); each run's case.json is read from its
+// directory, when it has one, for a readable diff of the cases.
+func CompareRuns(ctx context.Context, a, b *RunResult, opts compare.Options) (*compare.RunComparison, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("orchestrator: compare: %w", err)
+	}
 	ra, err := runRecord("A", a)
 	if err != nil {
 		return nil, err
@@ -36,24 +34,11 @@ func (o *Orchestrator) CompareRunResults(a, b *RunResult, opts compare.Options) 
 	return compare.RunRecords(ra, rb, opts)
 }
 
-// CompareSuites compares the suite directories a (the baseline) and b;
-// see compare.Suites.
-func (o *Orchestrator) CompareSuites(ctx context.Context, a, b string, opts compare.Options) (*compare.SuiteComparison, error) {
-	return compare.Suites(ctx, a, b, opts)
-}
-
-// CompareSuiteResults compares two suites this Orchestrator returned, from
-// their summaries in memory (or, for a suite without one, from its
-// manifest and its runs' records).
-func (o *Orchestrator) CompareSuiteResults(ctx context.Context, a, b *SuiteResult, opts compare.Options) (*compare.SuiteComparison, error) {
-	sa, sb := suiteRecord(a), suiteRecord(b)
-	return compare.SuiteRecords(ctx, sa, sb, opts)
-}
-
-// CompareRunSets compares two lists of run directories as suites (runs of
-// one canonical case are its repetitions); see compare.RunSets.
-func (o *Orchestrator) CompareRunSets(ctx context.Context, a, b []string, opts compare.Options) (*compare.SuiteComparison, error) {
-	return compare.RunSets(ctx, a, b, opts)
+// CompareSuites compares two suites an Orchestrator returned, a the
+// baseline (see compare.SuiteRecords), from their summaries in memory or,
+// for a suite without one, from its manifest and its runs' records.
+func CompareSuites(ctx context.Context, a, b *SuiteResult, opts compare.Options) (*compare.SuiteComparison, error) {
+	return compare.SuiteRecords(ctx, suiteRecord(a), suiteRecord(b), opts)
 }
 
 func runRecord(side string, r *RunResult) (*record.Run, error) {

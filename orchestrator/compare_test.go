@@ -11,8 +11,8 @@ import (
 	"github.com/luxeval/lux/compare"
 )
 
-// The comparisons the Orchestrator offers agree with package compare on
-// its own records: a suite against itself or its rerun is no regression,
+// The in-process comparisons of results agree with package compare on
+// their records: a suite against itself or its rerun is no regression,
 // and runs of different cases are not comparable.
 func TestCompareInProcess(t *testing.T) {
 	o := newTestOrchestrator(t, Options{Repetitions: 2})
@@ -27,11 +27,11 @@ func TestCompareInProcess(t *testing.T) {
 	b, err := o.RunSuite(ctx, cases)
 	require.NoError(t, err)
 
-	fromDisk, err := o.CompareSuites(ctx, a.Dir, b.Dir, compare.Options{})
+	fromDisk, err := compare.Suites(ctx, a.Dir, b.Dir, compare.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, compare.NoDifference, fromDisk.Verdict)
 	assert.False(t, fromDisk.Gate.Failed)
-	fromMemory, err := o.CompareSuiteResults(ctx, a, b, compare.Options{})
+	fromMemory, err := CompareSuites(ctx, a, b, compare.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, fromDisk.Verdict, fromMemory.Verdict)
 	assert.Equal(t, fromDisk.Effects, fromMemory.Effects)
@@ -43,19 +43,22 @@ func TestCompareInProcess(t *testing.T) {
 	two, err := o.Run(ctx, cases[1])
 	require.NoError(t, err)
 
-	same, err := o.CompareRunResults(one, oneAgain, compare.Options{})
+	same, err := CompareRuns(ctx, one, oneAgain, compare.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, compare.NoDifference, same.Verdict)
-	sameOnDisk, err := o.CompareRuns(ctx, one.Dir, oneAgain.Dir, compare.Options{})
+	sameOnDisk, err := compare.Runs(ctx, one.Dir, oneAgain.Dir, compare.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, same.Verdict, sameOnDisk.Verdict)
 
-	different, err := o.CompareRunResults(one, two, compare.Options{})
+	different, err := CompareRuns(ctx, one, two, compare.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, compare.NotComparable, different.Verdict)
 	assert.True(t, different.Gate.Failed)
 
-	sets, err := o.CompareRunSets(ctx, []string{one.Dir}, []string{oneAgain.Dir}, compare.Options{})
-	require.NoError(t, err)
-	assert.Equal(t, compare.NoDifference, sets.Verdict)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = CompareRuns(cancelled, one, two, compare.Options{})
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = CompareSuites(cancelled, a, b, compare.Options{})
+	assert.ErrorIs(t, err, context.Canceled)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/orchestrator"
 )
@@ -47,4 +48,43 @@ echo '{"type":"done"}'`
 	// Output:
 	// done pass sh-agent hello.txt
 	// file-contains:1 true "hello.txt" contains "hello"
+}
+
+// Two runs just made compare in memory; the comparison says whether they
+// are repetitions of one measurement and how they differ.
+func ExampleCompareRuns() {
+	root, _ := os.MkdirTemp("", "lux-runs-")
+	defer os.RemoveAll(root)
+	reg := lux.NewRegistry()
+	if err := errors.Join(reg.RegisterDriver(subprocess.Plugin()), assertion.Register(reg)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: root})
+	c := &lux.Case{
+		ID:     "hello",
+		Prompt: "write hello.txt",
+		Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": "sh", "args": []string{"-c",
+			`echo '{"type":"ready","agentId":"sh-agent"}'; echo hello > "$LUX_ARTIFACTS_DIR/hello.txt"; echo '{"type":"done"}'`}}},
+		Assertions: []lux.AssertionSpec{{Type: "file-contains", Config: map[string]any{"path": "hello.txt", "text": "hello"}}},
+	}
+	ctx := context.Background()
+	a, err := o.Run(ctx, c)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, err := o.Run(ctx, c)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cmp, err := orchestrator.CompareRuns(ctx, a, b, compare.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cmp.Verdict, len(cmp.Mismatches), cmp.Gate.Failed)
+	// Output:
+	// no detectable difference 0 false
 }

@@ -55,9 +55,9 @@ func runFile(t *testing.T, o *Orchestrator, path string) *RunResult {
 	return res
 }
 
-func compareRuns(t *testing.T, o *Orchestrator, a, b *RunResult) *compare.RunComparison {
+func compareRuns(t *testing.T, a, b *RunResult) *compare.RunComparison {
 	t.Helper()
-	c, err := o.CompareRunResults(a, b, compare.Options{})
+	c, err := CompareRuns(context.Background(), a, b, compare.Options{})
 	require.NoError(t, err)
 	return c
 }
@@ -87,7 +87,7 @@ func TestCopiedCasesStayComparable(t *testing.T) {
 			}
 			a, b := runFile(t, o, first), runFile(t, o, second)
 			assert.Equal(t, "hello.case.json", a.Metadata.Provenance.Source.CasePath)
-			c := compareRuns(t, o, a, b)
+			c := compareRuns(t, a, b)
 			assert.Empty(t, c.Mismatches, "copied cases are not comparable")
 			assert.Equal(t, record.IdentityHash(a.Metadata), record.IdentityHash(b.Metadata))
 		})
@@ -109,7 +109,7 @@ func TestEditedAgentChangesTheIdentity(t *testing.T) {
 	assert.Len(t, cmdA.SHA256, 64)
 	assert.NotEqual(t, cmdA.SHA256, cmdB.SHA256)
 	assert.Empty(t, cmdA.Version, "a lux-jsonl agent is not asked its version")
-	c := compareRuns(t, o, a, b)
+	c := compareRuns(t, a, b)
 	require.Len(t, c.Mismatches, 1)
 	assert.Equal(t, compare.FieldRuntime, c.Mismatches[0].Field)
 
@@ -145,8 +145,8 @@ func TestEditedScriptChangesTheIdentity(t *testing.T) {
 	assert.Equal(t, script, sa[0].Path)
 	assert.Len(t, sa[0].SHA256, 64)
 	assert.NotEqual(t, sa[0].SHA256, sb[0].SHA256)
-	assert.Empty(t, compareRuns(t, o, a, again).Mismatches, "a second run of one script is a repetition")
-	c := compareRuns(t, o, a, b)
+	assert.Empty(t, compareRuns(t, a, again).Mismatches, "a second run of one script is a repetition")
+	c := compareRuns(t, a, b)
 	require.Len(t, c.Mismatches, 1)
 	assert.Equal(t, compare.FieldRuntime, c.Mismatches[0].Field)
 }
@@ -172,7 +172,7 @@ func TestRunsRootInsideTheRepositoryKeepsTheSourceClean(t *testing.T) {
 	assert.Equal(t, "cases/hello.case.json", b.Metadata.Provenance.Source.CasePath)
 	require.NotNil(t, b.Metadata.Provenance.Source.Git)
 	assert.False(t, b.Metadata.Provenance.Source.Git.Dirty, "the runs root made the tree dirty")
-	assert.Empty(t, compareRuns(t, o, a, b).Mismatches)
+	assert.Empty(t, compareRuns(t, a, b).Mismatches)
 
 	// Any other change still counts.
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("wip"), 0o644))

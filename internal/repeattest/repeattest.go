@@ -53,12 +53,12 @@ func Suites(t *testing.T, ctx context.Context, reg *lux.Registry, opts orchestra
 			for _, d := range hs {
 				dirs = append(dirs, d)
 			}
-			cmpRes, err := o.CompareRuns(ctx, dirs[0], dirs[1], compare.Options{})
+			cmpRes, err := compare.Runs(ctx, dirs[0], dirs[1], compare.Options{})
 			require.NoError(t, err)
 			t.Errorf("case %s: its runs have %d identity hashes, not one; first two differ in: %+v", id, len(hs), cmpRes.Mismatches)
 		}
 	}
-	c, err := o.CompareSuiteResults(ctx, suites[0], suites[1], compare.Options{})
+	c, err := orchestrator.CompareSuites(ctx, suites[0], suites[1], compare.Options{})
 	require.NoError(t, err)
 	assert.Empty(t, c.Mismatches, "identity mismatches between two suites of the same cases")
 	assert.Equal(t, len(cases), c.Counts.Paired, "every case is paired")
