@@ -66,20 +66,27 @@ func driverJSON() string {
 	return fmt.Sprintf(`{"name":"subprocess","config":{"command":%q}}`, agentBin)
 }
 
+// The echoagent cases (the driver comes from driverJSON): hello passes,
+// color asks a question and fails on purpose.
+const (
+	echoHelloCase = `{
+	  "prompt": "write hello.txt containing \"hi\"",
+	  "tags": ["smoke"],
+	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
+	}`
+	echoColorCase = `{
+	  "prompt": "ask \"Which color?\" and write the answer to color.txt",
+	  "answerer": {"name": "scripted", "config": {"rules": [{"match": "color", "answer": "blue"}]}},
+	  "assertions": [{"type": "file-contains", "path": "color.txt", "text": "red"}]
+	}`
+)
+
 func TestRunValidateViewDoctor(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	cases := filepath.Join(dir, "cases")
-	writeCase(t, cases, "hello.case.json", `{
-	  "prompt": "write hello.txt containing \"hi\"",
-	  "tags": ["smoke"],
-	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
-	}`)
-	writeCase(t, cases, "nested/color.case.json", `{
-	  "prompt": "ask \"Which color?\" and write the answer to color.txt",
-	  "answerer": {"name": "scripted", "config": {"rules": [{"match": "color", "answer": "blue"}]}},
-	  "assertions": [{"type": "file-contains", "path": "color.txt", "text": "red"}]
-	}`)
+	writeCase(t, cases, "hello.case.json", echoHelloCase)
+	writeCase(t, cases, "nested/color.case.json", echoColorCase)
 	writeCase(t, cases, "notes.json", `{"not":"a case, ignored: only *.case.json files are read"}`)
 	root := filepath.Join(dir, "runs")
 
@@ -157,10 +164,7 @@ func TestCompare(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	cases := filepath.Join(dir, "cases")
-	writeCase(t, cases, "hello.case.json", `{
-	  "prompt": "write hello.txt containing \"hi\"",
-	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
-	}`)
+	writeCase(t, cases, "hello.case.json", echoHelloCase)
 	writeCase(t, cases, "bye.case.json", `{
 	  "prompt": "write bye.txt containing \"bye\"",
 	  "assertions": [{"type": "file-contains", "path": "bye.txt", "text": "bye"}]

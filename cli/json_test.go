@@ -23,10 +23,7 @@ func TestJSONOutput(t *testing.T) {
 	reg := registry(t)
 	dir := t.TempDir()
 	cases := filepath.Join(dir, "cases")
-	writeCase(t, cases, "hello.case.json", `{
-	  "prompt": "write hello.txt containing \"hi\"",
-	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
-	}`)
+	writeCase(t, cases, "hello.case.json", echoHelloCase)
 	root := filepath.Join(dir, "runs")
 
 	code, out, errOut := run(t, reg, "run", "-json", "-runs-root", root, "-driver", driverJSON(), cases)

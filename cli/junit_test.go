@@ -1,38 +1,19 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/xml"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/assertion"
 )
 
 // lux run -junit writes the suite as JUnit XML: a testcase per run, a
 // failure per fail, an error per run without a verdict.
 func TestRunWritesJUnit(t *testing.T) {
 	p := newProject(t)
-	p.writeCase(t, "a-pass.case.json", helloCase)
-	p.writeCase(t, "b-fail.case.json", `{
-	  "prompt": "p",
-	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
-	  "assertions": [{"type": "file-exists", "id": "readme", "path": "README.md"}]
-	}`)
-	p.writeCase(t, "c-error.case.json", `{
-	  "prompt": "p",
-	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
-	  "assertions": [{"type": "grader-down", "id": "review"}]
-	}`)
-	reg := registry(t)
-	require.NoError(t, reg.RegisterAssertion(assertion.Predicate("grader-down", func(context.Context, *lux.Run) (lux.Result, error) {
-		return lux.Result{}, errors.New("the review service did not answer")
-	})))
+	reg := withVerdicts(t, p)
 	out := filepath.Join(p.dir, "junit.xml")
 	code, stdout, errOut := run(t, reg, "run", "-q", "-junit", out, "-runs-root", p.runs, p.cases)
 	require.Equal(t, 1, code, "%s\n%s", stdout, errOut)

@@ -1,11 +1,15 @@
 package cli_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,6 +61,29 @@ const helloCase = `{
   "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
   "assertions": [{"type": "file-contains", "id": "says-hi", "path": "hello.txt", "text": "hi"}]
 }`
+
+// withVerdicts writes a case that passes (a-pass), one that fails
+// (b-fail) and one the harness cannot grade (c-cannot-grade: its
+// assertion grader-down, registered in the returned registry, errors).
+func withVerdicts(t *testing.T, p *project) *lux.Registry {
+	t.Helper()
+	p.writeCase(t, "a-pass.case.json", helloCase)
+	p.writeCase(t, "b-fail.case.json", `{
+	  "prompt": "p",
+	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
+	  "assertions": [{"type": "file-exists", "id": "readme", "path": "README.md"}]
+	}`)
+	p.writeCase(t, "c-cannot-grade.case.json", `{
+	  "prompt": "p",
+	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
+	  "assertions": [{"type": "grader-down", "id": "review"}]
+	}`)
+	reg := registry(t)
+	require.NoError(t, reg.RegisterAssertion(assertion.Predicate("grader-down", func(context.Context, *lux.Run) (lux.Result, error) {
+		return lux.Result{}, errors.New("the review service did not answer")
+	})))
+	return reg
+}
 
 // A relative driver command resolves against the case file's directory,
 // as its fixtures do, whatever the working directory.

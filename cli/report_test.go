@@ -23,16 +23,8 @@ func recordTwoSuites(t *testing.T) (string, []string) {
 	reg := registry(t)
 	dir := t.TempDir()
 	cases := filepath.Join(dir, "cases")
-	writeCase(t, cases, "hello.case.json", `{
-	  "prompt": "write hello.txt containing \"hi\"",
-	  "tags": ["smoke"],
-	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]
-	}`)
-	writeCase(t, cases, "color.case.json", `{
-	  "prompt": "ask \"Which color?\" and write the answer to color.txt",
-	  "answerer": {"name": "scripted", "config": {"rules": [{"match": "color", "answer": "blue"}]}},
-	  "assertions": [{"type": "file-contains", "path": "color.txt", "text": "red"}]
-	}`)
+	writeCase(t, cases, "hello.case.json", echoHelloCase)
+	writeCase(t, cases, "color.case.json", echoColorCase)
 	root := filepath.Join(dir, "runs")
 	for range 2 {
 		code, out, errOut := run(t, reg, "run", "-q", "-runs-root", root, "-driver", driverJSON(), cases)

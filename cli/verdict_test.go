@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/cli"
 )
 
@@ -61,26 +58,12 @@ func TestRunTableNamesFailuresAndUsablePaths(t *testing.T) {
 // rate.
 func TestHarnessFailuresAreErrorsNotFails(t *testing.T) {
 	p := newProject(t)
-	p.writeCase(t, "a-pass.case.json", helloCase)
-	p.writeCase(t, "b-fail.case.json", `{
-	  "prompt": "p",
-	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
-	  "assertions": [{"type": "file-exists", "id": "readme", "path": "README.md"}]
-	}`)
-	p.writeCase(t, "c-cannot-grade.case.json", `{
-	  "prompt": "p",
-	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh"}},
-	  "assertions": [{"type": "grader-down", "id": "review"}]
-	}`)
+	reg := withVerdicts(t, p)
 	p.writeCase(t, "d-cannot-start.case.json", `{
 	  "prompt": "p",
 	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh", "cwd": "no-such-dir"}},
 	  "assertions": [{"type": "file-exists", "path": "hello.txt"}]
 	}`)
-	reg := registry(t)
-	require.NoError(t, reg.RegisterAssertion(assertion.Predicate("grader-down", func(context.Context, *lux.Run) (lux.Result, error) {
-		return lux.Result{}, errors.New("the review service did not answer")
-	})))
 	code, out, errOut := run(t, reg, "run", "-runs-root", p.runs, p.cases)
 	require.Equal(t, cli.ExitFailed, code, "%s\n%s", out, errOut)
 	require.Regexp(t, `a-pass\s+1\s+pass\s`, out)

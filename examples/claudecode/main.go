@@ -28,7 +28,6 @@ import (
 	"github.com/luxeval/lux/builtin"
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/examples/internal/exrun"
-	"github.com/luxeval/lux/internal/clis"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -37,7 +36,7 @@ import (
 // options are the command line's.
 type options struct {
 	runs   string // the runs root
-	claude string // the CLI; empty means found (see findClaude)
+	claude string // the CLI; empty means found (see exrun.FindCLI)
 	api    bool   // the real Anthropic API instead of scripted servers
 	model  string
 }
@@ -171,7 +170,7 @@ func driverConfig(o options, claude string) map[string]any {
 }
 
 func run(ctx context.Context, w io.Writer, o options) error {
-	claude, err := findClaude(o.claude)
+	claude, err := exrun.FindCLI("claude", o.claude, claudecode.InstallHint)
 	if err != nil {
 		return err
 	}
@@ -206,16 +205,4 @@ func run(ctx context.Context, w io.Writer, o options) error {
 		where = "the Anthropic API"
 	}
 	return exrun.Suite(ctx, w, orch, cases, fmt.Sprintf("Running %d cases with %s against %s...", len(cases), claude, where))
-}
-
-// findClaude returns the CLI to run: flagValue, else the one in the CLI
-// cache .ci/install-clis.sh fills, else claude on PATH.
-func findClaude(flagValue string) (string, error) {
-	if flagValue != "" {
-		return flagValue, nil
-	}
-	if p := clis.Lookup("claude"); p != "" {
-		return p, nil
-	}
-	return "", fmt.Errorf("claude is not installed: run .ci/install-clis.sh, or %s, or pass -claude", claudecode.InstallHint)
 }

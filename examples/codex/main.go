@@ -30,7 +30,6 @@ import (
 	"github.com/luxeval/lux/builtin"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/examples/internal/exrun"
-	"github.com/luxeval/lux/internal/clis"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -39,7 +38,7 @@ import (
 // options are the command line's.
 type options struct {
 	runs  string // the runs root
-	codex string // the CLI; empty means found (see findCodex)
+	codex string // the CLI; empty means found (see exrun.FindCLI)
 	api   bool   // the real OpenAI API instead of scripted servers
 	model string
 }
@@ -204,7 +203,7 @@ func scriptedProvider(srv *modeltest.Server) map[string]any {
 }
 
 func run(ctx context.Context, w io.Writer, o options) error {
-	cli, err := findCodex(o.codex)
+	cli, err := exrun.FindCLI("codex", o.codex, codex.InstallHint)
 	if err != nil {
 		return err
 	}
@@ -249,16 +248,4 @@ func run(ctx context.Context, w io.Writer, o options) error {
 		where = "the OpenAI API"
 	}
 	return exrun.Suite(ctx, w, orch, cases, fmt.Sprintf("Running %d cases with %s against %s...", len(cases), cli, where))
-}
-
-// findCodex returns the CLI to run: flagValue, else the one in the CLI
-// cache .ci/install-clis.sh fills, else codex on PATH.
-func findCodex(flagValue string) (string, error) {
-	if flagValue != "" {
-		return flagValue, nil
-	}
-	if p := clis.Lookup("codex"); p != "" {
-		return p, nil
-	}
-	return "", fmt.Errorf("codex is not installed: run .ci/install-clis.sh, or %s, or pass -codex", codex.InstallHint)
 }

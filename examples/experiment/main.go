@@ -20,14 +20,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/examples/internal/exsetup"
 	"github.com/luxeval/lux/experiment"
 	"github.com/luxeval/lux/record"
 )
@@ -45,8 +44,8 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer, root string, quiet bool) error {
-	src := sourceDir()
-	agent, err := buildAgent(ctx, src, filepath.Join(root, ".bin"))
+	src := exsetup.SourceDir(filepath.Join("examples", "experiment"))
+	agent, err := exsetup.BuildEchoAgent(ctx, filepath.Join(root, ".bin"))
 	if err != nil {
 		return err
 	}
@@ -86,26 +85,4 @@ func run(ctx context.Context, w io.Writer, root string, quiet bool) error {
 	fmt.Fprintf(w, "report: go run ./cmd/lux report '%s'\n", res.Dir)
 	fmt.Fprintf(w, "apply:  go run ./cmd/lux apply '%s'\n", res.Dir)
 	return nil
-}
-
-func sourceDir() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return filepath.Join("examples", "experiment")
-	}
-	return filepath.Dir(file)
-}
-
-// buildAgent compiles examples/agents/echoagent into dir.
-func buildAgent(ctx context.Context, src, dir string) (string, error) {
-	out, err := filepath.Abs(filepath.Join(dir, "echoagent"))
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./examples/agents/echoagent")
-	cmd.Dir = filepath.Join(src, "..", "..")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the example agent: %v\n%s", err, b)
-	}
-	return out, nil
 }

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -31,6 +30,7 @@ import (
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/examples/internal/exsetup"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
@@ -96,11 +96,11 @@ func cases(fixtures string) []*lux.Case {
 }
 
 func quickstart(ctx context.Context, w io.Writer, root string, reps int) error {
-	src := sourceDir()
+	src := exsetup.SourceDir(filepath.Join("examples", "quickstart"))
 	// The agent is built under the runs root, at the same path every time,
 	// so that runs of different invocations record the same command and
 	// driver config and stay comparable.
-	agent, err := buildAgent(ctx, src, filepath.Join(root, ".bin"))
+	agent, err := exsetup.BuildEchoAgent(ctx, filepath.Join(root, ".bin"))
 	if err != nil {
 		return err
 	}
@@ -204,29 +204,6 @@ func verdict(passed *bool, exit lux.ExitReason) string {
 		return "FAIL (" + string(exit) + ")"
 	}
 	return "FAIL"
-}
-
-// sourceDir is the directory of this file, where the fixtures are.
-func sourceDir() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return filepath.Join("examples", "quickstart")
-	}
-	return filepath.Dir(file)
-}
-
-// buildAgent compiles examples/agents/echoagent into dir.
-func buildAgent(ctx context.Context, src, dir string) (string, error) {
-	out, err := filepath.Abs(filepath.Join(dir, "echoagent"))
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./examples/agents/echoagent")
-	cmd.Dir = filepath.Join(src, "..", "..")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the example agent: %v\n%s", err, b)
-	}
-	return out, nil
 }
 
 // shellQuote quotes path for a POSIX shell when it needs it.

@@ -1,5 +1,5 @@
-// Package exrun is what the real-agent examples share: a preflight, the
-// suite run, and a table of the results.
+// Package exrun is what the real-agent examples share: finding the CLI,
+// a preflight, the suite run, and a table of the results.
 package exrun
 
 import (
@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clis"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -48,6 +49,20 @@ func Suite(ctx context.Context, w io.Writer, o *orchestrator.Orchestrator, cases
 		return fmt.Errorf("cases not passed: %s", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// FindCLI returns the agent CLI name to run: flagValue (the example's
+// -name flag) when given, else the one in the CLI cache
+// .ci/install-clis.sh fills, else name on PATH. The error says how to
+// install it.
+func FindCLI(name, flagValue, installHint string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if p := clis.Lookup(name); p != "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is not installed: run .ci/install-clis.sh, or %s, or pass -%s", name, installHint, name)
 }
 
 // Progress returns an orchestrator progress callback that prints a line
