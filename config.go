@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/luxeval/lux/internal/jsonerr"
 )
 
 // DecodeConfig decodes a plugin's JSON config into dst (a pointer to a
@@ -178,16 +180,11 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 // syntaxProblem says where in raw the JSON broke: " at line L, column C:
 // what", or ": what" when the position is unknown.
 func syntaxProblem(raw []byte, err error) string {
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	var se *json.SyntaxError
-	if !errors.As(err, &se) || se.Offset <= 0 || se.Offset > int64(len(raw)) {
-		return ": " + msg
+	p := jsonerr.Of(err)
+	if pos := p.Position(raw); p.Kind == jsonerr.Syntax && pos != "" {
+		return " at " + pos + ": " + p.Text
 	}
-	// Offset counts the bytes read, through the offending one.
-	before := raw[:se.Offset-1]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
-	return fmt.Sprintf(" at line %d, column %d: %s", line, col, msg)
+	return ": " + p.Text
 }
 
 // decodeGeneric decodes raw into maps, lists and json.Numbers (so that
@@ -215,9 +212,7 @@ func typeProblem(err error) string {
 	if errors.As(err, &te) {
 		return fmt.Sprintf("must be %s, got %s", typeName(te.Type), te.Value)
 	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
-	return msg
+	return jsonerr.Of(err).Text
 }
 
 func typeName(t reflect.Type) string {

@@ -114,11 +114,10 @@ type problemsError struct {
 }
 
 func (e *problemsError) Error() string {
-	msg := strings.TrimPrefix(e.sentinel.Error(), "lux: ")
 	if len(e.m.Errors) == 1 {
-		return "lux: " + msg + ": " + e.m.Errors[0].Error()
+		return e.sentinel.Error() + ": " + e.m.Errors[0].Error()
 	}
-	return "lux: " + msg + ":\n" + e.m.Error()
+	return e.sentinel.Error() + ":\n" + e.m.Error()
 }
 
 func (e *problemsError) Unwrap() []error { return append([]error{e.sentinel}, e.m.Errors...) }

@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/jsonerr"
 	"github.com/luxeval/lux/record"
 )
 
@@ -195,6 +195,16 @@ func loadIdentity(dir string) (*lux.RunMetadata, *record.CaseRecord, error) {
 	return meta, c, nil
 }
 
+// unreadable says why a run's identity could not be read: the file and
+// what is wrong with it, or the error as it is.
+func unreadable(err error) string {
+	var fe *record.FileError
+	if errors.As(err, &fe) {
+		return fe.Path + ": " + fe.Err.Error()
+	}
+	return err.Error()
+}
+
 // streamSummary decodes the suite summary at path one sample at a time,
 // calling add for each and recording the suite's totals in sd. found is
 // false when there is no summary, or when it has no samples.
@@ -332,29 +342,23 @@ func expectDelim(dec *json.Decoder, d json.Delim, problem string) error {
 }
 
 func isSyntax(err error) bool {
-	var syn *json.SyntaxError
-	return errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+	k := jsonerr.Of(err).Kind
+	return k == jsonerr.Syntax || k == jsonerr.Truncated
 }
 
 // jsonProblem says what is wrong with a JSON file, the way package record
 // does: empty, truncated, corrupt at a byte, or of the wrong shape.
 func jsonProblem(err error, offset int64) string {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+	p := jsonerr.Of(err)
 	switch {
 	case errors.Is(err, io.EOF) && offset == 0:
 		return "empty file"
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+	case p.Kind == jsonerr.Truncated:
 		return fmt.Sprintf("truncated JSON (ends after %d bytes)", offset)
-	case errors.As(err, &syn):
+	case p.Kind == jsonerr.Syntax:
 		// A json.Decoder's SyntaxError offsets do not count from the start
 		// of the file; offset is where the value that failed begins.
-		return fmt.Sprintf("corrupt JSON in the value at byte %d: %s", offset, strings.TrimPrefix(syn.Error(), "json: "))
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return fmt.Sprintf("must be %s, got JSON %s", typ.Type, typ.Value)
-		}
-		return fmt.Sprintf("%s must be %s, got JSON %s", typ.Field, typ.Type, typ.Value)
+		return fmt.Sprintf("corrupt JSON in the value at byte %d: %s", offset, p.Text)
 	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+	return p.Text
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/luxeval/lux"
@@ -377,7 +376,7 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 				why = errB
 			}
 			out = append(out, Mismatch{Field: FieldIdentityHash, A: x.hash, B: y.hash, Within: within, Flag: varyFlag(FieldIdentityHash),
-				Note: "the fields that differ are unknown: " + strings.TrimPrefix(why.Error(), "record: ")})
+				Note: "the fields that differ are unknown: " + unreadable(why)})
 			return
 		}
 		for _, m := range identityMismatches(ma, mb, caseA, caseB) {

@@ -10,7 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/luxeval/lux/internal/jsonerr"
 )
 
 // Writer writes the JSON files of records atomically: a temporary file in
@@ -57,16 +58,8 @@ func encode(buf *bytes.Buffer, v any, indent string) (err error) {
 		enc.SetIndent("", indent)
 	}
 	if err := enc.Encode(v); err != nil {
-		// Name the value that failed, not each MarshalJSON on the way.
-		cause := err
-		for {
-			var me *json.MarshalerError
-			if !errors.As(cause, &me) || me.Err == nil {
-				break
-			}
-			cause = me.Err
-		}
-		return &UnencodableError{Detail: strings.TrimPrefix(cause.Error(), "json: ")}
+		// jsonerr names the value that failed, not each MarshalJSON on the way.
+		return &UnencodableError{Detail: jsonerr.Of(err).Text}
 	}
 	return nil
 }

@@ -55,6 +55,7 @@ func TestUnencodableValuesLeaveTheRecordIntact(t *testing.T) {
 			require.True(t, errors.As(err, &bad), "the error carries the detail")
 			assert.NotEmpty(t, bad.Detail)
 			assert.NotContains(t, bad.Detail, ErrUnencodable.Error())
+			assert.NotContains(t, bad.Detail, "json: ", "the detail does not repeat encoding/json's prefix")
 			require.NoError(t, log.Append(progress(2, "after")))
 			require.NoError(t, log.Close())
 			events, err := ReadEvents(filepath.Join(dir, EventsFile))

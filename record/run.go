@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/jsonerr"
 )
 
 // maxJSONFile caps the size of one JSON file of a record that a reader
@@ -111,7 +111,7 @@ func ReadRun(dir string, opts ...ReadOptions) (*Run, error) {
 func ReadMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("record: read run: %w", err)
+		return nil, nil, &FileError{Path: dir, Err: pathProblem(err)}
 	}
 	if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("record: %s is not a run directory: not a directory", dir)
@@ -173,10 +173,24 @@ func (r *Run) Evidence() *lux.Run {
 func ReadJSON(path string, v any) error {
 	ok, err := readJSONOptional(path, v)
 	if err == nil && !ok {
-		return fmt.Errorf("record: %s: %w", path, fs.ErrNotExist)
+		return &FileError{Path: path, Err: fs.ErrNotExist}
 	}
 	return err
 }
+
+// FileError is a record file that cannot be read: which file, and what is
+// wrong with it (missing, unreadable, too large, empty, truncated, corrupt
+// at a byte, or of the wrong shape). Its text reads "record:
+// runs/x/run.json: truncated JSON (ends after 12 bytes)".
+type FileError struct {
+	Path string
+	Err  error // what is wrong; fs.ErrNotExist for a missing file
+}
+
+func (e *FileError) Error() string { return "record: " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns what is wrong.
+func (e *FileError) Unwrap() error { return e.Err }
 
 // readJSONOptional decodes path into v; a missing file reports false.
 func readJSONOptional(path string, v any) (bool, error) {
@@ -185,7 +199,7 @@ func readJSONOptional(path string, v any) (bool, error) {
 		return ok, err
 	}
 	if err := decodeJSON(data, v); err != nil {
-		return false, fmt.Errorf("record: %s: %w", path, err)
+		return false, &FileError{Path: path, Err: err}
 	}
 	return true, nil
 }
@@ -198,17 +212,27 @@ func readCapped(path string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("record: %w", err)
+		return nil, false, &FileError{Path: path, Err: pathProblem(err)}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxJSONFile+1))
 	if err != nil {
-		return nil, false, fmt.Errorf("record: read %s: %w", path, err)
+		return nil, false, &FileError{Path: path, Err: pathProblem(err)}
 	}
 	if len(data) > maxJSONFile {
-		return nil, false, fmt.Errorf("record: %s: larger than %d bytes", path, maxJSONFile)
+		return nil, false, &FileError{Path: path, Err: fmt.Errorf("larger than %d bytes", maxJSONFile)}
 	}
 	return data, true, nil
+}
+
+// pathProblem is err without the path a *fs.PathError repeats: "open:
+// permission denied".
+func pathProblem(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }
 
 func decodeJSON(data []byte, v any) error {
@@ -219,20 +243,16 @@ func decodeJSON(data []byte, v any) error {
 	if err == nil {
 		return nil
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end"):
+	p := jsonerr.Of(err)
+	switch p.Kind {
+	case jsonerr.Truncated:
 		return fmt.Errorf("truncated JSON (ends after %d bytes)", len(data))
-	case errors.As(err, &syn):
-		return fmt.Errorf("corrupt JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "the top level"
+	case jsonerr.Syntax:
+		return fmt.Errorf("corrupt JSON at byte %d: %s", p.Offset, p.Text)
+	case jsonerr.Type:
+		if p.Field == "" {
+			return fmt.Errorf("the top level must be %s, got JSON %s", p.Want, p.Got)
 		}
-		return fmt.Errorf("%s must be %s, got JSON %s", field, typ.Type, typ.Value)
-	default:
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
+	return errors.New(p.Text)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -413,7 +414,7 @@ func artifactRows(r *record.Run, o Options) ([]ArtifactRow, string) {
 		data, err := readHead(root, a.Path, o.MaxPreview)
 		switch {
 		case err != nil:
-			row.Note = "no preview: " + strings.TrimPrefix(err.Error(), "safefs: ")
+			row.Note = "no preview: " + previewProblem(err)
 		case !isText(data):
 			row.Note = "binary: no preview"
 		default:
@@ -452,6 +453,16 @@ func readHead(root safefs.Root, rel string, n int) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// previewProblem says why an artifact has no preview; the row already
+// names the path, so a refused path gives only what is wrong with it.
+func previewProblem(err error) string {
+	var pe *safefs.Error
+	if errors.As(err, &pe) {
+		return pe.Problem
+	}
+	return err.Error()
 }
 
 func isText(b []byte) bool {

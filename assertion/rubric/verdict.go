@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/luxeval/lux/internal/jsonerr"
 )
 
 // verdict is the judge's answer.
@@ -36,7 +38,7 @@ func parseVerdict(text string) (Verdict, error) {
 	dec.DisallowUnknownFields()
 	var v verdict
 	if err := dec.Decode(&v); err != nil {
-		return Verdict{}, fmt.Errorf("it is not the JSON object asked for (%v)", strings.TrimPrefix(err.Error(), "json: "))
+		return Verdict{}, fmt.Errorf("it is not the JSON object asked for (%s)", jsonerr.Describe([]byte(s), err))
 	}
 	if dec.More() {
 		return Verdict{}, errors.New("it has text after the JSON object")
