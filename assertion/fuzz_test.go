@@ -12,14 +12,13 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/luxtest"
 )
 
 // fuzzRun is one run shared by every fuzz iteration: a workspace with a few
 // files, a symlink and a named pipe, and a trajectory with messages, tool
 // calls and interrupts.
 func fuzzRun(f *testing.F) (*lux.Run, error) {
-	dir := f.TempDir()
-	ws := filepath.Join(dir, "artifacts")
 	files := map[string]string{
 		"a.txt":       "alpha\nbeta\nalpha\n",
 		"d.json":      `{"a":[1,{"b":"c"}],"~/":null,"n":1.5}`,
@@ -29,15 +28,8 @@ func fuzzRun(f *testing.F) (*lux.Run, error) {
 		"empty.txt":   "",
 		"run-ignored": "x",
 	}
-	for name, content := range files {
-		p := filepath.Join(ws, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return nil, err
-		}
-	}
+	written := luxtest.NewRun(f, files)
+	dir, ws := written.Dir, written.Workspace
 	_ = os.Symlink("a.txt", filepath.Join(ws, "link"))
 	_ = os.Symlink("..", filepath.Join(ws, "up"))
 	_ = mkfifo(filepath.Join(ws, "pipe"))

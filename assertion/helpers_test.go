@@ -10,6 +10,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/luxtest"
 )
 
 // plugin returns the built-in of type typ.
@@ -59,8 +60,6 @@ func grade(t *testing.T, typ, cfg string, run *lux.Run) lux.Result {
 // and, in the run directory, run.log.
 func workspace(t *testing.T) *lux.Run {
 	t.Helper()
-	dir := t.TempDir()
-	ws := filepath.Join(dir, "artifacts")
 	files := map[string]string{
 		"README.md":      "# Demo\n\n## Usage\nrun it\n",
 		"data.json":      `{"name":"demo","version":3,"ratio":0.5,"tags":["a","b"],"nested":{"a/b":1,"t~":true},"nil":null,"big":12345678901234567890}`,
@@ -73,15 +72,8 @@ func workspace(t *testing.T) *lux.Run {
 		"src/notes.txt":  "notes\n",
 		".git/config":    "[core]\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(ws, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	written := luxtest.NewRun(t, files)
+	dir, ws := written.Dir, written.Workspace
 	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte("graded\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
