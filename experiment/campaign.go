@@ -176,34 +176,26 @@ var DefaultBudget = Budget{
 	MaxCostUSD: 100, MaxWallTime: lux.Duration(3_600_000_000_000),
 }
 
+// positive sets *v to def unless it is above zero: a count, limit or
+// duration that is unset (or makes no sense) takes its default.
+func positive[T ~int | ~int64 | ~float64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // withDefaults returns c with every default applied (a copy: the caller's
 // campaign is not changed).
 func (c Campaign) withDefaults() Campaign {
-	if c.Repetitions.Search <= 0 {
-		c.Repetitions.Search = 1
-	}
-	if c.Repetitions.Promotion <= 0 {
-		c.Repetitions.Promotion = 1
-	}
+	positive(&c.Repetitions.Search, 1)
+	positive(&c.Repetitions.Promotion, 1)
 	b, d := &c.Budget, DefaultBudget
-	if b.MaxCandidates <= 0 {
-		b.MaxCandidates = d.MaxCandidates
-	}
-	if b.MaxRuns <= 0 {
-		b.MaxRuns = d.MaxRuns
-	}
-	if b.MaxJudgeCalls <= 0 {
-		b.MaxJudgeCalls = d.MaxJudgeCalls
-	}
-	if b.MaxTokens <= 0 {
-		b.MaxTokens = d.MaxTokens
-	}
-	if b.MaxCostUSD <= 0 {
-		b.MaxCostUSD = d.MaxCostUSD
-	}
-	if b.MaxWallTime <= 0 {
-		b.MaxWallTime = d.MaxWallTime
-	}
+	positive(&b.MaxCandidates, d.MaxCandidates)
+	positive(&b.MaxRuns, d.MaxRuns)
+	positive(&b.MaxJudgeCalls, d.MaxJudgeCalls)
+	positive(&b.MaxTokens, d.MaxTokens)
+	positive(&b.MaxCostUSD, d.MaxCostUSD)
+	positive(&b.MaxWallTime, d.MaxWallTime)
 	cs := make([]Constraint, len(c.Objectives.Constraints))
 	for i, k := range c.Objectives.Constraints {
 		if k.Split == "" {
