@@ -86,7 +86,7 @@ func TestFileAssertions(t *testing.T) {
 		{name: "pointer leading zero index", typ: "json-pointer-equals", cfg: `{"path":"data.json","pointer":"/tags/01","value":"b"}`},
 		{name: "pointer root", typ: "json-pointer-equals", cfg: `{"path":"data.json","value":{"name":"demo"}}`},
 		{name: "pointer bad json", typ: "json-pointer-equals", cfg: `{"path":"bad.json","pointer":"/name","value":"x"}`,
-			comment: `"bad.json" is not valid JSON: unexpected EOF`},
+			comment: `"bad.json" is not valid JSON: unexpected end of JSON input`},
 		{name: "pointer missing file", typ: "json-pointer-equals", cfg: `{"path":"package.json","pointer":"/name","value":"x"}`,
 			comment: `path "package.json" does not exist (in the workspace)`},
 	})

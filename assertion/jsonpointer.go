@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/jsonerr"
 )
 
 // parsePointer splits a JSON pointer (RFC 6901) into its reference tokens:
@@ -49,7 +50,7 @@ func checkPointer(field, ptr, fix string, p *lux.Problems) []string {
 func checkValue(field string, raw json.RawMessage, p *lux.Problems) any {
 	v, err := decodeJSON(raw)
 	if err != nil {
-		p.Add(field, "not valid JSON: "+err.Error())
+		p.Add(field, "not valid JSON: "+jsonerr.Describe(raw, err))
 	}
 	return v
 }
@@ -215,8 +216,9 @@ func jsonPointerEquals() *lux.AssertionPlugin {
 			detail := map[string]any{"path": c.Path, "in": c.In, "pointer": c.Pointer, "expected": c.want}
 			doc, err := decodeJSON(data)
 			if err != nil {
-				detail["parseError"] = err.Error()
-				return lux.Fail(fmt.Sprintf("%q is not valid JSON: %v", c.Path, err), detail), nil
+				why := jsonerr.Describe(data, err)
+				detail["parseError"] = why
+				return lux.Fail(fmt.Sprintf("%q is not valid JSON: %s", c.Path, why), detail), nil
 			}
 			got, ok := resolvePointer(doc, c.tokens)
 			if !ok {

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/jsonerr"
 	"github.com/luxeval/lux/internal/re2"
 )
 
@@ -92,8 +92,8 @@ func decodeFile(p *lux.Problems, name string, data []byte, defaults map[lux.Inte
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var list []json.RawMessage
-		if err := json.Unmarshal(trimmed, &list); err != nil {
-			p.Add(prefix, "not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+		if err := json.Unmarshal(data, &list); err != nil {
+			p.Add(prefix, "not valid JSON: "+jsonerr.Describe(data, err))
 			return nil
 		}
 		return decodeRules(p, prefix, list, defaults)

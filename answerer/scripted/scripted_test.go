@@ -219,9 +219,13 @@ func TestFile(t *testing.T) {
 
 	broken := write("broken.json", `[{"answer":`)
 	_, err = scripted.Plugin().Parse(json.RawMessage(`{"file":` + quote(broken) + `}`))
-	if err == nil || !strings.Contains(err.Error(), "file("+broken+"): not valid JSON") {
+	if err == nil || !strings.Contains(err.Error(), "file("+broken+"): not valid JSON: unexpected end of JSON input") {
 		t.Errorf("broken file: %v", err)
 	}
+	// A syntax error is placed by line and column in the file as written.
+	typo := write("typo.json", "\n[\n  {\"answer\": x}\n]\n")
+	_, err = scripted.Plugin().Parse(json.RawMessage(`{"file":` + quote(typo) + `}`))
+	checkProblems(t, err, []string{`file(` + typo + `): not valid JSON: at line 3, column 14: invalid character 'x' looking for beginning of value`})
 }
 
 // The parsed config records the file's rules, so editing the file changes
