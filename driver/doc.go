@@ -13,9 +13,14 @@
 //     JSON-RPC requests); Answer writes a [lux.Answer] to stdin in the
 //     agent's format. [LuxJSONL] is the Protocol of the lux-jsonl line
 //     protocol, which any program can speak.
-//  2. Decode the driver's config with [lux.DecodeConfig], giving it the
-//     config's Validate: unknown fields, values of the wrong type and
-//     invalid values are reported all at once.
+//  2. Embed [ProcessConfig] in the driver's config (command, env,
+//     inheritEnv, idleTimeout, with the defaults of [CLIDefaults] or
+//     [LuxJSONLDefaults]), call its Validate from the config's, decode
+//     the config with [lux.DecodeConfig] giving it the config's Validate
+//     (unknown fields, values of the wrong type and invalid values are
+//     reported all at once), then fill in the defaults with
+//     [ProcessConfig.WithDefaults]. [Parser] turns the driver's Parse
+//     into a [lux.DriverPlugin]'s.
 //  3. In the driver config's Start, build the child's environment with
 //     [BuildEnv] (the host environment only when the config asks to
 //     inherit it), and call [StartSession] with a [ProcessSpec] (command,

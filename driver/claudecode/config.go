@@ -2,33 +2,43 @@ package claudecode
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
-// Defaults of Config.
-const (
-	DefaultCommand     = "claude"
-	DefaultIdleTimeout = 10 * time.Minute
-	// DefaultMaxInterrupts is how many interrupts a run may raise.
-	DefaultMaxInterrupts = 20
-	// InstallHint says how to install the CLI.
-	InstallHint = "npm install -g @anthropic-ai/claude-code"
-)
+// DefaultCommand is the CLI's executable when the config names none.
+const DefaultCommand = "claude"
+
+// InstallHint says how to install the CLI.
+const InstallHint = "npm install -g @anthropic-ai/claude-code"
+
+// processDefaults are the driver's defaults of driver.ProcessConfig: the
+// host environment inherited, an idle timeout of
+// driver.DefaultCLIIdleTimeout.
+var processDefaults = driver.CLIDefaults(DefaultCommand, map[string]string{
+	"CLAUDE_CONFIG_DIR": "each run gets its own config directory: put settings in the settings field and plugins in pluginDirs",
+})
 
 // Config configures the driver. Its zero value runs `claude` from PATH
 // with the CLI's own default model, effort and permission mode, in this
-// process's environment. ParseConfig fills in the defaults, so that a
-// config's hash in a run's provenance shows the values used.
+// process's environment. Parse fills in the defaults, so that a config's
+// hash in a run's provenance shows the values used.
 type Config struct {
-	// Command is the executable: a name looked up on PATH or a path.
-	// Default "claude".
-	Command string `json:"command,omitempty"`
+	// ProcessConfig is the command, env, inheritEnv and idleTimeout
+	// fields, as every process driver reads them, with the defaults of
+	// an agent CLI (see driver.CLIDefaults). Env sets variables over
+	// everything but the per-run CLAUDE_CONFIG_DIR; when InheritEnv is
+	// false the CLI gets only PATH (driver.DefaultPath), HOME (a
+	// directory of the run), the driver's per-run variables, BaseURL,
+	// the key of APIKeyEnv and Env. A silent shell command counts as
+	// idle.
+	driver.ProcessConfig
 	// Model is passed as --model: an alias (sonnet, opus, haiku) or a
 	// full model id. Empty leaves the CLI's default.
 	Model string `json:"model,omitempty"`
@@ -72,20 +82,8 @@ type Config struct {
 	// the CLI gets as ANTHROPIC_API_KEY, so that no key is written in a
 	// config. An unset or empty variable fails the run at start.
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
-	// Env sets variables of the CLI's environment, over everything but
-	// the per-run CLAUDE_CONFIG_DIR.
-	Env map[string]string `json:"env,omitempty"`
-	// InheritEnv passes this process's environment to the CLI; default
-	// true. When false the CLI gets only PATH (the system directories,
-	// driver.DefaultPath), HOME (a directory of the run), the driver's
-	// per-run variables, BaseURL, the key of APIKeyEnv and Env.
-	InheritEnv *bool `json:"inheritEnv,omitempty"`
-	// IdleTimeout ends the run when the CLI prints nothing for this long
-	// while no answer is outstanding (a silent shell command counts as
-	// idle). Default 10m.
-	IdleTimeout lux.Duration `json:"idleTimeout,omitempty"`
 	// MaxInterrupts ends the run when the CLI asks more than this many
-	// questions and approvals. Default 20.
+	// questions and approvals. Default driver.DefaultMaxInterrupts (20).
 	MaxInterrupts int `json:"maxInterrupts,omitempty"`
 }
 
@@ -111,42 +109,33 @@ var managedFlags = map[string]string{
 	"--agent": "agent", "--max-turns": "maxTurns",
 }
 
-// ParseConfig decodes and validates a config strictly (unknown fields and
+// Parse decodes and validates a config strictly (unknown fields and
 // every invalid value are reported together, each with its field path),
 // then fills in the defaults.
-func ParseConfig(raw json.RawMessage) (*Config, error) {
+func Parse(raw json.RawMessage) (*Config, error) {
 	c := &Config{}
 	if err := lux.DecodeConfig(raw, c, c.Validate); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("claudecode: %w", err)
 	}
-	c.setDefaults()
+	*c = c.withDefaults()
 	return c, nil
 }
 
-// setDefaults fills in the fields left at their zero value.
-func (c *Config) setDefaults() {
-	if c.Command == "" {
-		c.Command = DefaultCommand
-	}
-	if c.IdleTimeout == 0 {
-		c.IdleTimeout = lux.Duration(DefaultIdleTimeout)
-	}
+// withDefaults returns c with the fields left at their zero value set to
+// their defaults.
+func (c Config) withDefaults() Config {
+	c.ProcessConfig = c.ProcessConfig.WithDefaults(processDefaults)
 	if c.MaxInterrupts == 0 {
-		c.MaxInterrupts = DefaultMaxInterrupts
+		c.MaxInterrupts = driver.DefaultMaxInterrupts
 	}
-	if c.InheritEnv == nil {
-		yes := true
-		c.InheritEnv = &yes
-	}
+	return c
 }
 
 // Validate reports every problem of c at once, wrapping
 // lux.ErrInvalidConfig.
 func (c *Config) Validate() error {
 	var p lux.Problems
-	if c.Command != "" && strings.TrimSpace(c.Command) == "" {
-		p.AddFix("command", "is blank", `leave it out for "claude", or give the executable's name or path`)
-	}
+	c.ProcessConfig.Validate(&p, processDefaults)
 	if strings.ContainsAny(c.Model, " \t\r\n") {
 		p.AddFix("model", fmt.Sprintf("%q contains white space", c.Model), "give an alias such as sonnet or a model id such as claude-sonnet-4-5")
 	}
@@ -172,8 +161,11 @@ func (c *Config) Validate() error {
 		p.AddFix("settings", "is blank", "give the path of a settings file, or leave it out")
 	case inlineSettings(c.Settings):
 		var obj map[string]any
-		if err := json.Unmarshal([]byte(c.Settings), &obj); err != nil {
-			p.AddFix("settings", "is not a JSON object: "+strings.TrimPrefix(err.Error(), "json: "), "give a settings file's path, or a JSON object")
+		for _, e := range lux.ProblemsOf(lux.DecodeConfig(json.RawMessage(c.Settings), &obj)) {
+			var fe *lux.FieldError
+			if errors.As(e, &fe) {
+				p.AddFix(lux.JoinPath("settings", fe.Path), fe.Problem, "give a settings file's path, or a JSON object")
+			}
 		}
 	}
 	if c.Agent != "" && strings.TrimSpace(c.Agent) == "" {
@@ -203,70 +195,21 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.APIKeyEnv != "" {
-		if !validEnvName(c.APIKeyEnv) {
+		if !driver.ValidEnvName(c.APIKeyEnv) {
 			p.AddFix("apiKeyEnv", fmt.Sprintf("%q is not a variable name", c.APIKeyEnv), "name a variable of this process's environment, such as ANTHROPIC_API_KEY")
 		}
 		if _, set := c.Env["ANTHROPIC_API_KEY"]; set {
 			p.AddFix("env.ANTHROPIC_API_KEY", "is set as well as apiKeyEnv", "set one of them")
 		}
 	}
-	for _, k := range sortedKeys(c.Env) {
-		path := "env." + k
-		switch {
-		case !validEnvName(k):
-			p.AddFix(path, "is not a valid variable name", "use letters, digits and '_', not starting with a digit")
-		case k == "CLAUDE_CONFIG_DIR":
-			p.AddFix(path, "is set by the driver: each run gets its own config directory", "put settings in the settings field and plugins in pluginDirs")
-		case strings.ContainsRune(c.Env[k], 0):
-			p.AddFix(path, "contains a NUL byte", "remove it")
-		}
-	}
-	if c.IdleTimeout < 0 {
-		p.AddFix("idleTimeout", fmt.Sprintf("must not be negative, got %s", c.IdleTimeout), `leave it out for 10m, or give a duration such as "15m"`)
-	}
 	if c.MaxInterrupts < 0 {
-		p.AddFix("maxInterrupts", fmt.Sprintf("must not be negative, got %d", c.MaxInterrupts), "leave it out for 20")
+		p.AddFix("maxInterrupts", fmt.Sprintf("must not be negative, got %d", c.MaxInterrupts), fmt.Sprintf("leave it out for %d", driver.DefaultMaxInterrupts))
 	}
 	return p.Err(lux.ErrInvalidConfig)
 }
 
-// validEnvName reports whether name can be an environment variable.
-func validEnvName(name string) bool {
-	if name == "" || (name[0] >= '0' && name[0] <= '9') {
-		return false
-	}
-	for _, r := range name {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// inheritEnv reports whether the CLI gets this process's environment.
-func (c *Config) inheritEnv() bool { return c.InheritEnv == nil || *c.InheritEnv }
-
-func (c *Config) maxInterrupts() int {
-	if c.MaxInterrupts == 0 {
-		return DefaultMaxInterrupts
-	}
-	return c.MaxInterrupts
-}
-
 // command is the executable to run.
-func (c *Config) command() string {
-	if c.Command == "" {
-		return DefaultCommand
-	}
-	return c.Command
-}
-
-func (c *Config) idleTimeout() time.Duration {
-	if c.IdleTimeout == 0 {
-		return DefaultIdleTimeout
-	}
-	return c.IdleTimeout.D()
-}
+func (c *Config) command() string { return c.ProcessConfig.WithDefaults(processDefaults).Command }
 
 // Runtime declares the CLI the driver launches and what it can do: ask
 // questions, ask for approvals, report tool events, usage and cost.
@@ -292,20 +235,11 @@ func sortedKeys(m map[string]string) []string {
 // clone returns a deep copy of c.
 func (c *Config) clone() *Config {
 	out := *c
+	out.ProcessConfig = c.ProcessConfig.Clone()
 	out.AllowedTools = slices.Clone(c.AllowedTools)
 	out.DisallowedTools = slices.Clone(c.DisallowedTools)
 	out.PluginDirs = slices.Clone(c.PluginDirs)
 	out.AddDirs = slices.Clone(c.AddDirs)
 	out.ExtraArgs = slices.Clone(c.ExtraArgs)
-	if c.Env != nil {
-		out.Env = make(map[string]string, len(c.Env))
-		for k, v := range c.Env {
-			out.Env[k] = v
-		}
-	}
-	if c.InheritEnv != nil {
-		v := *c.InheritEnv
-		out.InheritEnv = &v
-	}
 	return &out
 }

@@ -19,12 +19,12 @@ import (
 )
 
 func TestParseConfigDefaults(t *testing.T) {
-	c, err := ParseConfig(json.RawMessage(`{"model": "sonnet"}`))
+	c, err := Parse(json.RawMessage(`{"model": "sonnet"}`))
 	require.NoError(t, err)
 	yes := true
 	want := &Config{
-		Command: "claude", Model: "sonnet", IdleTimeout: lux.Duration(10 * time.Minute),
-		MaxInterrupts: 20, InheritEnv: &yes,
+		ProcessConfig: driver.ProcessConfig{Command: "claude", IdleTimeout: lux.Duration(10 * time.Minute), InheritEnv: &yes},
+		Model:         "sonnet", MaxInterrupts: 20,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -55,12 +55,12 @@ func TestParseConfigProblems(t *testing.T) {
 			raw: `{"effort": "extreme", "permissionMode": "yolo", "maxTurns": -1, "maxInterrupts": -2,
 				"idleTimeout": "-1s", "allowedTools": ["Write", " "], "settings": "{not json"}`,
 			want: []string{
+				`idleTimeout: must not be negative, got -1s (leave it out for 10m, or give a duration such as "90s")`,
 				`effort: unknown effort "extreme" (use one of low, medium, high, xhigh, max)`,
 				`permissionMode: unknown permission mode "yolo" (use one of default, acceptEdits, auto, bypassPermissions, dontAsk, manual, plan)`,
 				"allowedTools[1]: is blank (remove it)",
-				"settings: is not a JSON object: invalid character 'n' looking for beginning of object key string (give a settings file's path, or a JSON object)",
+				"settings: not valid JSON at line 1, column 2: invalid character 'n' looking for beginning of object key string (give a settings file's path, or a JSON object)",
 				"maxTurns: must not be negative, got -1 (leave it out for no limit)",
-				`idleTimeout: must not be negative, got -1s (leave it out for 10m, or give a duration such as "15m")`,
 				"maxInterrupts: must not be negative, got -2 (leave it out for 20)",
 			},
 		},
@@ -77,17 +77,17 @@ func TestParseConfigProblems(t *testing.T) {
 			raw: `{"baseUrl": "127.0.0.1:8080", "apiKeyEnv": "MY KEY",
 				"env": {"CLAUDE_CONFIG_DIR": "/x", "ANTHROPIC_BASE_URL": "http://a", "ANTHROPIC_API_KEY": "k"}}`,
 			want: []string{
+				"env.CLAUDE_CONFIG_DIR: set by the driver (each run gets its own config directory: put settings in the settings field and plugins in pluginDirs)",
 				`baseUrl: "127.0.0.1:8080" is not an http or https URL (give a URL such as http://127.0.0.1:8080, or leave it out for the Anthropic API)`,
 				"env.ANTHROPIC_BASE_URL: is set as well as baseUrl (set one of them)",
 				`apiKeyEnv: "MY KEY" is not a variable name (name a variable of this process's environment, such as ANTHROPIC_API_KEY)`,
 				"env.ANTHROPIC_API_KEY: is set as well as apiKeyEnv (set one of them)",
-				"env.CLAUDE_CONFIG_DIR: is set by the driver: each run gets its own config directory (put settings in the settings field and plugins in pluginDirs)",
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig(json.RawMessage(tt.raw))
+			_, err := Parse(json.RawMessage(tt.raw))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, lux.ErrInvalidConfig)
 			var got []string
@@ -102,7 +102,7 @@ func TestParseConfigProblems(t *testing.T) {
 }
 
 func TestRuntime(t *testing.T) {
-	c, err := ParseConfig(json.RawMessage(`{"model": "claude-sonnet-4-5"}`))
+	c, err := Parse(json.RawMessage(`{"model": "claude-sonnet-4-5"}`))
 	require.NoError(t, err)
 	r := c.Runtime()
 	assert.Equal(t, []string{"claude"}, r.Commands)
@@ -141,8 +141,8 @@ func TestEnviron(t *testing.T) {
 	}{
 		{
 			name: "not inherited",
-			cfg: Config{InheritEnv: &no, PermissionMode: "bypassPermissions", BaseURL: "http://127.0.0.1:9",
-				APIKeyEnv: "LUX_TEST_CLAUDE_KEY", Env: map[string]string{"TMPDIR": "/mine", "EXTRA": "1"}},
+			cfg: Config{ProcessConfig: driver.ProcessConfig{InheritEnv: &no, Env: map[string]string{"TMPDIR": "/mine", "EXTRA": "1"}},
+				PermissionMode: "bypassPermissions", BaseURL: "http://127.0.0.1:9", APIKeyEnv: "LUX_TEST_CLAUDE_KEY"},
 			want: map[string]string{
 				"PATH": driver.DefaultPath, "HOME": d.home, "CLAUDE_CONFIG_DIR": d.config, "TMPDIR": "/mine",
 				"IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-secret",
@@ -157,7 +157,7 @@ func TestEnviron(t *testing.T) {
 		},
 		{
 			name:   "sandbox only for bypassPermissions",
-			cfg:    Config{InheritEnv: &no, PermissionMode: "acceptEdits"},
+			cfg:    Config{ProcessConfig: driver.ProcessConfig{InheritEnv: &no}, PermissionMode: "acceptEdits"},
 			want:   map[string]string{"CLAUDE_CONFIG_DIR": d.config},
 			absent: []string{"IS_SANDBOX", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"},
 		},
@@ -183,13 +183,13 @@ func TestEnviron(t *testing.T) {
 }
 
 func TestPrepare(t *testing.T) {
-	c, err := ParseConfig(json.RawMessage(`{"env": {"A": "1"}}`))
+	c, err := Parse(json.RawMessage(`{"env": {"A": "1"}}`))
 	require.NoError(t, err)
 	p, err := Prepare(c)
 	require.NoError(t, err)
 	pc := p.(*Config)
-	assert.False(t, pc.inheritEnv())
-	assert.True(t, c.inheritEnv(), "the original config changed")
+	assert.False(t, *pc.InheritEnv)
+	assert.True(t, *c.InheritEnv, "the original config changed")
 	pc.Env["A"] = "2"
 	assert.Equal(t, "1", c.Env["A"], "the prepared config shares the original's env")
 }
@@ -206,7 +206,7 @@ func TestIdentity(t *testing.T) {
 	write("settings.json", `{"model": "opus"}`)
 	write("plugin/skills/a.md", "one")
 
-	c := &Config{Command: exe, Settings: "settings.json", PluginDirs: []string{"plugin"}}
+	c := &Config{ProcessConfig: driver.ProcessConfig{Command: exe}, Settings: "settings.json", PluginDirs: []string{"plugin"}}
 	identity := func() *Identity {
 		t.Helper()
 		v, err := IdentityOf(context.Background(), c, root)
@@ -228,13 +228,13 @@ func TestIdentity(t *testing.T) {
 	write("settings.json", `{"model": "haiku"}`)
 	assert.NotEqual(t, second.Settings.SHA256, identity().Settings.SHA256, "a settings change did not change the identity")
 
-	_, err := IdentityOf(context.Background(), &Config{Command: filepath.Join(root, "missing")}, root)
+	_, err := IdentityOf(context.Background(), &Config{ProcessConfig: driver.ProcessConfig{Command: filepath.Join(root, "missing")}}, root)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), InstallHint)
 }
 
 func TestStartMissingCommand(t *testing.T) {
-	c := &Config{Command: "lux-no-such-claude"}
+	c := &Config{ProcessConfig: driver.ProcessConfig{Command: "lux-no-such-claude"}}
 	_, err := c.Start(context.Background(), lux.StartInfo{Prompt: "hi", RunDir: t.TempDir(), Workspace: t.TempDir()})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "lux-no-such-claude is not installed")
@@ -244,7 +244,7 @@ func TestStartMissingCommand(t *testing.T) {
 func TestStartMissingPaths(t *testing.T) {
 	exe := filepath.Join(t.TempDir(), "claude")
 	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
-	c := &Config{Command: exe, PluginDirs: []string{"/lux/no/such/plugin"}, Settings: "/lux/no/such/settings.json"}
+	c := &Config{ProcessConfig: driver.ProcessConfig{Command: exe}, PluginDirs: []string{"/lux/no/such/plugin"}, Settings: "/lux/no/such/settings.json"}
 	_, err := c.Start(context.Background(), lux.StartInfo{Prompt: "hi", RunDir: t.TempDir(), Workspace: t.TempDir()})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "pluginDirs[0]") && strings.Contains(err.Error(), "settings"), err.Error())

@@ -32,7 +32,7 @@ func Example() {
 	// capabilities: [ask approve tool-events usage cost]
 	// model: claude-sonnet-4-5
 	// install: npm install -g @anthropic-ai/claude-code
-	// lux: invalid config:
+	// claudecode: lux: invalid config:
 	//   - permissionMode: unknown permission mode "yolo" (use one of default, acceptEdits, auto, bypassPermissions, dontAsk, manual, plan)
 	//   - extraArgs[0]: --model is set by the config (use the "model" field instead)
 }

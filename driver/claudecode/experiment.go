@@ -48,8 +48,7 @@ func Prepare(cfg lux.DriverConfig) (lux.DriverConfig, error) {
 		return nil, fmt.Errorf("claudecode: prepare: config is %T, not *claudecode.Config", cfg)
 	}
 	out := c.clone()
-	no := false
-	out.InheritEnv = &no
+	out.ProcessConfig = out.Controlled()
 	return out, nil
 }
 

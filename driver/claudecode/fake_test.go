@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/proc"
@@ -76,7 +77,7 @@ func TestIdleTimeoutStopsTheProcessTree(t *testing.T) {
 	// idle clock runs on a manual clock, advanced once the CLI is ready.
 	exe := fakeCLI(t, "echo '"+initLine+"'\nsleep 300 &\nwait\n")
 	idle := 2 * time.Second
-	last, pid, _ := runFakeClocked(t, &claudecode.Config{Command: exe, IdleTimeout: lux.Duration(idle)}, &clock.Manual{}, idle)
+	last, pid, _ := runFakeClocked(t, &claudecode.Config{ProcessConfig: driver.ProcessConfig{Command: exe, IdleTimeout: lux.Duration(idle)}}, &clock.Manual{}, idle)
 	require.Equal(t, lux.EventError, last.Type)
 	assert.Equal(t, lux.ExitIdleTimeout, last.Error.ExitReason, last.Error.Reason)
 	assert.Equal(t, "no event for 2s", last.Error.Reason)
@@ -86,7 +87,7 @@ func TestIdleTimeoutStopsTheProcessTree(t *testing.T) {
 func TestExitWithoutResult(t *testing.T) {
 	t.Parallel()
 	exe := fakeCLI(t, "echo '"+initLine+"'\necho \"error: option '--permission-mode <mode>' argument 'x' is invalid.\" >&2\nexit 1\n")
-	last, _, stderr := runFake(t, &claudecode.Config{Command: exe})
+	last, _, stderr := runFake(t, &claudecode.Config{ProcessConfig: driver.ProcessConfig{Command: exe}})
 	require.Equal(t, lux.EventError, last.Type)
 	assert.Equal(t, lux.ExitError, last.Error.ExitReason)
 	assert.Equal(t, "claude exited with code 1: error: option '--permission-mode <mode>' argument 'x' is invalid.", last.Error.Reason)
@@ -102,7 +103,7 @@ echo '`+initLine+`'
 echo '{"type":"result","subtype":"success","is_error":false,"result":"ok","num_turns":1,"total_cost_usd":0.5}'
 read rest
 `)
-	last, _, _ := runFake(t, &claudecode.Config{Command: exe})
+	last, _, _ := runFake(t, &claudecode.Config{ProcessConfig: driver.ProcessConfig{Command: exe}})
 	require.Equal(t, lux.EventDone, last.Type)
 	assert.Nil(t, last.Done.Usage, "no usage was reported")
 	require.NotNil(t, last.Done.CostUSD)

@@ -91,7 +91,7 @@ func makeRunDirs(runDir string) (runDirs, error) {
 // API settings, then Env, then the run's config directory.
 func (c *Config) environ(d runDirs) ([]string, error) {
 	base := map[string]string{}
-	if !c.inheritEnv() {
+	if !c.Inherits(processDefaults) {
 		base["PATH"] = driver.DefaultPath
 		base["HOME"] = d.home
 	}
@@ -116,7 +116,7 @@ func (c *Config) environ(d runDirs) ([]string, error) {
 		}
 		api["ANTHROPIC_API_KEY"] = key
 	}
-	return driver.BuildEnv(c.inheritEnv(), base, hermetic, api, c.Env, map[string]string{"CLAUDE_CONFIG_DIR": d.config}), nil
+	return driver.BuildEnv(c.Inherits(processDefaults), base, hermetic, api, c.Env, map[string]string{"CLAUDE_CONFIG_DIR": d.config}), nil
 }
 
 // resolvedPaths are the config's paths made absolute.

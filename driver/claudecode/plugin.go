@@ -1,9 +1,8 @@
 package claudecode
 
 import (
-	"encoding/json"
-
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // Name is the driver's name in a registry.
@@ -18,13 +17,7 @@ func Plugin() *lux.DriverPlugin {
 		Doc: "Runs Anthropic's Claude Code CLI (claude) headless with stream-json input and output, " +
 			"in an isolated config and temp directory per run; questions (AskUserQuestion) and " +
 			"permission requests become interrupts answered by the case's answerer.",
-		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
-			c, err := ParseConfig(raw)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Parse: driver.Parser(Parse),
 		Experiment: &lux.DriverExperiment{
 			Version:  ExperimentVersion,
 			Prepare:  Prepare,

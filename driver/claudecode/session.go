@@ -48,6 +48,8 @@ func (pr *protocol) Answer(ctx context.Context, in lux.Interrupt, a lux.Answer, 
 // directories are made under info.RunDir (a temporary directory when it
 // is empty).
 func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
+	withDefaults := c.withDefaults() // a Config made in Go need not be parsed
+	c = &withDefaults
 	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, c.command()))
 	if err != nil {
 		return nil, fmt.Errorf("claudecode: %s is not installed or not executable (%v); install it with: %s", c.command(), err, InstallHint)
@@ -95,8 +97,8 @@ func (c *Config) launch(ctx context.Context, s *session, runDir, path string, pa
 		},
 		Protocol:      &protocol{p: newParser()},
 		Workspace:     info.Workspace,
-		IdleTimeout:   c.idleTimeout(),
-		MaxInterrupts: c.maxInterrupts(),
+		IdleTimeout:   c.IdleTimeout.D(),
+		MaxInterrupts: c.MaxInterrupts,
 		Input:         append(userMessage(info.Prompt), '\n'),
 		OnExit:        onExit,
 		// Stream events are activity too: a long answer being written

@@ -67,7 +67,7 @@ func parse(t *testing.T, cfg map[string]any) *codex.Config {
 	t.Helper()
 	raw, err := json.Marshal(cfg)
 	require.NoError(t, err)
-	c, err := codex.ParseConfig(raw)
+	c, err := codex.Parse(raw)
 	require.NoError(t, err)
 	return c
 }

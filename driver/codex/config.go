@@ -7,9 +7,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // Mode is how the driver runs the CLI.
@@ -28,16 +28,21 @@ const (
 
 // Defaults of the config fields.
 const (
-	DefaultCommand       = "codex"
-	DefaultMode          = ModeExec
-	DefaultModel         = "gpt-5.5"
-	DefaultSandbox       = "workspace-write"
-	DefaultProviderID    = "lux"
-	DefaultIdleTimeout   = 10 * time.Minute
-	DefaultMaxInterrupts = 20
+	DefaultCommand    = "codex"
+	DefaultMode       = ModeExec
+	DefaultModel      = "gpt-5.5"
+	DefaultSandbox    = "workspace-write"
+	DefaultProviderID = "lux"
 	// InstallHint tells a user how to install the CLI.
 	InstallHint = "npm install -g @openai/codex"
 )
+
+// processDefaults are the driver's defaults of driver.ProcessConfig: the
+// host environment inherited, an idle timeout of
+// driver.DefaultCLIIdleTimeout.
+var processDefaults = driver.CLIDefaults(DefaultCommand, map[string]string{
+	"CODEX_HOME": "each run gets its own CODEX_HOME in the run directory; use authFile to bring credentials",
+})
 
 // The values the CLI accepts.
 var (
@@ -50,9 +55,14 @@ var (
 // its default; Parse fills the defaults in, so a parsed config shows every
 // setting that shaped the run.
 type Config struct {
-	// Command is the executable to run, a name looked up in PATH or a
-	// path. Default "codex".
-	Command string `json:"command,omitempty"`
+	// ProcessConfig is the command, env, inheritEnv and idleTimeout
+	// fields, as every process driver reads them, with the defaults of
+	// an agent CLI (see driver.CLIDefaults). When InheritEnv is false the
+	// agent gets none of the host's environment but the variable named
+	// by provider.envKey, so that the key need not be written in a
+	// config: PATH is driver.DefaultPath, HOME is the run's CODEX_HOME,
+	// and Env adds the rest.
+	driver.ProcessConfig
 	// Mode is "exec" (default) or "app-server"; see the package
 	// documentation for what each can do.
 	Mode Mode `json:"mode,omitempty"`
@@ -80,14 +90,6 @@ type Config struct {
 	Overrides map[string]any `json:"config,omitempty"`
 	// ExtraArgs are appended to the command line.
 	ExtraArgs []string `json:"extraArgs,omitempty"`
-	// Env adds to (or replaces in) the agent's environment.
-	Env map[string]string `json:"env,omitempty"`
-	// InheritEnv passes the host's environment to the agent; default true.
-	// When false the agent gets none of it but the variable named by
-	// provider.envKey, so that the key need not be written in a config:
-	// PATH is driver.DefaultPath, HOME is the run's CODEX_HOME, and Env
-	// adds the rest.
-	InheritEnv *bool `json:"inheritEnv,omitempty"`
 	// AuthFile is a Codex auth.json to copy into the run's CODEX_HOME, for
 	// the built-in OpenAI provider with a ChatGPT login.
 	AuthFile string `json:"authFile,omitempty"`
@@ -96,11 +98,9 @@ type Config struct {
 	// snapshots (which hold the agent's environment, keys included); by
 	// default only its config.toml is kept.
 	KeepHome bool `json:"keepHome,omitempty"`
-	// IdleTimeout ends the run when the CLI prints nothing for this long
-	// while no answer is outstanding. Default 10m.
-	IdleTimeout lux.Duration `json:"idleTimeout,omitempty"`
 	// MaxInterrupts is how many questions and approval requests a run may
-	// raise before it fails with max-interactions (app-server). Default 20.
+	// raise before it fails with max-interactions (app-server). Default
+	// driver.DefaultMaxInterrupts (20).
 	MaxInterrupts int `json:"maxInterrupts,omitempty"`
 }
 
@@ -127,7 +127,6 @@ type Provider struct {
 
 var (
 	bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// reservedProviders are the CLI's built-in provider ids, which a
 	// config cannot redefine.
 	reservedProviders = []string{"openai", "ollama", "lmstudio", "oss"}
@@ -148,22 +147,22 @@ var (
 	}
 )
 
-// ParseConfig decodes a JSON config strictly, fills in the defaults and
-// validates it. Every problem is reported at once with its field path;
-// the error wraps lux.ErrInvalidConfig.
-func ParseConfig(raw json.RawMessage) (*Config, error) {
+// Parse decodes a JSON config strictly, validates it and fills in the
+// defaults. Every problem is reported at once with its field path; the
+// error wraps lux.ErrInvalidConfig.
+func Parse(raw json.RawMessage) (*Config, error) {
 	c := &Config{}
-	if err := lux.DecodeConfig(raw, c, c.normalize); err != nil {
-		return nil, err
+	if err := lux.DecodeConfig(raw, c, c.Validate); err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
 	}
+	*c = c.withDefaults()
 	return c, nil
 }
 
-// normalize fills in the defaults and validates c.
-func (c *Config) normalize() error {
-	if c.Command == "" {
-		c.Command = DefaultCommand
-	}
+// withDefaults returns c with every field left out set to its default.
+// Provider is copied when it gets a default ID.
+func (c Config) withDefaults() Config {
+	c.ProcessConfig = c.ProcessConfig.WithDefaults(processDefaults)
 	if c.Mode == "" {
 		c.Mode = DefaultMode
 	}
@@ -179,27 +178,27 @@ func (c *Config) normalize() error {
 			c.ApprovalPolicy = "on-request"
 		}
 	}
-	if c.InheritEnv == nil {
-		yes := true
-		c.InheritEnv = &yes
-	}
-	if c.IdleTimeout == 0 {
-		c.IdleTimeout = lux.Duration(DefaultIdleTimeout)
-	}
 	if c.MaxInterrupts == 0 {
-		c.MaxInterrupts = DefaultMaxInterrupts
+		c.MaxInterrupts = driver.DefaultMaxInterrupts
 	}
 	if c.Provider != nil && c.Provider.ID == "" {
-		c.Provider.ID = DefaultProviderID
+		pr := *c.Provider
+		pr.ID = DefaultProviderID
+		c.Provider = &pr
 	}
-	return c.validate()
+	return c
+}
+
+// Validate reports every problem of c, with its defaults filled in, at
+// once, wrapping lux.ErrInvalidConfig.
+func (c *Config) Validate() error {
+	d := c.withDefaults()
+	return d.validate()
 }
 
 func (c *Config) validate() error {
 	var p lux.Problems
-	if strings.TrimSpace(c.Command) == "" {
-		p.AddFix("command", "blank", `name the codex executable, e.g. "codex"`)
-	}
+	c.ProcessConfig.Validate(&p, processDefaults)
 	if c.Mode != ModeExec && c.Mode != ModeAppServer {
 		p.AddFix("mode", fmt.Sprintf("unknown mode %q", c.Mode), `use "exec" or "app-server"`)
 	}
@@ -238,19 +237,8 @@ func (c *Config) validate() error {
 				"use the config's own fields (model, sandbox, mode) instead")
 		}
 	}
-	for _, k := range sortedKeys(c.Env) {
-		switch {
-		case !envName.MatchString(k):
-			p.AddFix(lux.JoinPath("env", k), "not an environment variable name", "use letters, digits and '_', not starting with a digit")
-		case k == "CODEX_HOME":
-			p.AddFix("env.CODEX_HOME", "set by the driver", "each run gets its own CODEX_HOME in the run directory; use authFile to bring credentials")
-		}
-	}
-	if c.IdleTimeout < 0 {
-		p.AddFix("idleTimeout", fmt.Sprintf("negative (%s)", c.IdleTimeout), `use a duration such as "10m"`)
-	}
 	if c.MaxInterrupts < 0 {
-		p.AddFix("maxInterrupts", fmt.Sprintf("negative (%d)", c.MaxInterrupts), "leave it out for 20")
+		p.AddFix("maxInterrupts", fmt.Sprintf("negative (%d)", c.MaxInterrupts), fmt.Sprintf("leave it out for %d", driver.DefaultMaxInterrupts))
 	}
 	return p.Err(lux.ErrInvalidConfig)
 }
@@ -267,7 +255,7 @@ func (pr *Provider) validate(p *lux.Problems) {
 	} else if u, err := url.Parse(pr.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		p.AddFix("provider.baseURL", fmt.Sprintf("%q is not an http(s) URL", pr.BaseURL), `e.g. "http://127.0.0.1:8080/v1"`)
 	}
-	if pr.EnvKey != "" && !envName.MatchString(pr.EnvKey) {
+	if pr.EnvKey != "" && !driver.ValidEnvName(pr.EnvKey) {
 		p.AddFix("provider.envKey", fmt.Sprintf("%q is not an environment variable name", pr.EnvKey), `e.g. "OPENAI_API_KEY"`)
 	}
 	if pr.RequestMaxRetries != nil && *pr.RequestMaxRetries < 0 {
@@ -303,8 +291,6 @@ func (c *Config) Runtime() lux.Runtime {
 		InstallHint:  InstallHint,
 	}
 }
-
-func (c *Config) inheritEnv() bool { return c.InheritEnv == nil || *c.InheritEnv }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -11,21 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 	"github.com/luxeval/lux/internal/golden"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
-	c, err := ParseConfig(nil)
+	c, err := Parse(nil)
 	require.NoError(t, err)
 	yes := true
 	want := &Config{
-		Command: "codex", Mode: ModeExec, Model: "gpt-5.5", Sandbox: "workspace-write", ApprovalPolicy: "never",
-		InheritEnv: &yes, IdleTimeout: lux.Duration(10 * time.Minute), MaxInterrupts: 20,
+		ProcessConfig: driver.ProcessConfig{Command: "codex", InheritEnv: &yes, IdleTimeout: lux.Duration(10 * time.Minute)},
+		Mode:          ModeExec, Model: "gpt-5.5", Sandbox: "workspace-write", ApprovalPolicy: "never", MaxInterrupts: 20,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
-	app, err := ParseConfig(json.RawMessage(`{"mode":"app-server","provider":{"baseURL":"http://127.0.0.1:1/v1"}}`))
+	app, err := Parse(json.RawMessage(`{"mode":"app-server","provider":{"baseURL":"http://127.0.0.1:1/v1"}}`))
 	require.NoError(t, err)
 	assert.Equal(t, "on-request", app.ApprovalPolicy)
 	assert.Equal(t, "lux", app.Provider.ID)
@@ -49,6 +50,9 @@ func TestParseConfigProblems(t *testing.T) {
 				"config":{"model":"o3","a b":1,"features.x":null,"ok.key":[1,"two",{"k":true}]},
 				"env":{"CODEX_HOME":"/tmp/x","bad-name":"v"},"idleTimeout":"-1s","maxInterrupts":-2}`,
 			want: []string{
+				`env.CODEX_HOME: set by the driver (each run gets its own CODEX_HOME in the run directory; use authFile to bring credentials)`,
+				`env.bad-name: not a valid variable name (use letters, digits and '_', not starting with a digit)`,
+				`idleTimeout: must not be negative, got -1s (leave it out for 10m, or give a duration such as "90s")`,
 				`mode: unknown mode "tui" (use "exec" or "app-server")`,
 				`sandbox: unknown value "none" (use one of: read-only, workspace-write, danger-full-access)`,
 				`approvalPolicy: unknown value "always" (use one of: untrusted, on-request, never)`,
@@ -60,9 +64,6 @@ func TestParseConfigProblems(t *testing.T) {
 				`config.a b: not a config key (use a dotted path such as "shell_environment_policy.inherit")`,
 				`config.features.x: null has no TOML form (use a string, number, boolean, list or object)`,
 				`config.model: set by the driver (use the "model" field instead)`,
-				`env.CODEX_HOME: set by the driver (each run gets its own CODEX_HOME in the run directory; use authFile to bring credentials)`,
-				`env.bad-name: not an environment variable name (use letters, digits and '_', not starting with a digit)`,
-				`idleTimeout: negative (-1s) (use a duration such as "10m")`,
 				`maxInterrupts: negative (-2) (leave it out for 20)`,
 			},
 		},
@@ -87,7 +88,7 @@ func TestParseConfigProblems(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseConfig(json.RawMessage(tc.raw))
+			_, err := Parse(json.RawMessage(tc.raw))
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, lux.ErrInvalidConfig))
 			var got []string
@@ -112,7 +113,7 @@ func TestRuntimeCapabilities(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.raw, func(t *testing.T) {
-			c, err := ParseConfig(json.RawMessage(tc.raw))
+			c, err := Parse(json.RawMessage(tc.raw))
 			require.NoError(t, err)
 			rt := c.Runtime()
 			assert.Equal(t, tc.want, rt.Capabilities)
@@ -124,7 +125,7 @@ func TestRuntimeCapabilities(t *testing.T) {
 }
 
 func TestLaunchFiles(t *testing.T) {
-	c, err := ParseConfig(json.RawMessage(`{"mode":"app-server","reasoningEffort":"low",
+	c, err := Parse(json.RawMessage(`{"mode":"app-server","reasoningEffort":"low",
 		"provider":{"baseURL":"http://127.0.0.1:9/v1","envKey":"FAKE_KEY","requestMaxRetries":0,"streamMaxRetries":1},
 		"config":{"shell_environment_policy.inherit":"all","tools":{"web_search":false},"n":1.5},"extraArgs":["--enable","x"]}`))
 	require.NoError(t, err)
@@ -132,7 +133,7 @@ func TestLaunchFiles(t *testing.T) {
 	assert.Equal(t, []string{"app-server", "-c", "n=1.5", "-c", `shell_environment_policy.inherit="all"`,
 		"-c", "tools={web_search = false}", "--enable", "x"}, c.args("hi"))
 
-	e, err := ParseConfig(json.RawMessage(`{"extraArgs":["--add-dir","/x"]}`))
+	e, err := Parse(json.RawMessage(`{"extraArgs":["--add-dir","/x"]}`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
 		"--add-dir", "/x", "--", "-v is a prompt"}, e.args("-v is a prompt"))

@@ -89,7 +89,7 @@ func (c *Config) args(prompt string) []string {
 // config's env, then the run's CODEX_HOME.
 func (c *Config) environ(runDir, workspace, codexHome string) []string {
 	base := map[string]string{"NO_COLOR": "1"}
-	if !c.inheritEnv() {
+	if !c.Inherits(processDefaults) {
 		base["PATH"] = driver.DefaultPath
 		base["HOME"] = codexHome
 		if c.Provider != nil && c.Provider.EnvKey != "" {
@@ -99,7 +99,7 @@ func (c *Config) environ(runDir, workspace, codexHome string) []string {
 		}
 	}
 	luxVars := map[string]string{"LUX_RUN_DIR": runDir, "LUX_WORKSPACE": workspace}
-	return driver.BuildEnv(c.inheritEnv(), base, luxVars, c.Env, map[string]string{"CODEX_HOME": codexHome})
+	return driver.BuildEnv(c.Inherits(processDefaults), base, luxVars, c.Env, map[string]string{"CODEX_HOME": codexHome})
 }
 
 // checkEnv reports a provider key variable missing from the agent's
@@ -110,7 +110,7 @@ func (c *Config) checkEnv(env []string) error {
 	}
 	if v, ok := driver.LookupEnv(env, c.Provider.EnvKey); !ok || v == "" {
 		where := "the host environment"
-		if !c.inheritEnv() {
+		if !c.Inherits(processDefaults) {
 			where = "env (the host environment is not inherited) or, to keep the key out of the config, in this process's environment"
 		}
 		return fmt.Errorf("codex: provider.envKey %s is not set: set it in %s", c.Provider.EnvKey, where)

@@ -24,13 +24,7 @@ func Plugin() *lux.DriverPlugin {
 		Doc: "Runs OpenAI's Codex CLI: `codex exec --json` for one-shot runs (mode \"exec\", the default), " +
 			"or `codex app-server` over JSON-RPC when questions and approvals must be answered (mode \"app-server\"). " +
 			"Each run gets its own CODEX_HOME in the run directory. Install: " + InstallHint,
-		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
-			c, err := ParseConfig(raw)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Parse: driver.Parser(Parse),
 		Experiment: &lux.DriverExperiment{
 			Version:  ExperimentVersion,
 			Prepare:  prepare,
@@ -47,11 +41,11 @@ func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
 		return nil, fmt.Errorf("codex: prepare: not a codex config (%T)", dc)
 	}
 	out := c.clone()
-	no := false
-	out.InheritEnv = &no
-	if err := out.normalize(); err != nil {
-		return nil, err
+	out.ProcessConfig = out.Controlled()
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("codex: prepare: %w", err)
 	}
+	*out = out.withDefaults()
 	return out, nil
 }
 
@@ -115,7 +109,7 @@ func (c *Config) settings() any {
 		"config":          c.Overrides,
 		"extraArgs":       c.ExtraArgs,
 		"env":             c.Env,
-		"inheritEnv":      c.inheritEnv(),
+		"inheritEnv":      c.Inherits(processDefaults),
 		"homeConfig":      c.homeConfig(),
 	}
 }

@@ -30,7 +30,7 @@ func TestStartErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := ParseConfig(json.RawMessage(tc.cfg))
+			c, err := Parse(json.RawMessage(tc.cfg))
 			require.NoError(t, err)
 			dir := t.TempDir()
 			ws := filepath.Join(dir, "artifacts")
@@ -51,13 +51,13 @@ func TestStartErrors(t *testing.T) {
 
 func TestEnviron(t *testing.T) {
 	t.Setenv("LUX_TEST_HOST_VAR", "host")
-	c, err := ParseConfig(json.RawMessage(`{"inheritEnv":false,"env":{"FOO":"bar","PATH":"/opt/bin"}}`))
+	c, err := Parse(json.RawMessage(`{"inheritEnv":false,"env":{"FOO":"bar","PATH":"/opt/bin"}}`))
 	require.NoError(t, err)
 	env := c.environ("/r", "/r/artifacts", "/r/codex-home")
 	assert.Equal(t, []string{"CODEX_HOME=/r/codex-home", "FOO=bar", "HOME=/r/codex-home", "LUX_RUN_DIR=/r",
 		"LUX_WORKSPACE=/r/artifacts", "NO_COLOR=1", "PATH=/opt/bin"}, env)
 
-	c, err = ParseConfig(nil)
+	c, err = Parse(nil)
 	require.NoError(t, err)
 	env = c.environ("/r", "/r/artifacts", "/r/codex-home")
 	assert.Contains(t, env, "LUX_TEST_HOST_VAR=host")

@@ -3,9 +3,6 @@ package cursor
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,10 +14,14 @@ import (
 const (
 	DefaultCommand      = "cursor-agent"
 	DefaultModel        = "auto"
-	DefaultIdleTimeout  = 10 * time.Minute
 	DefaultResultGrace  = 3 * time.Second
 	DefaultMaxLineBytes = 32 << 20
 )
+
+// processDefaults are the driver's defaults of driver.ProcessConfig: the
+// host environment inherited, an idle timeout of
+// driver.DefaultCLIIdleTimeout.
+var processDefaults = driver.CLIDefaults(DefaultCommand, nil)
 
 // InstallHint is how to install the CLI (Linux, macOS, WSL). It installs
 // cursor-agent (and agent) into ~/.local/bin, which must be on PATH.
@@ -42,9 +43,15 @@ const (
 // its default. In JSON the field names are the json tags below; unknown
 // fields are errors.
 type Config struct {
-	// Command is the CLI: a name looked up in PATH, or a path.
-	// Default "cursor-agent" (the installer also provides it as "agent").
-	Command string `json:"command,omitempty"`
+	// ProcessConfig is the command, env, inheritEnv and idleTimeout
+	// fields, as every process driver reads them, with the defaults of
+	// an agent CLI (see driver.CLIDefaults); the installer also provides
+	// the CLI as "agent". When InheritEnv is false the CLI gets only PATH
+	// (the system directories), HOME and Env, so a login stored under
+	// HOME still works; see APIKeyEnv. The CLI has no heartbeat and a
+	// tool call is silent until it completes, so keep IdleTimeout
+	// generous.
+	driver.ProcessConfig
 	// Model is passed as --model. Default "auto", which every plan may
 	// use. It is always passed: without it the CLI silently uses the model
 	// last chosen interactively.
@@ -73,21 +80,11 @@ type Config struct {
 	// ExtraArgs are passed after the driver's flags and before the prompt.
 	// Flags the driver sets itself are refused here.
 	ExtraArgs []string `json:"extraArgs,omitempty"`
-	// Env is added to the CLI's environment.
-	Env map[string]string `json:"env,omitempty"`
-	// InheritEnv passes this process's environment to the CLI; default
-	// true. When false the CLI gets only PATH (the system directories),
-	// HOME and Env, so a login stored under HOME still works; see APIKeyEnv.
-	InheritEnv *bool `json:"inheritEnv,omitempty"`
 	// APIKeyEnv names an environment variable of this process whose value
 	// the CLI gets as CURSOR_API_KEY, so that no key is written in a
 	// config. An unset or empty variable fails the run at start. An empty
 	// CURSOR_API_KEY is never passed: the CLI would call it invalid.
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
-	// IdleTimeout ends the run with exit reason idle-timeout when the CLI
-	// prints nothing for this long. The CLI has no heartbeat and a tool
-	// call is silent until it completes, so keep it generous. Default 10m.
-	IdleTimeout lux.Duration `json:"idleTimeout,omitempty"`
 	// ResultGrace is how long the CLI may take to exit by itself after its
 	// result line before its process group is stopped: some versions never
 	// exit. Default 3s.
@@ -132,25 +129,14 @@ var reserved = []struct {
 	{[]string{"--"}, "the driver puts the prompt after its own --"},
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // withDefaults returns c with every zero field set to its default.
 func (c Config) withDefaults() Config {
-	if c.Command == "" {
-		c.Command = DefaultCommand
-	}
+	c.ProcessConfig = c.ProcessConfig.WithDefaults(processDefaults)
 	if c.Model == "" {
 		c.Model = DefaultModel
 	}
 	if c.Approval == "" {
 		c.Approval = ApprovalForce
-	}
-	if c.InheritEnv == nil {
-		t := true
-		c.InheritEnv = &t
-	}
-	if c.IdleTimeout == 0 {
-		c.IdleTimeout = lux.Duration(DefaultIdleTimeout)
 	}
 	if c.ResultGrace == 0 {
 		c.ResultGrace = lux.Duration(DefaultResultGrace)
@@ -169,11 +155,9 @@ func (c Config) withDefaults() Config {
 
 // Validate returns every problem with c, each with its field path and how
 // to fix it, wrapping lux.ErrInvalidConfig; nil when c is usable.
-func (c Config) Validate() error {
+func (c *Config) Validate() error {
 	var p lux.Problems
-	if strings.TrimSpace(c.Command) != c.Command {
-		p.AddFix("command", "has leading or trailing spaces", "write the executable alone, with its arguments in extraArgs")
-	}
+	c.ProcessConfig.Validate(&p, processDefaults)
 	switch c.Approval {
 	case "", ApprovalForce, ApprovalReject:
 	default:
@@ -199,19 +183,11 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	for _, k := range sortedKeys(c.Env) {
-		if !envName.MatchString(k) {
-			p.AddFix(lux.JoinPath("env", k), "not a valid environment variable name", "use letters, digits and underscores, not starting with a digit")
-		}
-		if k == "CURSOR_API_KEY" && c.APIKeyEnv != "" {
-			p.AddFix("env.CURSOR_API_KEY", "conflicts with apiKeyEnv", "set one of them")
-		}
+	if _, set := c.Env["CURSOR_API_KEY"]; set && c.APIKeyEnv != "" {
+		p.AddFix("env.CURSOR_API_KEY", "conflicts with apiKeyEnv", "set one of them")
 	}
-	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
+	if c.APIKeyEnv != "" && !driver.ValidEnvName(c.APIKeyEnv) {
 		p.AddFix("apiKeyEnv", fmt.Sprintf("%q is not an environment variable name", c.APIKeyEnv), "name the variable that holds the key, e.g. \"CURSOR_API_KEY\"")
-	}
-	if c.IdleTimeout < 0 {
-		p.AddFix("idleTimeout", "must not be negative", `use a duration such as "10m"`)
 	}
 	if c.ResultGrace < 0 {
 		p.AddFix("resultGrace", "must not be negative", `use a duration such as "3s"`)
@@ -228,28 +204,21 @@ func (c Config) Validate() error {
 	return p.Err(lux.ErrInvalidConfig)
 }
 
-// Parse decodes a cursor driver config strictly and validates it.
-func Parse(raw json.RawMessage) (lux.DriverConfig, error) {
-	var c Config
-	if err := lux.DecodeConfig(raw, &c, func() error { return c.Validate() }); err != nil {
+// Parse decodes a cursor driver config strictly, validates it and fills
+// in the defaults.
+func Parse(raw json.RawMessage) (*Config, error) {
+	c := &Config{}
+	if err := lux.DecodeConfig(raw, c, c.Validate); err != nil {
 		return nil, fmt.Errorf("cursor: %w", err)
 	}
-	return &driverConfig{Config: c.withDefaults()}, nil
+	*c = c.withDefaults()
+	return c, nil
 }
-
-// driverConfig is a validated Config with its defaults applied.
-type driverConfig struct {
-	Config
-}
-
-// MarshalJSON writes the config with its defaults, as it is hashed into
-// provenance.
-func (d *driverConfig) MarshalJSON() ([]byte, error) { return json.Marshal(d.Config) }
 
 // Runtime declares the CLI and what it can do: it reports tool calls, and
 // its token usage only when the config says the CLI does. Print mode is
 // non-interactive, so it neither asks questions nor asks for approval.
-func (d *driverConfig) Runtime() lux.Runtime {
+func (d *Config) Runtime() lux.Runtime {
 	caps := []lux.Capability{lux.ReportsTools}
 	if d.ReportsUsage {
 		caps = append(caps, lux.ReportsUsage)
@@ -265,7 +234,7 @@ func (d *driverConfig) Runtime() lux.Runtime {
 
 // args is the command line after the command: print mode, stream-json,
 // the flags of the config, the workspace, ExtraArgs, then the prompt after --.
-func (d *driverConfig) args(workspace, prompt string) []string {
+func (d *Config) args(workspace, prompt string) []string {
 	a := []string{"-p", "--output-format", "stream-json", "--model", d.Model}
 	if !d.SkipTrust {
 		a = append(a, "--trust")
@@ -289,5 +258,3 @@ func (d *driverConfig) args(workspace, prompt string) []string {
 	a = append(a, d.ExtraArgs...)
 	return append(a, "--", prompt)
 }
-
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

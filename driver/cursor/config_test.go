@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -17,14 +18,13 @@ func TestParseDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", raw, err)
 		}
-		d := cfg.(*driverConfig)
 		yes := true
-		want := Config{
-			Command: "cursor-agent", Model: "auto", Approval: "force", InheritEnv: &yes,
-			IdleTimeout: lux.Duration(10 * time.Minute), ResultGrace: lux.Duration(3 * time.Second),
+		want := &Config{
+			ProcessConfig: driver.ProcessConfig{Command: "cursor-agent", InheritEnv: &yes, IdleTimeout: lux.Duration(10 * time.Minute)},
+			Model:         "auto", Approval: "force", ResultGrace: lux.Duration(3 * time.Second),
 			KillGrace: lux.Duration(5 * time.Second), MaxArtifactFiles: 500, MaxLineBytes: 32 << 20,
 		}
-		if diff := cmp.Diff(want, d.Config); diff != "" {
+		if diff := cmp.Diff(want, cfg); diff != "" {
 			t.Errorf("Parse(%q) defaults (-want +got):\n%s", raw, diff)
 		}
 	}
@@ -58,13 +58,13 @@ func TestParseRejects(t *testing.T) {
 			raw: `{"approval":"ask","mode":"edit","sandbox":"on","idleTimeout":-1,"resultGrace":"-2s","maxLineBytes":-5,
 				"env":{"1BAD":"x","OK":"y"},"apiKeyEnv":"MY-KEY","command":" cursor-agent"}`,
 			want: []string{
-				`command: has leading or trailing spaces (write the executable alone, with its arguments in extraArgs)`,
+				`command: has leading or trailing white space (write the executable alone; arguments have a field of their own)`,
+				`env.1BAD: not a valid variable name (use letters, digits and '_', not starting with a digit)`,
+				`idleTimeout: must not be negative, got -1ms (leave it out for 10m, or give a duration such as "90s")`,
 				`approval: unknown approval "ask" (use "force" or "reject")`,
 				`mode: unknown mode "edit" (use "plan", "ask", or leave it out for the default agent mode)`,
 				`sandbox: unknown sandbox setting "on" (use "enabled" or "disabled", or leave it out)`,
-				`env.1BAD: not a valid environment variable name (use letters, digits and underscores, not starting with a digit)`,
 				`apiKeyEnv: "MY-KEY" is not an environment variable name (name the variable that holds the key, e.g. "CURSOR_API_KEY")`,
-				`idleTimeout: must not be negative (use a duration such as "10m")`,
 				`resultGrace: must not be negative (use a duration such as "3s")`,
 				`maxLineBytes: must not be negative (leave it out for 32 MiB)`,
 			},
@@ -138,7 +138,7 @@ func TestArgs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := cfg.(*driverConfig).args("/ws", "-do it")
+			got := cfg.args("/ws", "-do it")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("args (-want +got):\n%s", diff)
 			}
@@ -225,7 +225,7 @@ func TestConfigMarshalsWithDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"command":"cursor-agent","model":"auto","approval":"force","env":{"A":"1"},"inheritEnv":true,"idleTimeout":"10m0s","resultGrace":"3s","killGrace":"5s","maxArtifactFiles":500,"maxLineBytes":33554432}`
+	want := `{"command":"cursor-agent","env":{"A":"1"},"inheritEnv":true,"idleTimeout":"10m0s","model":"auto","approval":"force","resultGrace":"3s","killGrace":"5s","maxArtifactFiles":500,"maxLineBytes":33554432}`
 	if string(b) != want {
 		t.Errorf("marshalled config\n got %s\nwant %s", b, want)
 	}
@@ -234,7 +234,7 @@ func TestConfigMarshalsWithDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(cfg.(*driverConfig).Config, again.(*driverConfig).Config); diff != "" {
+	if diff := cmp.Diff(cfg, again); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }

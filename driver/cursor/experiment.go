@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,16 +26,14 @@ func experiment() *lux.DriverExperiment {
 // not inherited (the CLI gets PATH with the system directories, HOME, the
 // config's env and the API key of apiKeyEnv).
 func prepare(c lux.DriverConfig) (lux.DriverConfig, error) {
-	d, ok := c.(*driverConfig)
+	d, ok := c.(*Config)
 	if !ok {
 		return nil, fmt.Errorf("cursor: prepare: not a cursor config (%T)", c)
 	}
-	cp := d.Config
-	no := false
-	cp.InheritEnv = &no
-	cp.Env = maps.Clone(cp.Env)
+	cp := *d
+	cp.ProcessConfig = cp.Controlled()
 	cp.ExtraArgs = slices.Clone(cp.ExtraArgs)
-	return &driverConfig{Config: cp}, nil
+	return &cp, nil
 }
 
 // Identity is what shapes the agent's behaviour beyond the driver config:
@@ -55,7 +52,7 @@ type Identity struct {
 var userFiles = []string{"cli-config.json", "mcp.json", "hooks.json"}
 
 func identity(ctx context.Context, c lux.DriverConfig, _ string) (any, error) {
-	d, ok := c.(*driverConfig)
+	d, ok := c.(*Config)
 	if !ok {
 		return nil, fmt.Errorf("cursor: identity: not a cursor config (%T)", c)
 	}
@@ -84,12 +81,12 @@ func identity(ctx context.Context, c lux.DriverConfig, _ string) (any, error) {
 
 // configDir is where the CLI keeps its configuration for this config's
 // environment: $CURSOR_CONFIG_DIR, else $XDG_CONFIG_HOME/cursor, else ~/.cursor.
-func (d *driverConfig) configDir() string {
+func (d *Config) configDir() string {
 	get := func(k string) string {
 		if v, ok := d.Env[k]; ok {
 			return v
 		}
-		if *d.InheritEnv {
+		if d.Inherits(processDefaults) {
 			return os.Getenv(k)
 		}
 		return ""

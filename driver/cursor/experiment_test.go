@@ -20,14 +20,14 @@ func TestExperimentPrepare(t *testing.T) {
 	require.NoError(t, err)
 	prepared, err := exp.Prepare(cfg)
 	require.NoError(t, err)
-	p := prepared.(*driverConfig)
+	p := prepared.(*Config)
 	assert.False(t, *p.InheritEnv, "a controlled run does not inherit the host environment")
-	assert.True(t, *cfg.(*driverConfig).InheritEnv, "the original config is unchanged")
+	assert.True(t, *cfg.InheritEnv, "the original config is unchanged")
 
 	p.Env["A"] = "changed"
 	p.ExtraArgs[1] = "/changed"
-	assert.Equal(t, "1", cfg.(*driverConfig).Env["A"], "the prepared config shares nothing")
-	assert.Equal(t, "/x", cfg.(*driverConfig).ExtraArgs[1])
+	assert.Equal(t, "1", cfg.Env["A"], "the prepared config shares nothing")
+	assert.Equal(t, "/x", cfg.ExtraArgs[1])
 
 	// The prepared config is still a valid config.
 	b, err := json.Marshal(prepared)
@@ -89,7 +89,7 @@ func TestConfigDir(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := Parse(json.RawMessage(tt.raw))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, cfg.(*driverConfig).configDir())
+			assert.Equal(t, tt.want, cfg.configDir())
 		})
 	}
 }

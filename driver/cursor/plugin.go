@@ -1,6 +1,9 @@
 package cursor
 
-import "github.com/luxeval/lux"
+import (
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
+)
 
 // Name is the name the driver is registered under.
 const Name = "cursor"
@@ -12,7 +15,7 @@ func Plugin() *lux.DriverPlugin {
 		Doc: "Runs Cursor's agent CLI (cursor-agent) headless: print mode with stream-json output, " +
 			"one prompt per run, no questions or approvals mid-run. Reports messages, reasoning, " +
 			"tool calls and results, and token usage when the CLI prints it.",
-		Parse:      Parse,
+		Parse:      driver.Parser(Parse),
 		Experiment: experiment(),
 	}
 }

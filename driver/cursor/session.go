@@ -29,7 +29,9 @@ const TagEnv = "LUX_PROCESS_TAG"
 //
 // in the workspace, with standard input at end of file (the CLI reads a
 // piped stdin to its end before it starts).
-func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
+func (d *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
+	withDefaults := d.withDefaults() // a Config made in Go need not be parsed
+	d = &withDefaults
 	if strings.TrimSpace(info.Prompt) == "" {
 		return nil, errors.New("cursor: empty prompt: the CLI refuses to run without one")
 	}
@@ -94,9 +96,9 @@ func (d *driverConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Sessi
 // env is the CLI's environment: the host's (or, when not inherited, PATH
 // with the system directories and HOME), then Env, then the API key. An
 // empty CURSOR_API_KEY is left out.
-func (d *driverConfig) env() ([]string, error) {
+func (d *Config) env() ([]string, error) {
 	var base map[string]string
-	if !*d.InheritEnv {
+	if !d.Inherits(processDefaults) {
 		base = map[string]string{"PATH": driver.DefaultPath}
 		if home, err := os.UserHomeDir(); err == nil {
 			base["HOME"] = home
@@ -110,7 +112,7 @@ func (d *driverConfig) env() ([]string, error) {
 		}
 		key["CURSOR_API_KEY"] = v
 	}
-	env := driver.BuildEnv(*d.InheritEnv, base, d.Env, key)
+	env := driver.BuildEnv(d.Inherits(processDefaults), base, d.Env, key)
 	return slices.DeleteFunc(env, func(kv string) bool { return kv == "CURSOR_API_KEY=" }), nil
 }
 

@@ -2,7 +2,6 @@ package mcpprobe
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/luxeval/lux"
@@ -19,15 +18,9 @@ const ExperimentVersion = "1"
 // Plugin returns the mcp-probe driver, ready to register.
 func Plugin() *lux.DriverPlugin {
 	return &lux.DriverPlugin{
-		Name: Name,
-		Doc:  "probes an MCP server (stdio or streamable HTTP): lists its tools and calls them, without a model",
-		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
-			c, err := Parse(raw)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Name:       Name,
+		Doc:        "probes an MCP server (stdio or streamable HTTP): lists its tools and calls them, without a model",
+		Parse:      driver.Parser(Parse),
 		Experiment: &lux.DriverExperiment{Version: ExperimentVersion, Prepare: prepare, Identity: identity},
 	}
 }

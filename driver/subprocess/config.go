@@ -3,9 +3,7 @@ package subprocess
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
@@ -13,8 +11,6 @@ import (
 
 // Defaults of the config fields.
 const (
-	DefaultIdleTimeout      = 2 * time.Minute
-	DefaultMaxInterrupts    = 20
 	DefaultMaxLineBytes     = 10_000_000
 	DefaultMaxArtifactFiles = 500
 	// MaxArtifactFilesLimit is the largest maxArtifactFiles accepted.
@@ -41,33 +37,27 @@ const MaxEnvPrompt = 128<<10 - len(EnvPrompt) - 2
 //	{"command": "./my-agent", "args": ["--fast"], "env": {"API_URL": "http://127.0.0.1:8080"},
 //	 "idleTimeout": "90s", "maxInterrupts": 5}
 type Config struct {
-	// Command is the agent's executable (required): a name looked up on
-	// PATH (Env's PATH first when it sets one, then the harness's), or a
-	// path. A relative path is relative to the directory of the case file
-	// that names the driver, as the case's fixtures are (see
-	// driver.CommandPath), else to the harness's working directory.
-	Command string `json:"command"`
+	// ProcessConfig is the command, env, inheritEnv and idleTimeout
+	// fields, as every process driver reads them, with the defaults of a
+	// lux-jsonl program (see driver.LuxJSONLDefaults): the command is
+	// required, and looked up on Env's PATH first when it sets one, then
+	// on the harness's; the harness's environment is not inherited, so
+	// the agent gets only Env, the LUX_* variables and
+	// PATH=driver.DefaultPath (unless Env sets PATH) — no HOME, no
+	// locale, no API keys: set what the agent needs in Env.
+	driver.ProcessConfig
 	// Args are the agent's arguments.
 	Args []string `json:"args,omitempty"`
 	// Cwd is the agent's working directory; relative to the workspace;
 	// default the workspace.
 	Cwd string `json:"cwd,omitempty"`
-	// Env is added to the agent's environment.
-	Env map[string]string `json:"env,omitempty"`
-	// InheritEnv gives the agent the harness's whole environment. By
-	// default it does not: the agent gets only Env, the LUX_* variables
-	// and PATH=/usr/local/bin:/usr/bin:/bin (unless Env sets PATH) — no
-	// HOME, no locale, no API keys. Set what the agent needs in Env.
-	InheritEnv bool `json:"inheritEnv,omitempty"`
-	// IdleTimeout ends the run when the agent is silent this long
-	// (while no answer is outstanding); "90s" or milliseconds. Default 2m.
-	IdleTimeout lux.Duration `json:"idleTimeout"`
 	// Timeout is the agent's wall-clock limit from its start ("45m" or
 	// milliseconds); past it the run ends with exit reason timeout. Zero,
 	// the default, leaves only the orchestrator's limit (the case's
 	// timeout, else Options.RunTimeout, 30m by default).
 	Timeout lux.Duration `json:"timeout,omitempty"`
-	// MaxInterrupts is how many interrupts the run may raise. Default 20.
+	// MaxInterrupts is how many interrupts the run may raise. Default
+	// driver.DefaultMaxInterrupts (20).
 	MaxInterrupts int `json:"maxInterrupts"`
 	// MaxLineBytes caps one stdout line. Default 10,000,000.
 	MaxLineBytes int `json:"maxLineBytes"`
@@ -80,12 +70,21 @@ type Config struct {
 	PromptOnStdin bool `json:"promptOnStdin,omitempty"`
 }
 
-// defaults is the config before decoding: every default filled in, so
-// the config a run records (and hashes) says what ran.
+// processDefaults are the driver's defaults of driver.ProcessConfig, and
+// the variables it sets for every run.
+var processDefaults = driver.LuxJSONLDefaults(map[string]string{
+	EnvCaseID:       "remove it: the driver sets " + EnvCaseID + " for every run",
+	EnvRunDir:       "remove it: the driver sets " + EnvRunDir + " for every run",
+	EnvArtifactsDir: "remove it: the driver sets " + EnvArtifactsDir + " for every run",
+	EnvPrompt:       "remove it: the driver sets " + EnvPrompt + " for every run",
+	EnvPromptFile:   "remove it: the driver sets " + EnvPromptFile + " for every run",
+})
+
+// defaults is the config before decoding, with the defaults of the
+// driver's own fields, which Parse keeps when the config leaves them out.
 func defaults() Config {
 	return Config{
-		IdleTimeout:      lux.Duration(DefaultIdleTimeout),
-		MaxInterrupts:    DefaultMaxInterrupts,
+		MaxInterrupts:    driver.DefaultMaxInterrupts,
 		MaxLineBytes:     DefaultMaxLineBytes,
 		MaxArtifactFiles: DefaultMaxArtifactFiles,
 	}
@@ -93,23 +92,21 @@ func defaults() Config {
 
 // Parse decodes and validates a config strictly: unknown fields and every
 // invalid value are reported together, each with its field path and a fix.
+// Parse fills in every default, so the config a run records (and hashes)
+// says what ran.
 func Parse(raw json.RawMessage) (*Config, error) {
 	cfg := defaults()
 	if err := lux.DecodeConfig(raw, &cfg, cfg.Validate); err != nil {
-		return nil, prefixed(err)
+		return nil, fmt.Errorf("subprocess: %w", err)
 	}
+	cfg.ProcessConfig = cfg.ProcessConfig.WithDefaults(processDefaults)
 	return &cfg, nil
 }
 
 // Validate reports every problem with c; nil when it is usable.
 func (c *Config) Validate() error {
 	var p lux.Problems
-	switch {
-	case strings.TrimSpace(c.Command) == "":
-		p.AddFix("command", "required", `set it to the agent's executable, e.g. "./agent" or "python3"`)
-	case strings.ContainsRune(c.Command, 0):
-		p.AddFix("command", "contains a NUL byte", "remove it")
-	}
+	c.ProcessConfig.Validate(&p, processDefaults)
 	for i, a := range c.Args {
 		if strings.ContainsRune(a, 0) {
 			p.AddFix(fmt.Sprintf("args[%d]", i), "contains a NUL byte", "remove it")
@@ -118,25 +115,11 @@ func (c *Config) Validate() error {
 	if strings.ContainsRune(c.Cwd, 0) {
 		p.AddFix("cwd", "contains a NUL byte", "remove it")
 	}
-	for _, k := range sortedKeys(c.Env) {
-		at := lux.JoinPath("env", k)
-		switch {
-		case k == "" || strings.ContainsAny(k, "=\x00"):
-			p.AddFix(at, "not a valid variable name", `use a name without "=" or NUL`)
-		case reserved(k):
-			p.AddFix(at, "set by the driver", "remove it: the driver sets "+k+" for every run")
-		case strings.ContainsRune(c.Env[k], 0):
-			p.AddFix(at, "value contains a NUL byte", "remove it")
-		}
-	}
-	if c.IdleTimeout <= 0 {
-		p.AddFix("idleTimeout", fmt.Sprintf("must be positive, got %s", c.IdleTimeout), `use a duration such as "2m", or omit it for the default 2m`)
-	}
 	if c.Timeout < 0 {
 		p.AddFix("timeout", fmt.Sprintf("must be positive, got %s", c.Timeout), `use a duration such as "45m", or omit it for the orchestrator's limit`)
 	}
 	if c.MaxInterrupts < 1 {
-		p.AddFix("maxInterrupts", fmt.Sprintf("must be at least 1, got %d", c.MaxInterrupts), fmt.Sprintf("omit it for the default %d", DefaultMaxInterrupts))
+		p.AddFix("maxInterrupts", fmt.Sprintf("must be at least 1, got %d", c.MaxInterrupts), fmt.Sprintf("omit it for the default %d", driver.DefaultMaxInterrupts))
 	}
 	if c.MaxLineBytes < 1 {
 		p.AddFix("maxLineBytes", fmt.Sprintf("must be at least 1, got %d", c.MaxLineBytes), fmt.Sprintf("omit it for the default %d", DefaultMaxLineBytes))
@@ -145,40 +128,7 @@ func (c *Config) Validate() error {
 		p.AddFix("maxArtifactFiles", fmt.Sprintf("must be between 1 and %d, got %d", MaxArtifactFilesLimit, c.MaxArtifactFiles),
 			fmt.Sprintf("omit it for the default %d", DefaultMaxArtifactFiles))
 	}
-	return prefixed(p.Err(lux.ErrInvalidConfig))
-}
-
-func reserved(k string) bool {
-	switch k {
-	case EnvCaseID, EnvRunDir, EnvArtifactsDir, EnvPrompt, EnvPromptFile:
-		return true
-	}
-	return false
-}
-
-// prefixed adds the package name to a config error, keeping what it wraps.
-func prefixed(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &configError{err: err}
-}
-
-type configError struct{ err error }
-
-func (e *configError) Error() string {
-	return "subprocess: " + strings.TrimPrefix(e.err.Error(), "lux: ")
-}
-
-func (e *configError) Unwrap() error { return e.err }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return p.Err(lux.ErrInvalidConfig)
 }
 
 // capabilities are what lux-jsonl can carry.

@@ -14,15 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 	"github.com/luxeval/lux/driver/subprocess"
 )
 
 func TestParseDefaults(t *testing.T) {
 	c, err := subprocess.Parse(json.RawMessage(`{"command":"./agent"}`))
 	require.NoError(t, err)
+	no := false
 	want := &subprocess.Config{
-		Command:          "./agent",
-		IdleTimeout:      lux.Duration(2 * time.Minute),
+		ProcessConfig:    driver.ProcessConfig{Command: "./agent", IdleTimeout: lux.Duration(2 * time.Minute), InheritEnv: &no},
 		MaxInterrupts:    20,
 		MaxLineBytes:     10_000_000,
 		MaxArtifactFiles: 500,
@@ -32,16 +33,18 @@ func TestParseDefaults(t *testing.T) {
 	}
 	b, err := json.Marshal(c)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"command":"./agent","idleTimeout":"2m0s","maxInterrupts":20,"maxLineBytes":10000000,"maxArtifactFiles":500}`, string(b))
+	assert.JSONEq(t, `{"command":"./agent","idleTimeout":"2m0s","inheritEnv":false,"maxInterrupts":20,"maxLineBytes":10000000,"maxArtifactFiles":500}`, string(b))
 }
 
 func TestParseFields(t *testing.T) {
 	c, err := subprocess.Parse(json.RawMessage(`{"command":"agent","args":["-v"],"cwd":"sub","env":{"A":"1"},
 		"inheritEnv":true,"idleTimeout":1500,"maxInterrupts":3,"maxLineBytes":100,"maxArtifactFiles":250000,"promptOnStdin":true}`))
 	require.NoError(t, err)
+	yes := true
 	want := &subprocess.Config{
-		Command: "agent", Args: []string{"-v"}, Cwd: "sub", Env: map[string]string{"A": "1"}, InheritEnv: true,
-		IdleTimeout: lux.Duration(1500 * time.Millisecond), MaxInterrupts: 3, MaxLineBytes: 100, MaxArtifactFiles: 250000,
+		ProcessConfig: driver.ProcessConfig{Command: "agent", Env: map[string]string{"A": "1"}, InheritEnv: &yes,
+			IdleTimeout: lux.Duration(1500 * time.Millisecond)},
+		Args: []string{"-v"}, Cwd: "sub", MaxInterrupts: 3, MaxLineBytes: 100, MaxArtifactFiles: 250000,
 		PromptOnStdin: true,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
@@ -80,9 +83,9 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "every limit out of range",
-			raw:  `{"command":"a","idleTimeout":"0s","maxInterrupts":0,"maxLineBytes":-1,"maxArtifactFiles":250001}`,
+			raw:  `{"command":"a","idleTimeout":"-1s","maxInterrupts":0,"maxLineBytes":-1,"maxArtifactFiles":250001}`,
 			want: []string{
-				`idleTimeout: must be positive, got 0s (use a duration such as "2m", or omit it for the default 2m)`,
+				`idleTimeout: must not be negative, got -1s (leave it out for 2m, or give a duration such as "90s")`,
 				"maxInterrupts: must be at least 1, got 0 (omit it for the default 20)",
 				"maxLineBytes: must be at least 1, got -1 (omit it for the default 10000000)",
 				"maxArtifactFiles: must be between 1 and 250000, got 250001 (omit it for the default 500)",
@@ -90,10 +93,11 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "reserved and invalid env names",
-			raw:  `{"command":"a","env":{"LUX_PROMPT":"x","A=B":"1","OK":"1"}}`,
+			raw:  `{"command":"a","env":{"LUX_PROMPT":"x","A=B":"1","OK":"1","NUL":"a\u0000b"}}`,
 			want: []string{
-				`env.A=B: not a valid variable name (use a name without "=" or NUL)`,
+				`env.A=B: not a valid variable name (use letters, digits and '_', not starting with a digit)`,
 				"env.LUX_PROMPT: set by the driver (remove it: the driver sets LUX_PROMPT for every run)",
+				"env.NUL: value contains a NUL byte (remove it)",
 			},
 		},
 		{
@@ -112,7 +116,7 @@ func TestParseErrors(t *testing.T) {
 			_, err := subprocess.Plugin().Parse(json.RawMessage(tt.raw))
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, lux.ErrInvalidConfig), "not ErrInvalidConfig: %v", err)
-			assert.Regexp(t, `^subprocess: invalid config`, err.Error())
+			assert.Regexp(t, `^subprocess: lux: invalid config`, err.Error())
 			var got []string
 			for _, e := range lux.ProblemsOf(err) {
 				got = append(got, e.Error())
@@ -160,9 +164,9 @@ func TestExperiment(t *testing.T) {
 	prepared, err := exp.Prepare(dc)
 	require.NoError(t, err)
 	pc := prepared.(*subprocess.Config)
-	assert.False(t, pc.InheritEnv, "prepare must not inherit the host environment")
+	assert.False(t, *pc.InheritEnv, "prepare must not inherit the host environment")
 	assert.Equal(t, map[string]string{"A": "1"}, pc.Env)
-	assert.True(t, dc.(*subprocess.Config).InheritEnv, "prepare must not change its input")
+	assert.True(t, *dc.(*subprocess.Config).InheritEnv, "prepare must not change its input")
 
 	id, err := exp.Identity(context.Background(), prepared, t.TempDir())
 	require.NoError(t, err)

@@ -20,13 +20,12 @@
 //     as the harness wrote it (see orchestrator.Regrade);
 //   - LUX_CASE_ID: the case id.
 //
-// It does not inherit the
-// harness's environment unless the config says inheritEnv; it then gets
-// only the config's env, the LUX_* variables and a fixed
-// PATH=/usr/local/bin:/usr/bin:/bin (unless env sets PATH) — no HOME and no
-// API keys — so a run depends on nothing it was not given. The fixed PATH
-// lets ordinary scripts ("#!/usr/bin/env python3") start while staying the
-// same on every machine.
+// Unless the config sets inheritEnv (see Config), the agent gets only
+// the config's env, the LUX_* variables and a fixed PATH (driver.DefaultPath,
+// unless env sets PATH) — no HOME and no API keys — so a run depends on
+// nothing it was not given. The fixed PATH lets ordinary scripts
+// ("#!/usr/bin/env python3") start while staying the same on every
+// machine.
 //
 // The agent runs in its own process group: when the run ends, or the
 // harness quiesces it, everything it started is stopped (SIGTERM, then
@@ -38,10 +37,10 @@ package subprocess
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux"
@@ -54,15 +53,9 @@ const Name = "subprocess"
 // Plugin returns the subprocess driver, ready to register.
 func Plugin() *lux.DriverPlugin {
 	return &lux.DriverPlugin{
-		Name: Name,
-		Doc:  "runs any program that speaks lux-jsonl (JSON events on stdout, answers on stdin)",
-		Parse: func(raw json.RawMessage) (lux.DriverConfig, error) {
-			c, err := Parse(raw)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Name:  Name,
+		Doc:   "runs any program that speaks lux-jsonl (JSON events on stdout, answers on stdin)",
+		Parse: driver.Parser(Parse),
 		Experiment: &lux.DriverExperiment{
 			Version:  "1",
 			Prepare:  prepare,
@@ -79,9 +72,10 @@ func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
 		return nil, fmt.Errorf("subprocess: prepare: config is %T, not *subprocess.Config", dc)
 	}
 	out := *c
-	out.InheritEnv = false
+	out.ProcessConfig = out.Controlled()
+	out.Args = slices.Clone(out.Args)
 	if err := out.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("subprocess: prepare: %w", err)
 	}
 	return &out, nil
 }
@@ -210,7 +204,8 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 // environ is the agent's environment for one run.
 func (c *Config) environ(info lux.StartInfo, promptFile string) []string {
 	var base map[string]string
-	if !c.InheritEnv {
+	inherit := c.Inherits(processDefaults)
+	if !inherit {
 		base = map[string]string{"PATH": driver.DefaultPath}
 	}
 	run := map[string]string{
@@ -224,5 +219,5 @@ func (c *Config) environ(info lux.StartInfo, promptFile string) []string {
 	if info.CaseID != "" {
 		run[EnvCaseID] = info.CaseID
 	}
-	return driver.BuildEnv(c.InheritEnv, base, c.Env, run)
+	return driver.BuildEnv(inherit, base, c.Env, run)
 }
