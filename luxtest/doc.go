@@ -119,7 +119,11 @@
 //	          Ungraded (an error: the grader could not work) or Invalid (Parse rejects it)
 //
 // Every call into a plugin is bounded (DefaultTimeout, or
-// DriverScenario.Timeout) and guarded against panics: a call that hangs is
-// reported and abandoned, so a broken plugin fails the test rather than
-// hanging it.
+// DriverScenario.Timeout) and guarded against panics, by the guard the
+// orchestrator uses: a call that hangs is reported and abandoned, so a
+// broken plugin fails the test rather than hanging it. Next and Respond
+// are given a context that ends at the timeout, and count as hung only
+// when they have not returned a tenth of the timeout (at least five
+// seconds) after it ended; every other call counts as hung when it has not
+// returned within the timeout.
 package luxtest

@@ -100,7 +100,7 @@ func (w *walk) events(ctx context.Context) {
 	// go on as if nothing happened.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	ev, fl, err := guard(c.timeout, func() (lux.Event, error) { return w.s.Next(cctx) })
+	ev, fl, err := guardAfter(cctx, hungMargin(c.timeout), func() (lux.Event, error) { return w.s.Next(cctx) })
 	switch {
 	case fl != "":
 		c.add("next-cancelled", "Next with a cancelled context %s; it must return ctx.Err() at once", fl)
@@ -164,8 +164,8 @@ func (w *walk) events(ctx context.Context) {
 // was reported).
 var errAbandoned = errors.New("luxtest: Next abandoned")
 
-// hungMargin is how long after its context ends a Next may take to
-// return before it counts as hung: a tenth of the timeout, and at least
+// hungMargin is how long after its context ends a call (Next, Respond)
+// may take to return before it counts as hung: a tenth of the timeout, and at least
 // five seconds, so that a loaded machine does not make a correct driver
 // look hung.
 func hungMargin(timeout time.Duration) time.Duration {
@@ -177,17 +177,20 @@ func (w *walk) next(ctx context.Context) (lux.Event, error) {
 	c := w.c
 	nctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	ev, fl, err := guard(c.timeout+hungMargin(c.timeout), func() (lux.Event, error) { return w.s.Next(nctx) })
+	ev, fl, err := guardAfter(nctx, hungMargin(c.timeout), func() (lux.Event, error) { return w.s.Next(nctx) })
 	check := "next"
-	if w.answered > 0 {
+	switch {
+	case w.terminal != nil:
+		check = "eof"
+	case w.answered > 0:
 		check = "continue"
 	}
 	switch {
 	case fl != "":
-		c.add(check, "Next %s, although its context was done", fl)
+		c.add(check, "Next %s", fl)
 		return ev, errAbandoned
 	case err != nil && ctx.Err() == nil && nctx.Err() != nil:
-		if w.terminal != nil {
+		if check == "eof" {
 			c.add("eof", "Next after the terminal event blocked for %s; want io.EOF at once", c.timeout)
 		} else if check == "continue" {
 			c.add(check, "no event within %s after an answer was delivered: the answer did not reach the agent, or the session did not resume", c.timeout)
@@ -249,7 +252,7 @@ func (w *walk) respond(ctx context.Context, in lux.Interrupt) bool {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	fl, err := guardErr(c.timeout, func() error { return w.s.Respond(rctx, a) })
+	_, fl, err := guardAfter(rctx, hungMargin(c.timeout), func() (struct{}, error) { return struct{}{}, w.s.Respond(rctx, a) })
 	switch {
 	case fl != "":
 		c.add("respond", "Respond to %s interrupt %q %s", in.Kind, in.ID, fl)

@@ -86,6 +86,9 @@ func TestDriverCatchesBrokenDrivers(t *testing.T) {
 		// loaded machine a blocked Next woke later than 100ms (at a 1s
 		// timeout), even 500ms (at 5s). 20s leaves it 2s.
 		{breaks: "no-eof", timeout: 20 * time.Second, want: []string{"eof"}},
+		// A Next that ignores its deadline is abandoned by the guard the
+		// orchestrator uses, hungMargin (5s at least) after the deadline.
+		{breaks: "hang-next", timeout: time.Second, want: []string{"eof"}},
 		{breaks: "undeclared-ask", want: []string{"capability"}},
 		{breaks: "malformed", want: []string{"event"}},
 		{breaks: "lifecycle", want: []string{"event"}},

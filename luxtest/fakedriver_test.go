@@ -95,7 +95,7 @@ func (c *fakeConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Session
 	if c.has("start-fails") {
 		return nil, errors.New("fake: cannot start")
 	}
-	s := &fakeSession{cfg: c, workspace: info.Workspace}
+	s := &fakeSession{cfg: c, workspace: info.Workspace, closed: make(chan struct{})}
 	ready := lux.Event{Type: lux.EventReady, Ready: &lux.Ready{AgentID: "fake"}}
 	msg := lux.Event{Type: lux.EventProgress, Progress: &lux.Progress{ID: "m1", Kind: lux.KindAgentMessage, Message: &lux.Message{Text: "on it"}}}
 	done := lux.Event{Type: lux.EventDone, Done: &lux.Done{}}
@@ -138,6 +138,8 @@ type fakeSession struct {
 	events   []lux.Event
 	next     int
 	quiesced int
+	closed   chan struct{} // closed by Close; releases a hung Next
+	once     sync.Once
 }
 
 func (s *fakeSession) Next(ctx context.Context) (lux.Event, error) {
@@ -154,6 +156,13 @@ func (s *fakeSession) Next(ctx context.Context) (lux.Event, error) {
 	if s.next < len(s.events) {
 		s.next++
 		return s.events[s.next-1], nil
+	}
+	if s.cfg.has("hang-next") {
+		// Ignores its deadline until the session is closed.
+		s.mu.Unlock()
+		<-s.closed
+		s.mu.Lock()
+		return lux.Event{}, io.EOF
 	}
 	if s.cfg.has("no-eof") {
 		s.mu.Unlock()
@@ -222,6 +231,7 @@ func (s *fakeSession) Collect(ctx context.Context) ([]lux.Artifact, error) {
 }
 
 func (s *fakeSession) Close() error {
+	s.once.Do(func() { close(s.closed) })
 	if s.cfg.has("close-fails") {
 		return errors.New("fake: close failed")
 	}

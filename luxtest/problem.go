@@ -1,11 +1,14 @@
 package luxtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/luxeval/lux/internal/safecall"
 )
 
 // Problem is one way a plugin departs from its contract, as found by
@@ -99,41 +102,41 @@ const DefaultTimeout = time.Minute
 // fault is why a guarded call did not complete: it panicked or hung.
 type fault string
 
-// guard calls f in its own goroutine and waits at most d for it. A panic
-// is recovered and reported as the fault; so is a call still running after
-// d, which is abandoned (its goroutine is left to finish on its own).
+// guard calls f, allowing it d from its start (safecall.Within): a call
+// into a plugin that takes no context, or whose context is the check's
+// own. A panic is recovered and reported as the fault; so is a call still
+// running after d, which is abandoned (its goroutine is left to finish on
+// its own).
 func guard[T any](d time.Duration, f func() (T, error)) (T, fault, error) {
-	type result struct {
-		v     T
-		err   error
-		fault fault
-	}
-	ch := make(chan result, 1)
-	go func() {
-		var r result
-		defer func() {
-			if p := recover(); p != nil {
-				r.fault = fault(fmt.Sprintf("panicked: %v", p))
-			}
-			ch <- r
-		}()
-		r.v, r.err = f()
-	}()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case r := <-ch:
-		return r.v, r.fault, r.err
-	case <-timer.C:
-		var zero T
-		return zero, fault(fmt.Sprintf("did not return within %s", d)), nil
-	}
+	watch, cancel := safecall.Within(d)
+	defer cancel()
+	return guarded(watch, f)
 }
 
 // guardErr is guard for a function returning only an error.
 func guardErr(d time.Duration, f func() error) (fault, error) {
 	_, fl, err := guard(d, func() (struct{}, error) { return struct{}{}, f() })
 	return fl, err
+}
+
+// guardAfter calls f, a call given ctx, until it returns or margin after
+// ctx is done (safecall.After): a call that honours its context's end is
+// reported as what it returned, never as hung.
+func guardAfter[T any](ctx context.Context, margin time.Duration, f func() (T, error)) (T, fault, error) {
+	watch, cancel := safecall.After(ctx, margin)
+	defer cancel()
+	return guarded(watch, f)
+}
+
+func guarded[T any](watch context.Context, f func() (T, error)) (T, fault, error) {
+	v, err := safecall.Call(watch, "", f)
+	switch e := err.(type) {
+	case *safecall.PanicError:
+		return v, fault(fmt.Sprintf("panicked: %v", e.Value)), nil
+	case *safecall.AbandonedError:
+		return v, fault(e.Cause.Error()), nil
+	}
+	return v, "", err
 }
 
 // report logs c's notes and reports each of its problems with t.Error.

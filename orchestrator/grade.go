@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/safecall"
 )
 
 // grade evaluates every check of p over run, in order, and returns the
@@ -49,7 +50,7 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 			err = fmt.Errorf("score %v is outside [0,1]", res.Score)
 		}
 		if err == nil && res.Detail != nil {
-			if jerr := protect(func() error { _, err := json.Marshal(res.Detail); return err }); jerr != nil {
+			if jerr := safecall.Protect(func() error { _, err := json.Marshal(res.Detail); return err }); jerr != nil {
 				err = fmt.Errorf("its detail does not encode as JSON: %v", jerr)
 			}
 		}
@@ -93,7 +94,7 @@ func evaluate(ctx, limit context.Context, c lux.Check, run *lux.Run) (lux.Result
 		return lux.Result{}, fmt.Errorf("not evaluated: %w", err)
 	}
 	var res lux.Result
-	err := callWithin(limit, "Evaluate", func() (err error) {
+	err := safecall.Do(limit, "Evaluate", func() (err error) {
 		res, err = c.Evaluate(ctx, run)
 		return err
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/safecall"
 	"github.com/luxeval/lux/record"
 )
 
@@ -109,7 +110,7 @@ func (r *runState) checkCancel(ctx context.Context, err error) bool {
 // decided before. A plugin call abandoned on the way (err) is named in the
 // reason, or noted after the earlier failure.
 func (r *runState) cancel(ctx context.Context, err error) {
-	var ab *abandonedError
+	var ab *safecall.AbandonedError
 	abandoned := errors.As(err, &ab)
 	if r.failed() {
 		if abandoned {

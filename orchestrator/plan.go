@@ -12,6 +12,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
+	"github.com/luxeval/lux/internal/safecall"
 )
 
 // plan is a validated case, resolved against the registry: what every run
@@ -54,7 +55,7 @@ type gradingHashes struct {
 // by evaluators for a run of driver and answerer. A value of the case
 // whose MarshalJSON panics is an error.
 func hashGrading(c *lux.Case, evaluators []evaluatorID, driver, answerer string) (h gradingHashes, err error) {
-	err = protect(func() (err error) {
+	err = safecall.Protect(func() (err error) {
 		if h.caseHash, err = lux.HashValue(c); err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func (o *Orchestrator) planDriver(probs *lux.Problems, b binder, p *plan, ref *l
 		return nil
 	}
 	p.driver, p.hashes.driverConfigHash = cfg, hash
-	if err := protect(func() error { p.runtime = cfg.Runtime(); return nil }); err != nil {
+	if err := safecall.Protect(func() error { p.runtime = cfg.Runtime(); return nil }); err != nil {
 		probs.Addf("driver", "driver plugin %q failed to declare its runtime: %v", ref.Name, err)
 		return nil
 	}
@@ -198,7 +199,7 @@ func parsePlugin[C any](probs *lux.Problems, harnessModel json.RawMessage, b bin
 		probs.Add(kind+".config", err.Error())
 		return cfg, "", false
 	}
-	if err := protect(func() (err error) { cfg, err = parse(raw); return err }); err != nil {
+	if err := safecall.Protect(func() (err error) { cfg, err = parse(raw); return err }); err != nil {
 		probs.Merge(kind+".config", err)
 		return cfg, "", false
 	}
@@ -255,7 +256,7 @@ func checkFixturesDir(probs *lux.Problems, c *lux.Case) string {
 // JSON to probs: meta goes into case.json as it is.
 func checkMeta(probs *lux.Problems, c *lux.Case) {
 	for _, k := range slices.Sorted(maps.Keys(c.Meta)) {
-		if err := protect(func() error { _, err := json.Marshal(c.Meta[k]); return err }); err != nil {
+		if err := safecall.Protect(func() error { _, err := json.Marshal(c.Meta[k]); return err }); err != nil {
 			probs.AddFix("meta."+k, "does not encode as JSON: "+err.Error(),
 				"keep to JSON values: strings, numbers, booleans, lists and objects")
 		}
@@ -265,7 +266,7 @@ func checkMeta(probs *lux.Problems, c *lux.Case) {
 // hashConfig is lux.HashValue of a plugin's parsed config, whose
 // MarshalJSON is the plugin's code, with the subject root unbound.
 func (b binder) hashConfig(cfg any) (h string, err error) {
-	err = protect(func() error {
+	err = safecall.Protect(func() error {
 		raw, err := lux.CanonicalJSON(cfg)
 		if err != nil {
 			return fmt.Errorf("lux: hash: %w", err)
@@ -326,7 +327,7 @@ func (o *Orchestrator) assertionPlan(c *lux.Case, probs *lux.Problems) ([]check,
 			raw = json.RawMessage("{}")
 		}
 		var chk lux.Check
-		if err := protect(func() (err error) { chk, err = plugin.Parse(raw); return err }); err != nil {
+		if err := safecall.Protect(func() (err error) { chk, err = plugin.Parse(raw); return err }); err != nil {
 			probs.Merge(at, err)
 			continue
 		}

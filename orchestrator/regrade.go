@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/safecall"
 	"github.com/luxeval/lux/record"
 )
 
@@ -58,7 +59,7 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 
 	evidence := run.Evidence()
 	evidence.Case = c
-	limit, release := graceAfter(ctx, o.opts.CleanupTimeout)
+	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
 	defer release()
 	rep, judge, _ := grade(ctx, limit, &plan{checks: checks}, evidence)
 	g.Report = failUnlessDone(rep, run.Metadata)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/safecall"
 	"github.com/luxeval/lux/record"
 )
 
@@ -140,7 +141,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 		},
 	}
 	// limit bounds the wait for plugin calls that ignore ctx's cancellation.
-	limit, release := graceAfter(ctx, o.opts.CleanupTimeout)
+	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
 	defer release()
 	// The run's wall-clock limit covers setup and the agent; collecting,
 	// grading and the record are done after it, with ctx.
@@ -150,7 +151,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	}
 	runCtx, stopClock := context.WithTimeoutCause(ctx, timeout, &runTimeout{limit: timeout})
 	defer stopClock()
-	runLimit, releaseRun := graceAfter(runCtx, o.opts.CleanupTimeout)
+	runLimit, releaseRun := safecall.After(runCtx, o.opts.CleanupTimeout)
 	defer releaseRun()
 	session, answerer := r.begin(runCtx, runLimit)
 	if session != nil {

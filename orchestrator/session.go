@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/safecall"
 	"github.com/luxeval/lux/record"
 )
 
@@ -240,7 +241,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 	var closeErrs []error
 	// Close and Usage have no context: each is given CleanupTimeout.
 	closing := func(what string, f func() error) error {
-		watch, cancel := bounded(r.o.opts.CleanupTimeout)
+		watch, cancel := safecall.Within(r.o.opts.CleanupTimeout)
 		defer cancel()
 		return r.call(watch, what, f)
 	}
