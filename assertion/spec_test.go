@@ -42,6 +42,7 @@ func TestConstructorsParse(t *testing.T) {
 		a.ToolResultIsError("", a.Expected(false), a.Occurrence(a.OccurrenceAny)),
 		a.ToolResultContains("Bash", "PASS", a.Occurrence(a.OccurrenceLast)),
 		a.ToolResultJSONPointerEquals("add_note", "/path", "notes/a.md", a.ID("path")),
+		a.ToolResultJSONPointerContains("add_note", "/path", "notes/", a.Occurrence(a.OccurrenceAny)),
 		a.NoErrorResults(a.AllowEmpty()),
 	}
 	for i, s := range specs {

@@ -65,6 +65,13 @@ func ToolResultJSONPointerEquals(tool, pointer string, value any, opts ...ToolRe
 	return spec("tool-result-json-pointer-equals", map[string]any{"tool": tool, "jsonPointer": pointer, "value": value}, opts)
 }
 
+// ToolResultJSONPointerContains passes when the value at pointer in the
+// last result of tool is text containing text (tool-result-json-pointer-equals
+// with contains).
+func ToolResultJSONPointerContains(tool, pointer, text string, opts ...ToolResultOption) lux.AssertionSpec {
+	return spec("tool-result-json-pointer-equals", map[string]any{"tool": tool, "jsonPointer": pointer, "contains": text}, opts)
+}
+
 // NoErrorResults passes when no tool result has isError (and there is at
 // least one, unless AllowEmpty is given).
 func NoErrorResults(opts ...NoErrorResultsOption) lux.AssertionSpec {
