@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/luxeval/lux"
@@ -34,17 +33,10 @@ func CheckAnswerer(ctx context.Context, plugin *lux.AnswererPlugin, cfg json.Raw
 }
 
 func checkAnswerer(ctx context.Context, plugin *lux.AnswererPlugin, raw json.RawMessage, interrupts []lux.Interrupt) *checker {
-	if plugin == nil {
-		c := newChecker("answerer <nil>")
-		c.add("plugin", "the plugin is nil")
-		return c
-	}
-	c := newChecker(fmt.Sprintf("answerer %q", plugin.Name))
-	if strings.TrimSpace(plugin.Name) == "" {
-		c.add("plugin", "Name is blank; cases refer to an answerer by its name")
-	}
-	if plugin.Parse == nil {
-		c.add("plugin", "Parse is nil")
+	c, ok := pluginChecker("answerer", plugin, func(p *lux.AnswererPlugin) pluginID {
+		return pluginID{name: p.Name, blank: "Name is blank; cases refer to an answerer by its name", hasParse: p.Parse != nil}
+	})
+	if !ok {
 		return c
 	}
 	c.checkStrict(raw, func(raw json.RawMessage) error { _, err := plugin.Parse(raw); return err })

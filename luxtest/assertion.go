@@ -63,20 +63,13 @@ func CheckAssertion(ctx context.Context, plugin *lux.AssertionPlugin, cases ...A
 }
 
 func checkAssertion(ctx context.Context, plugin *lux.AssertionPlugin, cases []AssertionCase) *checker {
-	if plugin == nil {
-		c := newChecker("assertion <nil>")
-		c.add("plugin", "the plugin is nil")
-		return c
-	}
-	c := newChecker(fmt.Sprintf("assertion %q", plugin.Type))
-	if strings.TrimSpace(plugin.Type) == "" {
-		c.add("plugin", "Type is blank; assertion specs refer to a plugin by its type")
-	}
-	if strings.TrimSpace(plugin.Version) == "" {
+	c, ok := pluginChecker("assertion", plugin, func(p *lux.AssertionPlugin) pluginID {
+		return pluginID{name: p.Type, blank: "Type is blank; assertion specs refer to a plugin by its type", hasParse: p.Parse != nil}
+	})
+	if plugin != nil && strings.TrimSpace(plugin.Version) == "" {
 		c.add("plugin", `Version is blank; set it ("1") and change it when the grading changes, so regrades and comparisons can tell graders apart`)
 	}
-	if plugin.Parse == nil {
-		c.add("plugin", "Parse is nil")
+	if !ok {
 		return c
 	}
 	if len(cases) == 0 {

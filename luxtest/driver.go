@@ -119,17 +119,10 @@ func CheckDriver(ctx context.Context, plugin *lux.DriverPlugin, scenarios ...Dri
 }
 
 func checkDriver(ctx context.Context, plugin *lux.DriverPlugin, scenarios []DriverScenario) *checker {
-	if plugin == nil {
-		c := newChecker("driver <nil>")
-		c.add("plugin", "the plugin is nil")
-		return c
-	}
-	c := newChecker(fmt.Sprintf("driver %q", plugin.Name))
-	if strings.TrimSpace(plugin.Name) == "" {
-		c.add("plugin", "Name is blank; cases refer to a driver by its name")
-	}
-	if plugin.Parse == nil {
-		c.add("plugin", "Parse is nil")
+	c, ok := pluginChecker("driver", plugin, func(p *lux.DriverPlugin) pluginID {
+		return pluginID{name: p.Name, blank: "Name is blank; cases refer to a driver by its name", hasParse: p.Parse != nil}
+	})
+	if !ok {
 		return c
 	}
 	if len(scenarios) == 0 {

@@ -75,6 +75,34 @@ func newChecker(plugin string) *checker {
 	return &checker{plugin: plugin, timeout: DefaultTimeout}
 }
 
+// pluginID is what pluginChecker needs to know of a plugin.
+type pluginID struct {
+	name     string // what cases know it by: its Name, or an assertion's Type
+	blank    string // the problem of a blank name
+	hasParse bool
+}
+
+// pluginChecker returns the checker of plugin, a plugin of kind ("driver",
+// "answerer" or "assertion") that id describes, with the problems of a
+// nil plugin, a blank name or a nil Parse; ok is false when no further
+// check is possible (the plugin is nil or has no Parse).
+func pluginChecker[P any](kind string, plugin *P, id func(*P) pluginID) (c *checker, ok bool) {
+	if plugin == nil {
+		c = newChecker(kind + " <nil>")
+		c.add("plugin", "the plugin is nil")
+		return c, false
+	}
+	pid := id(plugin)
+	c = newChecker(fmt.Sprintf("%s %q", kind, pid.name))
+	if strings.TrimSpace(pid.name) == "" {
+		c.add("plugin", "%s", pid.blank)
+	}
+	if !pid.hasParse {
+		c.add("plugin", "Parse is nil")
+	}
+	return c, pid.hasParse
+}
+
 // note records what happened, for the test log.
 func (c *checker) note(format string, args ...any) {
 	c.notes = append(c.notes, fmt.Sprintf(format, args...))
