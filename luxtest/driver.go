@@ -34,7 +34,9 @@ type DriverScenario struct {
 	Answer func(lux.Interrupt) lux.Answer
 	// Timeout bounds each call into the driver (Next waiting for an
 	// event included); default DefaultTimeout. It is a safety net: a call
-	// that takes longer is reported and abandoned.
+	// that takes longer is reported and abandoned. Next and Respond get a
+	// context that ends at Timeout, and are abandoned only when they have
+	// not returned a tenth of Timeout (at least five seconds) after it.
 	Timeout time.Duration
 
 	// WantExit, when set, is the exit reason the run must end with: done,
