@@ -192,23 +192,19 @@ func (c *SuiteComparison) strictCheck() {
 	}
 	ch := GateCheck{Rule: GateStrict, Test: "any fall beyond the tolerance or pass → fail flip, no test", Failed: len(regressed)+len(flipped) > 0,
 		Cases: append(slices.Clone(regressed), flipped...), Detail: "no case fell beyond the tolerance or flipped from pass to fail"}
-	var reasons []string
+	var found []string
 	if len(regressed) > 0 {
-		reasons = append(reasons, fmt.Sprintf("strict: %d %s regressed: %s", len(regressed), plural(len(regressed), "case", "cases"), listSome(regressed, 10)))
+		found = append(found, fmt.Sprintf("%d %s regressed: %s", len(regressed), plural(len(regressed), "case", "cases"), listSome(regressed, 10)))
 	}
 	if len(flipped) > 0 {
-		reasons = append(reasons, fmt.Sprintf("strict: %d %s flipped from pass to fail within the tolerance: %s", len(flipped), plural(len(flipped), "case", "cases"), listSome(flipped, 10)))
+		found = append(found, fmt.Sprintf("%d %s flipped from pass to fail within the tolerance: %s", len(flipped), plural(len(flipped), "case", "cases"), listSome(flipped, 10)))
 	}
 	if ch.Failed {
-		var parts []string
-		for _, r := range reasons {
-			parts = append(parts, strings.TrimPrefix(r, "strict: "))
-		}
-		ch.Detail = strings.Join(parts, "; ")
+		ch.Detail = strings.Join(found, "; ")
 	}
 	c.Gate.Checks = append(c.Gate.Checks, ch)
-	for _, r := range reasons {
-		c.Gate.fail(r)
+	for _, f := range found {
+		c.Gate.fail("strict: " + f)
 	}
 }
 
