@@ -85,11 +85,12 @@ func (s *Session) queueEvent(ev lux.Event, fromAgent bool) {
 func (s *Session) stopAfterTerminal(wait bool) {
 	_ = s.proc.Stdin().Close()
 	if wait {
-		t := time.NewTimer(s.opts.ExitDrain)
+		drained := make(chan struct{})
+		t := s.clk.AfterFunc(s.opts.ExitDrain, func() { close(drained) })
 		defer t.Stop()
 		select {
 		case <-s.proc.Exited():
-		case <-t.C:
+		case <-drained:
 		case <-s.stop:
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // TagEnv is set in the CLI's environment to a value unique to the run, so
@@ -57,7 +58,7 @@ func (d *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	env = append(env, TagEnv+"="+tag)
 	version := driver.IdentifyCLI(ctx, path).VersionText()
 	args := d.args(ws, info.Prompt)
-	sess := &session{tag: TagEnv + "=" + tag, grace: d.ResultGrace.D()}
+	sess := &session{tag: TagEnv + "=" + tag, grace: d.ResultGrace.D(), clk: clock.From(ctx)}
 	pr := &protocol{s: sess, p: newParser(parseOptions{
 		Model:      d.Model,
 		CLIVersion: version,
@@ -178,15 +179,22 @@ type session struct {
 	*driver.Session
 	tag   string
 	grace time.Duration
+	clk   clock.Clock // times the result grace
 
-	mu       sync.Mutex
-	resultAt time.Time // when the result line arrived; zero before
+	mu        sync.Mutex
+	graceOver chan struct{} // closed once the result grace has passed; nil before the result line
 }
 
+// resulted starts the result grace.
 func (s *session) resulted() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.resultAt = time.Now()
+	if s.graceOver != nil {
+		return
+	}
+	over := make(chan struct{})
+	s.graceOver = over
+	s.clk.AfterFunc(s.grace, func() { close(over) })
 }
 
 // Quiesce stops the CLI. After a result line the CLI first gets what is
@@ -196,17 +204,13 @@ func (s *session) resulted() {
 // would otherwise outlive the run.
 func (s *session) Quiesce(ctx context.Context) error {
 	s.mu.Lock()
-	at := s.resultAt
+	over := s.graceOver
 	s.mu.Unlock()
-	if !at.IsZero() {
-		if wait := time.Until(at.Add(s.grace)); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-s.Exited():
-			case <-t.C:
-			case <-ctx.Done():
-			}
-			t.Stop()
+	if over != nil {
+		select {
+		case <-s.Exited():
+		case <-over:
+		case <-ctx.Done():
 		}
 	}
 	err := s.Session.Quiesce(ctx)

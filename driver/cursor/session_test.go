@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -76,6 +79,12 @@ type run struct {
 // config that points at the fake; fake sets its FAKE_CURSOR_* variables.
 func start(t *testing.T, cfg map[string]any, fake map[string]string) *run {
 	t.Helper()
+	return startOn(t, clock.Real(), cfg, fake)
+}
+
+// startOn is start with the session's timers on clk.
+func startOn(t *testing.T, clk clock.Clock, cfg map[string]any, fake map[string]string) *run {
+	t.Helper()
 	r := &run{workspace: t.TempDir(), stderr: &syncBuffer{}, argvFile: filepath.Join(t.TempDir(), "argv.json")}
 	env := map[string]string{"FAKE_CURSOR_ARGV": r.argvFile}
 	for k, v := range fake {
@@ -103,7 +112,7 @@ func start(t *testing.T, cfg map[string]any, fake map[string]string) *run {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
 	defer cancel()
-	r.sess, err = dc.Start(ctx, lux.StartInfo{CaseID: "c", Prompt: "Create hello.txt", RunDir: t.TempDir(), Workspace: r.workspace, Stderr: r.stderr})
+	r.sess, err = dc.Start(clock.With(ctx, clk), lux.StartInfo{CaseID: "c", Prompt: "Create hello.txt", RunDir: t.TempDir(), Workspace: r.workspace, Stderr: r.stderr})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.sess.Close() })
 	return r
@@ -147,29 +156,25 @@ func last(evs []lux.Event) lux.Event {
 	return evs[len(evs)-1]
 }
 
-// eventually polls cond for up to the safety bound.
-func eventually(t *testing.T, cond func() bool, msg string) {
+// gone waits for process pid to end, by proc.WaitEnded (no polling); the
+// safety net fails the test, it never decides it.
+func gone(t *testing.T, pid int, msg string) {
 	t.Helper()
-	deadline := time.Now().Add(safety)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	defer cancel()
+	if err := proc.WaitEnded(ctx, pid); err != nil {
+		t.Fatalf("%s (pid %d): %v", msg, pid, err)
 	}
 }
 
+// readPid reads the pid the fake wrote to path before its first line: call
+// it once the run's first event has come.
 func readPid(t *testing.T, path string) int {
 	t.Helper()
-	var pid int
-	eventually(t, func() bool {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	}, "the fake never wrote its worker's pid")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err, "the fake never wrote its worker's pid")
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err, "the fake wrote %q", b)
 	return pid
 }
 
@@ -330,57 +335,51 @@ func TestSessionStopsWhatTheCLILeaves(t *testing.T) {
 				"FAKE_CURSOR_ORPHAN": pidFile,
 				"FAKE_CURSOR_AFTER":  tt.after,
 			})
-			worker := readPid(t, pidFile) // it may be stopped as soon as the CLI exits
-
 			evs := r.events(t)
+			worker := readPid(t, pidFile)
 			done := last(evs)
 			require.Equal(t, lux.EventDone, done.Type, "a result line is the end of the run, exit or not")
 			require.NotNil(t, done.Done.Usage)
 			// The CLI is stopped after the result grace without waiting for Quiesce.
-			eventually(t, func() bool { return !proc.Alive(r.pid()) }, "the CLI was not stopped after its result")
+			gone(t, r.pid(), "the CLI was not stopped after its result")
 
 			require.NoError(t, r.sess.Quiesce(context.Background()))
-			eventually(t, func() bool { return !proc.Alive(worker) }, "the detached worker outlived the run")
+			gone(t, worker, "the detached worker outlived the run")
 		})
 	}
 }
 
+// The result grace runs on a manual clock: a CLI that exits while it
+// lasts exits by itself, however long that takes; one that does not is
+// killed once the clock passes it.
 func TestQuiesceHonoursResultGrace(t *testing.T) {
-	tests := []struct {
-		name  string
-		grace string
-		fake  map[string]string
-		want  proc.Status
-	}{
-		{
-			name:  "a CLI that exits within the grace exits by itself",
-			grace: "20s",
-			fake:  map[string]string{"FAKE_CURSOR_LINGER": "300ms", "FAKE_CURSOR_EXIT": "0"},
-			want:  proc.Status{Exited: true, Code: 0},
-		},
-		{
-			name:  "a CLI that never exits is killed once the grace has passed",
-			grace: "200ms",
-			fake:  map[string]string{"FAKE_CURSOR_AFTER": "hang"},
-			want:  proc.Status{Code: -1, Signal: "SIGKILL"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fake["FAKE_CURSOR_SCRIPT"] = "happy.jsonl"
-			r := start(t, map[string]any{"resultGrace": tt.grace}, tt.fake)
-			require.Equal(t, lux.EventDone, last(r.events(t)).Type)
-			// Quiesce right after the result, as the orchestrator does.
-			require.NoError(t, r.sess.Quiesce(context.Background()))
-			assert.Equal(t, tt.want, r.sess.(*session).Status())
-		})
-	}
+	t.Run("a CLI that exits within the grace exits by itself", func(t *testing.T) {
+		r := startOn(t, &clock.Manual{}, map[string]any{"resultGrace": "20s"},
+			map[string]string{"FAKE_CURSOR_SCRIPT": "happy.jsonl", "FAKE_CURSOR_AFTER": "usr1", "FAKE_CURSOR_EXIT": "0"})
+		require.Equal(t, lux.EventDone, last(r.events(t)).Type)
+		// Quiesce right after the result, as the orchestrator does; the CLI
+		// exits once Quiesce waits for it.
+		pid := r.pid()
+		ctx := ctxtest.OnWait(context.Background(), func() { _ = syscall.Kill(pid, syscall.SIGUSR1) })
+		require.NoError(t, r.sess.Quiesce(ctx))
+		assert.Equal(t, proc.Status{Exited: true, Code: 0}, r.sess.(*session).Status())
+	})
+	t.Run("a CLI that never exits is killed once the grace has passed", func(t *testing.T) {
+		m := &clock.Manual{}
+		r := startOn(t, m, map[string]any{"resultGrace": "20s"},
+			map[string]string{"FAKE_CURSOR_SCRIPT": "happy.jsonl", "FAKE_CURSOR_AFTER": "hang"})
+		require.Equal(t, lux.EventDone, last(r.events(t)).Type)
+		quiesced := make(chan error, 1)
+		go func() { quiesced <- r.sess.Quiesce(context.Background()) }()
+		m.Advance(20 * time.Second)
+		require.NoError(t, <-quiesced)
+		assert.Equal(t, proc.Status{Code: -1, Signal: "SIGKILL"}, r.sess.(*session).Status())
+	})
 }
 
 func TestSessionCancel(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "worker.pid")
 	r := start(t, nil, map[string]string{"FAKE_CURSOR_SCRIPT": "stall.jsonl", "FAKE_CURSOR_AFTER": "hang", "FAKE_CURSOR_ORPHAN": pidFile})
-	worker := readPid(t, pidFile)
 	ctx, cancel := context.WithCancel(context.Background())
 	var seen []lux.EventType
 	for {
@@ -391,6 +390,7 @@ func TestSessionCancel(t *testing.T) {
 			break // the agent is now inside a tool call that never ends
 		}
 	}
+	worker := readPid(t, pidFile)
 	cancel()
 	_, err := r.sess.Next(ctx)
 	require.ErrorIs(t, err, context.Canceled)
@@ -398,65 +398,45 @@ func TestSessionCancel(t *testing.T) {
 
 	require.NoError(t, r.sess.Quiesce(context.Background()))
 	assert.False(t, proc.Alive(r.pid()))
-	eventually(t, func() bool { return !proc.Alive(worker) }, "the detached worker outlived the run")
+	gone(t, worker, "the detached worker outlived the run")
 	assert.Equal(t, []lux.EventType{lux.EventReady, lux.EventProgress}, seen)
 }
 
-// idleExpiry reports whether ev is the error of an idle clock that
-// expired, before or after ready.
-func idleExpiry(ev lux.Event) bool {
-	return ev.Type == lux.EventError && (ev.Error.ExitReason == lux.ExitIdleTimeout ||
-		strings.HasPrefix(ev.Error.Reason, "agent never became ready: "))
-}
-
 func TestSessionIdleTimeout(t *testing.T) {
-	// The CLI stalls inside a tool call after its init line. A CLI slower
-	// than a short period to start (a loaded machine) is retried with a
-	// longer one.
-	periods := []string{"200ms", "2s", "8s"}
-	for i, idle := range periods {
-		r := start(t, map[string]any{"idleTimeout": idle}, map[string]string{"FAKE_CURSOR_SCRIPT": "stall.jsonl", "FAKE_CURSOR_AFTER": "hang"})
-		evs := r.events(t)
-		end := last(evs)
-		require.NoError(t, r.sess.Quiesce(context.Background()))
-		assert.False(t, proc.Alive(r.pid()))
-		if i < len(periods)-1 && idleExpiry(end) && evs[0].Type != lux.EventReady {
-			t.Logf("the CLI was slower than %s to start: %+v; trying a longer period", idle, *end.Error)
-			continue
-		}
-		require.Equal(t, lux.EventError, end.Type)
-		assert.Equal(t, lux.ErrorEvent{ExitReason: lux.ExitIdleTimeout, Reason: "no event for " + idle}, *end.Error)
-		return
-	}
+	// The CLI stalls inside a tool call after its init line; the idle
+	// clock runs on a manual clock, advanced once the CLI is ready.
+	m := &clock.Manual{}
+	r := startOn(t, m, map[string]any{"idleTimeout": "200ms"}, map[string]string{"FAKE_CURSOR_SCRIPT": "stall.jsonl", "FAKE_CURSOR_AFTER": "hang"})
+	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	defer cancel()
+	ev, err := r.sess.Next(ctx)
+	require.NoError(t, err)
+	require.Equal(t, lux.EventReady, ev.Type)
+	m.Advance(200 * time.Millisecond)
+	end := last(r.events(t))
+	require.NoError(t, r.sess.Quiesce(context.Background()))
+	assert.False(t, proc.Alive(r.pid()))
+	require.Equal(t, lux.EventError, end.Type)
+	assert.Equal(t, lux.ErrorEvent{ExitReason: lux.ExitIdleTimeout, Reason: "no event for 200ms"}, *end.Error)
 }
 
 func TestSessionLinesKeepTheRunAlive(t *testing.T) {
-	// 37 thinking deltas make one event after about 1.85 idle periods: an
-	// idle timeout counts lines, not events, so the run is not idle. The
-	// deltas come a twentieth of the period apart; a CLI slower than that
-	// (a loaded machine) is retried with a longer period, while lines that
-	// did not count would expire every period alike.
-	periods := []time.Duration{time.Second, 3 * time.Second, 9 * time.Second}
-	for i, idle := range periods {
-		r := start(t, map[string]any{"idleTimeout": idle.String()},
-			map[string]string{"FAKE_CURSOR_SCRIPT": "thinking.jsonl", "FAKE_CURSOR_LINE_DELAY": (idle / 20).String()})
-		evs := r.events(t)
-		end := last(evs)
-		if i < len(periods)-1 && idleExpiry(end) {
-			t.Logf("idle period %s expired: %+v; trying a longer one", idle, *end.Error)
-			continue
+	// 37 thinking deltas make one event: an idle timeout counts lines, not
+	// events, so each line re-arms the idle clock (here a manual one).
+	m := &clock.Manual{}
+	r := startOn(t, m, nil, map[string]string{"FAKE_CURSOR_SCRIPT": "thinking.jsonl"})
+	evs := r.events(t)
+	end := last(evs)
+	require.Equal(t, lux.EventDone, end.Type, "%+v", end.Error)
+	var thoughts []string
+	for _, e := range evs {
+		if e.Progress != nil && e.Progress.Kind == lux.KindReasoning {
+			thoughts = append(thoughts, e.Progress.Message.Text)
 		}
-		require.Equal(t, lux.EventDone, end.Type, "%+v", end.Error)
-		var thoughts []string
-		for _, e := range evs {
-			if e.Progress != nil && e.Progress.Kind == lux.KindReasoning {
-				thoughts = append(thoughts, e.Progress.Message.Text)
-			}
-		}
-		require.Len(t, thoughts, 1)
-		assert.True(t, strings.HasPrefix(thoughts[0], "Let me weigh the options") && strings.HasSuffix(thoughts[0], "until the thought ends here."), thoughts[0])
-		return
 	}
+	require.Len(t, thoughts, 1)
+	assert.True(t, strings.HasPrefix(thoughts[0], "Let me weigh the options") && strings.HasSuffix(thoughts[0], "until the thought ends here."), thoughts[0])
+	assert.Greater(t, m.Scheduled(), 37+len(evs), "not every line re-armed the idle clock")
 }
 
 func TestSessionEnvironment(t *testing.T) {

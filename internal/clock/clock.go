@@ -50,8 +50,9 @@ func From(ctx context.Context) Clock {
 // value is ready to use. Safe for concurrent use.
 type Manual struct {
 	mu     sync.Mutex
-	now    time.Duration // since the clock was made
-	timers []*manualTimer
+	now       time.Duration // since the clock was made
+	timers    []*manualTimer
+	scheduled int
 }
 
 type manualTimer struct {
@@ -77,6 +78,7 @@ func (m *Manual) AfterFunc(d time.Duration, f func()) Timer {
 	defer m.mu.Unlock()
 	t := &manualTimer{m: m, at: m.now + d, f: f}
 	m.timers = append(m.timers, t)
+	m.scheduled++
 	return t
 }
 
@@ -117,4 +119,12 @@ func (m *Manual) Pending() int {
 		}
 	}
 	return n
+}
+
+// Scheduled is how many calls AfterFunc has scheduled in all: a clock that
+// is re-armed shows here each time.
+func (m *Manual) Scheduled() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.scheduled
 }

@@ -26,6 +26,7 @@ func TestManualFiresWhenAdvancedPastItsTime(t *testing.T) {
 	m.Advance(time.Hour)
 	assert.Equal(t, "1h", <-fired)
 	assert.Equal(t, 0, m.Pending())
+	assert.Equal(t, 3, m.Scheduled())
 	assert.Empty(t, fired)
 }
 

@@ -11,10 +11,9 @@
 //	FAKE_CURSOR_SYMLINK   symlinks to create there: "link=/etc/hostname"
 //	FAKE_CURSOR_ORPHAN    spawn a detached worker (own session, like the
 //	                      CLI's worker-server) and write its pid to this file
-//	FAKE_CURSOR_LINE_DELAY  a pause before each line after the first, e.g. "50ms"
 //	FAKE_CURSOR_STDERR    text to write to stderr after the script
-//	FAKE_CURSOR_AFTER     "hang": ignore SIGTERM (from the start) and never exit after the script
-//	FAKE_CURSOR_LINGER    a pause after the script before exiting, e.g. "300ms"
+//	FAKE_CURSOR_AFTER     "hang": ignore SIGTERM (from the start) and never exit after the script;
+//	                      "usr1": exit only once SIGUSR1 comes, after the script
 //	FAKE_CURSOR_EXIT      the exit code (default 0)
 package main
 
@@ -32,19 +31,20 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 func main() {
 	args := os.Args[1:]
 	if len(args) == 1 && args[0] == "worker-server" {
-		for {
-			time.Sleep(time.Hour)
-		}
+		untilKilled()
 	}
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
 		fmt.Println(envOr("FAKE_CURSOR_VERSION", "2026.09.10-fake001"))
 		return
+	}
+	released := make(chan os.Signal, 1)
+	if os.Getenv("FAKE_CURSOR_AFTER") == "usr1" {
+		signal.Notify(released, syscall.SIGUSR1) // before a line is out
 	}
 	if os.Getenv("FAKE_CURSOR_AFTER") == "hang" {
 		// From the start, not once the script is out: the harness may stop
@@ -93,17 +93,13 @@ func main() {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		out := bufio.NewWriter(os.Stdout)
-		delay, _ := time.ParseDuration(os.Getenv("FAKE_CURSOR_LINE_DELAY"))
 		cwd, _ := os.Getwd()
 		cwdJSON, _ := json.Marshal(cwd)
 		thisRun := strings.NewReplacer(
 			`"/tmp/lux-ws`, strings.TrimSuffix(string(cwdJSON), `"`),
 			"5d0c7e52-8b1a-4c7e-9a51-0f6b2d3c4e11", fmt.Sprintf("5d0c7e52-8b1a-4c7e-9a51-%012d", os.Getpid()),
 		)
-		for n := 0; sc.Scan(); n++ {
-			if n > 0 {
-				time.Sleep(delay)
-			}
+		for sc.Scan() {
 			fmt.Fprintln(out, thisRun.Replace(sc.Text()))
 			must(out.Flush())
 		}
@@ -113,16 +109,25 @@ func main() {
 	if s := os.Getenv("FAKE_CURSOR_STDERR"); s != "" {
 		fmt.Fprintln(os.Stderr, s)
 	}
-	if os.Getenv("FAKE_CURSOR_AFTER") == "hang" {
-		for {
-			time.Sleep(time.Hour)
-		}
-	}
-	if d, err := time.ParseDuration(os.Getenv("FAKE_CURSOR_LINGER")); err == nil {
-		time.Sleep(d)
+	switch os.Getenv("FAKE_CURSOR_AFTER") {
+	case "hang":
+		untilKilled()
+	case "usr1":
+		<-released
 	}
 	code, _ := strconv.Atoi(envOr("FAKE_CURSOR_EXIT", "0"))
 	os.Exit(code)
+}
+
+// untilKilled blocks until a signal ends the process: it waits for one
+// nobody sends (unlike an empty select, the runtime cannot take that for a
+// deadlock).
+func untilKilled() {
+	never := make(chan os.Signal, 1)
+	signal.Notify(never, syscall.SIGUSR2)
+	for {
+		<-never
+	}
 }
 
 // checkArgs fails the way the CLI does on a command line it rejects.
