@@ -49,7 +49,7 @@ func From(ctx context.Context) Clock {
 // Manual is a clock that moves only when Advance is called. The zero
 // value is ready to use. Safe for concurrent use.
 type Manual struct {
-	mu     sync.Mutex
+	mu        sync.Mutex
 	now       time.Duration // since the clock was made
 	timers    []*manualTimer
 	scheduled int
