@@ -1,14 +1,17 @@
 package assertion_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/internal/proc"
 )
 
 // The command sees the minimal environment and nothing else of the
@@ -70,17 +73,14 @@ func TestCommandBackgroundChildIsStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := strings.TrimSpace(string(b))
-	deadline := time.Now().Add(time.Minute) // a safety net only
-	for {
-		status, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil || strings.Contains(string(status), ") Z ") {
-			return // gone, or a zombie waiting for its reaper
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("background child %s still running after the command exited", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("the shell wrote %q", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	defer cancel()
+	if err := proc.WaitEnded(ctx, pid); err != nil {
+		t.Fatalf("background child %d still running after the command exited: %v", pid, err)
 	}
 }
 

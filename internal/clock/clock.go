@@ -53,6 +53,7 @@ type Manual struct {
 	now       time.Duration // since the clock was made
 	timers    []*manualTimer
 	scheduled int
+	changed   chan struct{} // closed and replaced at each AfterFunc
 }
 
 type manualTimer struct {
@@ -79,6 +80,10 @@ func (m *Manual) AfterFunc(d time.Duration, f func()) Timer {
 	t := &manualTimer{m: m, at: m.now + d, f: f}
 	m.timers = append(m.timers, t)
 	m.scheduled++
+	if m.changed != nil {
+		close(m.changed)
+		m.changed = nil
+	}
 	return t
 }
 
@@ -127,4 +132,26 @@ func (m *Manual) Scheduled() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.scheduled
+}
+
+// WaitScheduled waits until AfterFunc has scheduled n calls in all, or ctx
+// ends: the code under test has armed its timers.
+func (m *Manual) WaitScheduled(ctx context.Context, n int) error {
+	for {
+		m.mu.Lock()
+		if m.scheduled >= n {
+			m.mu.Unlock()
+			return nil
+		}
+		if m.changed == nil {
+			m.changed = make(chan struct{})
+		}
+		changed := m.changed
+		m.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }

@@ -35,3 +35,16 @@ func TestFromContext(t *testing.T) {
 	m := &clock.Manual{}
 	assert.Same(t, m, clock.From(clock.With(context.Background(), m)))
 }
+
+func TestWaitScheduled(t *testing.T) {
+	m := &clock.Manual{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, m.WaitScheduled(ctx, 1), context.Canceled)
+	assert.NoError(t, m.WaitScheduled(ctx, 0))
+	done := make(chan error)
+	go func() { done <- m.WaitScheduled(context.Background(), 2) }()
+	m.AfterFunc(time.Second, func() {})
+	m.AfterFunc(time.Second, func() {})
+	assert.NoError(t, <-done)
+}

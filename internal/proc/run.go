@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // DefaultMaxOutput is how many bytes of each output stream Run keeps when
@@ -36,7 +38,8 @@ type Spec struct {
 	// Input is written to standard input, which is then closed; with no
 	// input the command reads end of file at once.
 	Input []byte
-	// Timeout stops the command's whole process group after this long;
+	// Timeout stops the command's whole process group after this long, on
+	// the clock ctx carries (the system's unless a test gave another);
 	// zero means no limit beyond ctx.
 	Timeout time.Duration
 	// MaxOutput caps the bytes kept of stdout and of stderr each;
@@ -112,11 +115,11 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	go func() { defer wg.Done(); _, _ = io.Copy(stdout, outR) }()
 	go func() { defer wg.Done(); _, _ = io.Copy(stderr, errR) }()
 
-	var timeout <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
+	var timeout chan struct{}
+	if spec.Timeout > 0 { // on ctx's clock, which tests may drive
+		timeout = make(chan struct{})
+		t := clock.From(ctx).AfterFunc(spec.Timeout, func() { close(timeout) })
 		defer t.Stop()
-		timeout = t.C
 	}
 	res := Result{}
 	var runErr error

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/proc"
 )
@@ -144,4 +145,25 @@ func TestAlive(t *testing.T) {
 	pid, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 	require.NoError(t, err)
 	assert.False(t, proc.Alive(pid), "a reaped process is not alive")
+}
+
+// The timeout runs on ctx's clock: a manual one fires it exactly when the
+// test advances it.
+func TestRunTimeoutOnTheContextClock(t *testing.T) {
+	m := &clock.Manual{}
+	spec := sh(`exec sleep 300`)
+	spec.Timeout = time.Hour
+	ran := make(chan proc.Result, 1)
+	go func() {
+		r, _ := proc.Run(clock.With(context.Background(), m), spec)
+		ran <- r
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	defer cancel()
+	require.NoError(t, m.WaitScheduled(ctx, 1))
+	m.Advance(time.Hour - time.Nanosecond)
+	m.Advance(time.Nanosecond)
+	r := <-ran
+	assert.True(t, r.TimedOut)
+	assert.Equal(t, "SIGTERM", r.Signal)
 }
