@@ -39,16 +39,18 @@ type ArtifactLimits struct {
 }
 
 func (l ArtifactLimits) withDefaults() ArtifactLimits {
-	if l.MaxFiles <= 0 {
-		l.MaxFiles = DefaultMaxArtifactFiles
-	}
-	if l.MaxFileBytes <= 0 {
-		l.MaxFileBytes = DefaultMaxArtifactFileBytes
-	}
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultMaxArtifactBytes
-	}
+	orDefault(&l.MaxFiles, DefaultMaxArtifactFiles)
+	orDefault(&l.MaxFileBytes, DefaultMaxArtifactFileBytes)
+	orDefault(&l.MaxBytes, DefaultMaxArtifactBytes)
 	return l
+}
+
+// orDefault sets *v to def when it is zero or less: how every count, cap
+// and duration of this package's options means "the default".
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // WalkArtifacts is CollectArtifacts with no deadline and the default

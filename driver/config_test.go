@@ -73,3 +73,21 @@ func TestParsedConfigJSON(t *testing.T) {
 		})
 	}
 }
+
+// Each driver's experiment support refuses a config of another driver,
+// saying which it got.
+func TestExperimentRefusesAnotherDriversConfig(t *testing.T) {
+	foreign, err := subprocess.Parse(json.RawMessage(`{"command":"./agent"}`))
+	require.NoError(t, err)
+	for _, p := range []*lux.DriverPlugin{claudecode.Plugin(), codex.Plugin(), cursor.Plugin(), mcpprobe.Plugin()} {
+		t.Run(p.Name, func(t *testing.T) {
+			require.NotNil(t, p.Experiment)
+			prepared, err := p.Experiment.Prepare(foreign)
+			assert.Nil(t, prepared)
+			assert.ErrorContains(t, err, "prepare: config is *subprocess.Config, not *")
+			id, err := p.Experiment.Identity(t.Context(), foreign, "")
+			assert.Nil(t, id)
+			assert.ErrorContains(t, err, "identity: config is *subprocess.Config, not *")
+		})
+	}
+}

@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -189,16 +188,3 @@ func shortDuration(d time.Duration) string {
 }
 
 func boolPtr(b bool) *bool { return &b }
-
-// Parser adapts a driver's Parse, which returns its own config type, to
-// lux.DriverPlugin.Parse: a failed parse is a nil lux.DriverConfig, never
-// a nil *Config inside a non-nil interface.
-func Parser[C lux.DriverConfig](parse func(json.RawMessage) (C, error)) func(json.RawMessage) (lux.DriverConfig, error) {
-	return func(raw json.RawMessage) (lux.DriverConfig, error) {
-		c, err := parse(raw)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
-}

@@ -157,24 +157,12 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.IdleTimeout <= 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
-	}
-	if opts.MaxInterrupts <= 0 {
-		opts.MaxInterrupts = DefaultMaxInterrupts
-	}
-	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = DefaultMaxLineBytes
-	}
-	if opts.CollectTimeout <= 0 {
-		opts.CollectTimeout = DefaultCollectTimeout
-	}
-	if opts.KillGrace <= 0 {
-		opts.KillGrace = DefaultKillGrace
-	}
-	if opts.ExitDrain <= 0 {
-		opts.ExitDrain = DefaultExitDrain
-	}
+	orDefault(&opts.IdleTimeout, DefaultIdleTimeout)
+	orDefault(&opts.MaxInterrupts, DefaultMaxInterrupts)
+	orDefault(&opts.MaxLineBytes, DefaultMaxLineBytes)
+	orDefault(&opts.CollectTimeout, DefaultCollectTimeout)
+	orDefault(&opts.KillGrace, DefaultKillGrace)
+	orDefault(&opts.ExitDrain, DefaultExitDrain)
 	p, err := StartProcess(opts.Process)
 	if err != nil {
 		return nil, err

@@ -187,7 +187,7 @@ func TestPrepare(t *testing.T) {
 	require.NoError(t, err)
 	p, err := Prepare(c)
 	require.NoError(t, err)
-	pc := p.(*Config)
+	pc := p
 	assert.False(t, *pc.InheritEnv)
 	assert.True(t, *c.InheritEnv, "the original config changed")
 	pc.Env["A"] = "2"

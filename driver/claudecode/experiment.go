@@ -39,27 +39,19 @@ type ContentIdentity struct {
 	SHA256 string `json:"sha256"` // of the file, the tree, or inline JSON
 }
 
-// Prepare returns the controlled-experiment form of cfg: the same config,
+// Prepare returns the controlled-experiment form of c: the same config,
 // with the host environment not inherited (the CLI sees only the
 // variables the config sets; see InheritEnv).
-func Prepare(cfg lux.DriverConfig) (lux.DriverConfig, error) {
-	c, ok := cfg.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("claudecode: prepare: config is %T, not *claudecode.Config", cfg)
-	}
+func Prepare(c *Config) (*Config, error) {
 	out := c.clone()
 	out.ProcessConfig = out.Controlled()
 	return out, nil
 }
 
-// IdentityOf returns the behaviour identity of cfg: the CLI's version and
+// IdentityOf returns the behaviour identity of c: the CLI's version and
 // executable hash, and the hashes of its settings and plugin directories,
 // relative paths resolved against root.
-func IdentityOf(ctx context.Context, cfg lux.DriverConfig, root string) (any, error) {
-	c, ok := cfg.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("claudecode: identity: config is %T, not *claudecode.Config", cfg)
-	}
+func IdentityOf(ctx context.Context, c *Config, root string) (any, error) {
 	info := driver.IdentifyCLI(ctx, c.command())
 	if info.Path == "" {
 		return nil, fmt.Errorf("claudecode: identity: %s not found (install it with: %s)", c.command(), InstallHint)

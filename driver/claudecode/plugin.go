@@ -17,11 +17,7 @@ func Plugin() *lux.DriverPlugin {
 		Doc: "Runs Anthropic's Claude Code CLI (claude) headless with stream-json input and output, " +
 			"in an isolated config and temp directory per run; questions (AskUserQuestion) and " +
 			"permission requests become interrupts answered by the case's answerer.",
-		Parse: driver.Parser(Parse),
-		Experiment: &lux.DriverExperiment{
-			Version:  ExperimentVersion,
-			Prepare:  Prepare,
-			Identity: IdentityOf,
-		},
+		Parse:      driver.Parser(Parse),
+		Experiment: driver.Experiment("claudecode", ExperimentVersion, Prepare, IdentityOf),
 	}
 }

@@ -72,8 +72,8 @@ func (p *appProtocol) item(raw json.RawMessage, completed bool) []lux.Event {
 		})
 	case "fileChange":
 		p.changes[it.ID] = it.Changes
-		call := &lux.ToolCall{Name: ToolFileChange, Input: map[string]any{"changes": it.Changes}, ToolUseID: it.ID}
-		return p.called.events(call, completed, func() *lux.ToolResult { return fileChangeResult(it.ID, it.Changes, it.Status) })
+		call, result := fileChangeCall(it.ID, it.Changes, it.Status)
+		return p.called.events(call, completed, result)
 	case "mcpToolCall":
 		call := &lux.ToolCall{Name: it.Tool, Input: rawOrEmpty(it.Arguments), ToolUseID: it.ID}
 		return p.called.events(call, completed, func() *lux.ToolResult {
@@ -92,13 +92,8 @@ func (p *appProtocol) item(raw json.RawMessage, completed bool) []lux.Event {
 			}
 		})
 	case "webSearch":
-		call := &lux.ToolCall{Name: ToolWebSearch, Input: map[string]any{"query": it.Query}, ToolUseID: it.ID}
-		return p.called.events(call, completed, func() *lux.ToolResult {
-			return &lux.ToolResult{Name: ToolWebSearch, ToolUseID: it.ID, Content: map[string]any{"query": it.Query}, Text: it.Query}
-		})
+		call, result := webSearch(it.ID, it.Query)
+		return p.called.events(call, completed, result)
 	}
-	if !completed {
-		return nil
-	}
-	return []lux.Event{progressEvent(it.ID, KindCodexItem, raw)}
+	return otherItem(it.ID, raw, completed)
 }

@@ -189,23 +189,18 @@ func (p *execParser) item(it execItem, raw json.RawMessage, completed bool) []lu
 		call := &lux.ToolCall{Name: ToolCommand, Input: map[string]any{"command": it.Command}, ToolUseID: it.ID}
 		return p.called.events(call, completed, func() *lux.ToolResult { return commandResult(it.ID, it.AggregatedOutput, it.ExitCode, it.Status) })
 	case "file_change":
-		call := &lux.ToolCall{Name: ToolFileChange, Input: map[string]any{"changes": it.Changes}, ToolUseID: it.ID}
-		return p.called.events(call, completed, func() *lux.ToolResult { return fileChangeResult(it.ID, it.Changes, it.Status) })
+		call, result := fileChangeCall(it.ID, it.Changes, it.Status)
+		return p.called.events(call, completed, result)
 	case "mcp_tool_call":
 		call := &lux.ToolCall{Name: it.Tool, Input: rawOrEmpty(it.Arguments), ToolUseID: it.ID}
 		return p.called.events(call, completed, func() *lux.ToolResult {
 			return mcpResult(it.ID, it.Tool, it.Result, it.Error, it.Status)
 		})
 	case "web_search":
-		call := &lux.ToolCall{Name: ToolWebSearch, Input: map[string]any{"query": it.Query}, ToolUseID: it.ID}
-		return p.called.events(call, completed, func() *lux.ToolResult {
-			return &lux.ToolResult{Name: ToolWebSearch, ToolUseID: it.ID, Content: map[string]any{"query": it.Query}, Text: it.Query}
-		})
+		call, result := webSearch(it.ID, it.Query)
+		return p.called.events(call, completed, result)
 	}
-	if !completed {
-		return nil
-	}
-	return []lux.Event{progressEvent(it.ID, KindCodexItem, raw)}
+	return otherItem(it.ID, raw, completed)
 }
 
 func (p *execParser) progress(kind string, v any) lux.Event {

@@ -24,22 +24,14 @@ func Plugin() *lux.DriverPlugin {
 		Doc: "Runs OpenAI's Codex CLI: `codex exec --json` for one-shot runs (mode \"exec\", the default), " +
 			"or `codex app-server` over JSON-RPC when questions and approvals must be answered (mode \"app-server\"). " +
 			"Each run gets its own CODEX_HOME in the run directory. Install: " + InstallHint,
-		Parse: driver.Parser(Parse),
-		Experiment: &lux.DriverExperiment{
-			Version:  ExperimentVersion,
-			Prepare:  prepare,
-			Identity: identity,
-		},
+		Parse:      driver.Parser(Parse),
+		Experiment: driver.Experiment("codex", ExperimentVersion, prepare, identity),
 	}
 }
 
 // prepare turns a config into the one controlled experiments run: the
 // host environment is not inherited.
-func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
-	c, ok := dc.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("codex: prepare: not a codex config (%T)", dc)
-	}
+func prepare(c *Config) (*Config, error) {
 	out := c.clone()
 	out.ProcessConfig = out.Controlled()
 	if err := out.Validate(); err != nil {
@@ -67,11 +59,7 @@ type Identity struct {
 
 // identity computes the Identity of a config. A command that cannot be
 // found is an error naming the install hint.
-func identity(ctx context.Context, dc lux.DriverConfig, root string) (any, error) {
-	c, ok := dc.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("codex: identity: not a codex config (%T)", dc)
-	}
+func identity(ctx context.Context, c *Config, root string) (any, error) {
 	cmd := c.Command
 	if root != "" && !filepath.IsAbs(cmd) && filepath.Base(cmd) != cmd {
 		cmd = filepath.Join(root, cmd)

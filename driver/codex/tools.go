@@ -81,6 +81,31 @@ func commandResult(id string, output *string, exitCode *int, status string) *lux
 	}
 }
 
+// webSearch is a web search as a tool call, and its result once it has
+// completed: the query, for neither CLI mode reports what was found.
+func webSearch(id, query string) (*lux.ToolCall, func() *lux.ToolResult) {
+	call := &lux.ToolCall{Name: ToolWebSearch, Input: map[string]any{"query": query}, ToolUseID: id}
+	return call, func() *lux.ToolResult {
+		return &lux.ToolResult{Name: ToolWebSearch, ToolUseID: id, Content: map[string]any{"query": query}, Text: query}
+	}
+}
+
+// fileChangeCall is a patch as a tool call, and its result once it has
+// completed (see fileChangeResult).
+func fileChangeCall(id string, changes []fileChange, status string) (*lux.ToolCall, func() *lux.ToolResult) {
+	call := &lux.ToolCall{Name: ToolFileChange, Input: map[string]any{"changes": changes}, ToolUseID: id}
+	return call, func() *lux.ToolResult { return fileChangeResult(id, changes, status) }
+}
+
+// otherItem is an item of a type the driver does not map to an event of
+// its own: recorded as it came, once completed.
+func otherItem(id string, raw json.RawMessage, completed bool) []lux.Event {
+	if !completed {
+		return nil
+	}
+	return []lux.Event{progressEvent(id, KindCodexItem, raw)}
+}
+
 // fileChangeResult is the result of a patch: one "<kind> <path>" line per
 // file. It failed unless the CLI says it completed.
 func fileChangeResult(id string, changes []fileChange, status string) *lux.ToolResult {

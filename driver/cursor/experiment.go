@@ -19,17 +19,13 @@ import (
 const ExperimentVersion = "1"
 
 func experiment() *lux.DriverExperiment {
-	return &lux.DriverExperiment{Version: ExperimentVersion, Prepare: prepare, Identity: identity}
+	return driver.Experiment("cursor", ExperimentVersion, prepare, identity)
 }
 
 // prepare returns the controlled form of a config: the host environment is
 // not inherited (the CLI gets PATH with the system directories, HOME, the
 // config's env and the API key of apiKeyEnv).
-func prepare(c lux.DriverConfig) (lux.DriverConfig, error) {
-	d, ok := c.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("cursor: prepare: not a cursor config (%T)", c)
-	}
+func prepare(d *Config) (*Config, error) {
 	cp := *d
 	cp.ProcessConfig = cp.Controlled()
 	cp.ExtraArgs = slices.Clone(cp.ExtraArgs)
@@ -51,11 +47,7 @@ type Identity struct {
 // userFiles are the files of the CLI's config directory in Identity.
 var userFiles = []string{"cli-config.json", "mcp.json", "hooks.json"}
 
-func identity(ctx context.Context, c lux.DriverConfig, _ string) (any, error) {
-	d, ok := c.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("cursor: identity: not a cursor config (%T)", c)
-	}
+func identity(ctx context.Context, d *Config, _ string) (any, error) {
 	info := driver.IdentifyCLI(ctx, d.Command)
 	if info.Path == "" {
 		return nil, fmt.Errorf("cursor: %s not found (install it: %s)", d.Command, InstallHint)

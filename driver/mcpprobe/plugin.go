@@ -21,18 +21,14 @@ func Plugin() *lux.DriverPlugin {
 		Name:       Name,
 		Doc:        "probes an MCP server (stdio or streamable HTTP): lists its tools and calls them, without a model",
 		Parse:      driver.Parser(Parse),
-		Experiment: &lux.DriverExperiment{Version: ExperimentVersion, Prepare: prepare, Identity: identity},
+		Experiment: driver.Experiment("mcp-probe", ExperimentVersion, prepare, identity),
 	}
 }
 
 // prepare makes the controlled-experiment config. The probe never
 // inherits the host's environment beyond the variables it names, so the
 // config is already controlled: prepare validates a copy.
-func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
-	c, ok := dc.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("mcp-probe: prepare: config is %T, not *mcpprobe.Config", dc)
-	}
+func prepare(c *Config) (*Config, error) {
 	out := *c
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("mcp-probe: prepare: %w", err)
@@ -51,11 +47,7 @@ type Identity struct {
 	URL     string            `json:"url,omitempty"`
 }
 
-func identity(_ context.Context, dc lux.DriverConfig, _ string) (any, error) {
-	c, ok := dc.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("mcp-probe: identity: config is %T, not *mcpprobe.Config", dc)
-	}
+func identity(_ context.Context, c *Config, _ string) (any, error) {
 	if c.URL != "" {
 		return Identity{URL: c.URL}, nil
 	}

@@ -53,24 +53,16 @@ const Name = "subprocess"
 // Plugin returns the subprocess driver, ready to register.
 func Plugin() *lux.DriverPlugin {
 	return &lux.DriverPlugin{
-		Name:  Name,
-		Doc:   "runs any program that speaks lux-jsonl (JSON events on stdout, answers on stdin)",
-		Parse: driver.Parser(Parse),
-		Experiment: &lux.DriverExperiment{
-			Version:  "1",
-			Prepare:  prepare,
-			Identity: identity,
-		},
+		Name:       Name,
+		Doc:        "runs any program that speaks lux-jsonl (JSON events on stdout, answers on stdin)",
+		Parse:      driver.Parser(Parse),
+		Experiment: driver.Experiment("subprocess", "1", prepare, identity),
 	}
 }
 
 // prepare makes the controlled-experiment config: the host environment is
 // never inherited.
-func prepare(dc lux.DriverConfig) (lux.DriverConfig, error) {
-	c, ok := dc.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("subprocess: prepare: config is %T, not *subprocess.Config", dc)
-	}
+func prepare(c *Config) (*Config, error) {
 	out := *c
 	out.ProcessConfig = out.Controlled()
 	out.Args = slices.Clone(out.Args)
@@ -90,11 +82,7 @@ type Identity struct {
 	SHA256  string `json:"sha256"` // of the executable file
 }
 
-func identity(ctx context.Context, dc lux.DriverConfig, _ string) (any, error) {
-	c, ok := dc.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("subprocess: identity: config is %T, not *subprocess.Config", dc)
-	}
+func identity(ctx context.Context, c *Config, _ string) (any, error) {
 	path, err := c.resolve("")
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: identity: %w", err)
