@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -154,19 +153,25 @@ func message(code Code, detail string) string {
 }
 
 // Message returns err's text as a report shows it next to the result it
-// explains: an [*Error]'s Message, several joined errors' Messages joined
-// by "; ", and any other error's text as it is.
+// explains: an [*Error]'s Message, the Messages of several joined *Errors
+// (an invalid Config with more than one problem) joined by "; ", and any
+// other error's text as it is (an error wrapping an *Error keeps what it
+// adds, package names included).
 func Message(err error) string {
+	// Not errors.As: the context an error wrapping an *Error adds stays.
+	if e, ok := err.(*Error); ok {
+		return e.Message()
+	}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		parts := make([]string, 0, len(joined.Unwrap()))
 		for _, e := range joined.Unwrap() {
-			parts = append(parts, Message(e))
+			se, ok := e.(*Error)
+			if !ok {
+				return err.Error() // not only this package's errors: its text as it is
+			}
+			parts = append(parts, se.Message())
 		}
 		return strings.Join(parts, "; ")
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Message()
 	}
 	return err.Error()
 }

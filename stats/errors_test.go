@@ -2,6 +2,7 @@ package stats
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,9 @@ func TestMessageOfSeveralErrors(t *testing.T) {
 	if strings.Contains(got, "stats: ") || !strings.Contains(got, "method does not apply: unknown method") ||
 		!strings.Contains(got, "; confidence level out of range: Level is 2") {
 		t.Errorf("message %q", got)
+	}
+	if wrapped := fmt.Errorf("pass rate: %w", ErrTooFewUnits); Message(wrapped) != "pass rate: stats: too few independent units" {
+		t.Errorf("a wrapping error's message is %q", Message(wrapped))
 	}
 	if other := errors.New("x: y"); Message(other) != "x: y" {
 		t.Errorf("a foreign error's message is %q", Message(other))
