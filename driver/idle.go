@@ -7,8 +7,9 @@ import (
 	"github.com/luxeval/lux/internal/clock"
 )
 
-// DefaultIdleTimeout is how long an agent may stay silent when a driver's
-// config sets no idle timeout.
+// DefaultIdleTimeout is how long an agent may stay silent when
+// SessionOptions set no idle timeout, and the idle timeout of a lux-jsonl
+// program (see LuxJSONLDefaults), which reports its progress as it works.
 const DefaultIdleTimeout = 2 * time.Minute
 
 // IdleClock fires when an agent has been silent for too long. It is armed

@@ -223,15 +223,6 @@ func (c *Config) Runtime() lux.Runtime {
 	}
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // clone returns a deep copy of c.
 func (c *Config) clone() *Config {
 	out := *c
