@@ -32,30 +32,14 @@ func KeySent(t testing.TB, srv *modeltest.Server, header, want string) {
 	t.Errorf("the CLI never sent the key in %s", header)
 }
 
-// SecretStaysOut fails for every file under runDir (a run's record) that
-// holds secret, or its last ten characters (a CLI may keep only the end of
-// a key, to recognise it later), and when raw parsed by p, its
+// SecretStaysOut fails when a file of runDir (a run's record) holds
+// secret (see NoSecretUnder), or when raw parsed by p, its
 // controlled-experiment form or its experiment identity marshals to JSON
-// holding secret: a key given by the name of an environment variable
-// reaches the agent and nothing the run leaves behind.
+// holding it: a key given by the name of an environment variable reaches
+// the agent and nothing the run leaves behind.
 func SecretStaysOut(t testing.TB, p *lux.DriverPlugin, raw json.RawMessage, runDir, secret string) {
 	t.Helper()
-	tail := secret[max(0, len(secret)-10):]
-	n := 0
-	require.NoError(t, filepath.WalkDir(runDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		n++
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		assert.False(t, strings.Contains(string(b), tail), "%s holds the key", path)
-		return nil
-	}))
-	require.NotZero(t, n, "no record under %s", runDir)
-
+	NoSecretUnder(t, runDir, secret)
 	cfg, err := p.Parse(raw)
 	require.NoError(t, err)
 	require.NotNil(t, p.Experiment, "%s has no experiment support", p.Name)
@@ -71,4 +55,26 @@ func SecretStaysOut(t testing.TB, p *lux.DriverPlugin, raw json.RawMessage, runD
 		require.NoError(t, err)
 		assert.NotContains(t, string(b), secret, "%s holds the key", v.what)
 	}
+}
+
+// NoSecretUnder fails for every regular file under dir that holds secret,
+// or its last ten characters (a CLI may keep only the end of a key, to
+// recognise it later), and when dir holds no file at all.
+func NoSecretUnder(t testing.TB, dir, secret string) {
+	t.Helper()
+	tail := secret[max(0, len(secret)-10):]
+	n := 0
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		n++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		assert.False(t, strings.Contains(string(b), tail), "%s holds the key", path)
+		return nil
+	}))
+	require.NotZero(t, n, "no file under %s", dir)
 }
