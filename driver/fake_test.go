@@ -12,10 +12,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/fakeproc"
 )
 
 // The test binary doubles as the fake agent: with LUX_DRIVER_FAKE set it
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "sleeper":
 		signal.Ignore(syscall.SIGTERM)
-		untilKilled()
+		fakeproc.Hang()
 	}
 }
 
@@ -40,7 +40,6 @@ func TestMain(m *testing.M) {
 //	expect       read one stdin line, print "progress got:LINE"
 //	await        read one stdin line, print nothing
 //	readall      read stdin to EOF, print "progress stdin:TEXT"
-//	sleep DUR    sleep
 //	big N        print a line of N bytes
 //	spawn        start a background child that ignores SIGTERM, sharing
 //	             stdout; print "progress pid:PID"
@@ -65,9 +64,6 @@ func runScript(script string) {
 		case "readall":
 			b, _ := io.ReadAll(in)
 			fmt.Println("progress stdin:" + strings.TrimSpace(string(b)))
-		case "sleep":
-			d, _ := time.ParseDuration(arg)
-			time.Sleep(d)
 		case "big":
 			n, _ := strconv.Atoi(arg)
 			fmt.Println(strings.Repeat("x", n))
@@ -83,7 +79,7 @@ func runScript(script string) {
 		case "trapterm":
 			signal.Ignore(syscall.SIGTERM)
 		case "hang":
-			untilKilled()
+			fakeproc.Hang()
 		case "exit":
 			code, _ := strconv.Atoi(arg)
 			os.Exit(code)
@@ -91,17 +87,6 @@ func runScript(script string) {
 			fmt.Fprintln(os.Stderr, "unknown script command", cmd)
 			os.Exit(8)
 		}
-	}
-}
-
-// untilKilled blocks until a signal ends the process: it waits for a
-// signal nobody sends, and, unlike an empty select, cannot be taken for a
-// deadlock by the runtime.
-func untilKilled() {
-	never := make(chan os.Signal, 1)
-	signal.Notify(never, syscall.SIGUSR2)
-	for {
-		<-never
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/leaktest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -83,7 +84,7 @@ func TestSessionCloseReleasesEverything(t *testing.T) {
 			pids = append(pids, run(sc, ws))
 		}
 	}
-	eventually(t, func() bool { return runtime.NumGoroutine() <= g0 }, "goroutines leaked")
+	assert.LessOrEqual(t, leaktest.Goroutines(g0), g0, "goroutines leaked")
 	assert.LessOrEqual(t, fds(), f0, "descriptors leaked")
 	for _, pid := range pids {
 		assert.False(t, proc.Alive(pid), "agent %d survived Close", pid)

@@ -124,6 +124,9 @@ type Session struct {
 	clk   clock.Clock // the time source of the idle clock and the time limit
 	clock *IdleClock
 
+	deadline clock.Timer   // the time limit, armed at the start; nil without one
+	timedOut chan struct{} // closed at the time limit
+
 	stop       chan struct{} // closed by Close: the session is being torn down
 	stopOnce   sync.Once
 	quiescing  chan struct{} // closed by Quiesce: Parse's context is cancelled
@@ -176,6 +179,10 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 		quiescing:  make(chan struct{}),
 		readerDone: make(chan struct{}),
 		notify:     make(chan struct{}, 1),
+	}
+	if opts.Timeout > 0 {
+		s.timedOut = make(chan struct{})
+		s.deadline = s.clk.AfterFunc(opts.Timeout, func() { close(s.timedOut) })
 	}
 	if opts.Ready != nil {
 		r := *opts.Ready
@@ -491,14 +498,11 @@ func (s *Session) replyLost(err error) {
 // watch ends the run on idle expiry, and once the agent's leader exits
 // kills what it left in its group and bounds the wait for its output.
 func (s *Session) watch() {
-	var deadline chan struct{}
-	if s.opts.Timeout > 0 {
-		deadline = make(chan struct{})
-		t := s.clk.AfterFunc(s.opts.Timeout, func() { close(deadline) })
-		defer t.Stop()
+	if s.deadline != nil {
+		defer s.deadline.Stop()
 	}
 	select {
-	case <-deadline:
+	case <-s.timedOut:
 		s.fail(lux.ExitTimeout, fmt.Sprintf("the agent ran longer than its %s time limit", s.opts.Timeout))
 		return // fail stops the process group
 	case <-s.clock.Expired():

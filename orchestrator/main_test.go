@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/fakeproc"
 )
 
 // TestMain doubles as a tiny agent program: with LUX_TEST_AGENT=hello the
@@ -20,8 +21,7 @@ func TestMain(m *testing.M) {
 		_ = os.WriteFile(os.Getenv("LUX_TEST_PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o600)
 		fmt.Println(`{"type":"ready","agentId":"asker"}`)
 		fmt.Println(`{"type":"interrupt","kind":"ask","id":"q1","question":"Shall I go on?"}`)
-		time.Sleep(10 * time.Minute)
-		os.Exit(0)
+		fakeproc.Hang()
 	}
 	if os.Getenv("LUX_TEST_AGENT") == "hello" {
 		if err := os.WriteFile(filepath.Join(os.Getenv("LUX_ARTIFACTS_DIR"), "hello.txt"), []byte("hello"), 0o600); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/safecall"
 	"github.com/luxeval/lux/record"
 )
@@ -149,7 +150,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	if p.c.Timeout > 0 {
 		timeout = p.c.Timeout.D()
 	}
-	runCtx, stopClock := context.WithTimeoutCause(ctx, timeout, &runTimeout{limit: timeout})
+	runCtx, stopClock := clock.WithTimeoutCause(ctx, timeout, &runTimeout{limit: timeout})
 	defer stopClock()
 	runLimit, releaseRun := safecall.After(runCtx, o.opts.CleanupTimeout)
 	defer releaseRun()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -201,41 +202,59 @@ echo '{"type":"done"}'`}, "env": map[string]string{"FORGED": forgedDone, "ROOT":
 	})
 }
 
-// dripper is never idle and never done: it writes a progress event every
-// 20ms for ever.
-const dripper = `echo '{"type":"ready","agentId":"drip"}'
-while :; do echo '{"type":"progress","id":"d","kind":"drip","payload":1}'; sleep 0.02; done`
+// waiter says it is ready, then neither speaks nor ends: it waits for the
+// end of its stdin, which the session closes once the run has ended.
+const waiter = `echo '{"type":"ready","agentId":"wait"}'
+exec cat >/dev/null`
 
 // A run that never ends is stopped at its wall-clock limit, whichever sets
-// it: the case, the orchestrator's options or the driver's config.
+// it: the case, the orchestrator's options or the driver's config. The
+// limits run on a manual clock, advanced past them once the run's timers
+// are armed (the agent said ready).
 func TestRunsEndAtTheirTimeLimit(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		opts       orchestrator.Options
 		c          lux.Case
 		driverCfg  map[string]any
+		armed      int // timers on the clock once the agent said ready
 		wantReason string
 	}{
 		{"the orchestrator's limit", orchestrator.Options{RunTimeout: 300 * time.Millisecond}, lux.Case{},
-			nil, "the run exceeded its 300ms time limit"},
+			nil, 3, "the run exceeded its 300ms time limit"},
 		{"the case's limit over the orchestrator's", orchestrator.Options{RunTimeout: time.Hour}, lux.Case{Timeout: lux.Duration(300 * time.Millisecond)},
-			nil, "the run exceeded its 300ms time limit"},
+			nil, 3, "the run exceeded its 300ms time limit"},
 		{"the driver's limit", orchestrator.Options{}, lux.Case{},
-			map[string]any{"timeout": "300ms"}, "the agent ran longer than its 300ms time limit"},
+			map[string]any{"timeout": "300ms"}, 4, "the agent ran longer than its 300ms time limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := lux.NewRegistry()
 			require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
 			tc.opts.RunsRoot = filepath.Join(t.TempDir(), "runs")
 			o := orchestrator.New(reg, tc.opts)
-			cfg := map[string]any{"command": "/bin/sh", "args": []string{"-c", dripper}}
+			cfg := map[string]any{"command": "/bin/sh", "args": []string{"-c", waiter}}
 			for k, v := range tc.driverCfg {
 				cfg[k] = v
 			}
 			c := tc.c
-			c.ID, c.Prompt, c.Driver = "drip", "p", &lux.PluginRef{Name: subprocess.Name, Config: cfg}
-			res, err := o.Run(context.Background(), &c)
-			require.NoError(t, err, "a run at its limit is a result, not an error")
+			c.ID, c.Prompt, c.Driver = "wait", "p", &lux.PluginRef{Name: subprocess.Name, Config: cfg}
+			m := &clock.Manual{}
+			type result struct {
+				res *orchestrator.RunResult
+				err error
+			}
+			ran := make(chan result, 1)
+			go func() {
+				res, err := o.Run(clock.With(context.Background(), m), &c)
+				ran <- result{res, err}
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+			defer cancel()
+			require.NoError(t, m.WaitScheduled(ctx, tc.armed), "the run's timers were never armed")
+			m.Advance(300 * time.Millisecond)
+			got := <-ran
+			require.NoError(t, got.err, "a run at its limit is a result, not an error")
+			res := got.res
 			assert.Equal(t, lux.ExitTimeout, res.Metadata.ExitReason)
 			assert.Contains(t, res.Metadata.Reason, tc.wantReason)
 			assert.NotEqual(t, "pass", res.Verdict(), "a run that did not end done never passes")

@@ -155,3 +155,52 @@ func (m *Manual) WaitScheduled(ctx context.Context, n int) error {
 		}
 	}
 }
+
+// WithTimeoutCause is context.WithTimeoutCause on ctx's clock: the
+// returned context ends d from now, with the error
+// context.DeadlineExceeded and the cause cause.
+func WithTimeoutCause(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	c := From(ctx)
+	if _, ok := c.(real); ok {
+		return context.WithTimeoutCause(ctx, d, cause)
+	}
+	inner, cancel := context.WithCancelCause(ctx)
+	tc := &timeoutCtx{Context: inner, done: make(chan struct{})}
+	end := func() { tc.once.Do(func() { close(tc.done) }) }
+	t := c.AfterFunc(d, func() {
+		tc.mu.Lock()
+		tc.expired = true
+		tc.mu.Unlock()
+		cancel(cause)
+		end()
+	})
+	context.AfterFunc(inner, end) // ctx ended
+	return tc, func() { t.Stop(); cancel(context.Canceled); end() }
+}
+
+// timeoutCtx ends with context.DeadlineExceeded once its timer fired. Its
+// Done channel is its own, so that contexts derived from it take their
+// error from its Err.
+type timeoutCtx struct {
+	context.Context
+	done    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	expired bool
+}
+
+func (c *timeoutCtx) Done() <-chan struct{} { return c.done }
+
+func (c *timeoutCtx) Err() error {
+	select {
+	case <-c.done:
+	default:
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.expired {
+		return context.DeadlineExceeded
+	}
+	return c.Context.Err()
+}

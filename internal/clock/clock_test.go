@@ -2,6 +2,7 @@ package clock_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -47,4 +48,25 @@ func TestWaitScheduled(t *testing.T) {
 	m.AfterFunc(time.Second, func() {})
 	m.AfterFunc(time.Second, func() {})
 	assert.NoError(t, <-done)
+}
+
+func TestWithTimeoutCause(t *testing.T) {
+	m := &clock.Manual{}
+	cause := errors.New("too long")
+	ctx, cancel := clock.WithTimeoutCause(clock.With(context.Background(), m), time.Minute, cause)
+	defer cancel()
+	child, cancelChild := context.WithCancel(ctx)
+	defer cancelChild()
+	m.Advance(time.Minute - time.Nanosecond)
+	assert.NoError(t, ctx.Err())
+	m.Advance(time.Nanosecond)
+	<-child.Done()
+	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	assert.ErrorIs(t, child.Err(), context.DeadlineExceeded)
+	assert.Equal(t, cause, context.Cause(child))
+
+	ctx, cancel = clock.WithTimeoutCause(clock.With(context.Background(), m), time.Minute, cause)
+	cancel()
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	assert.Equal(t, 0, m.Pending(), "cancel stops the timer")
 }

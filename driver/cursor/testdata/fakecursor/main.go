@@ -31,12 +31,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/luxeval/lux/internal/fakeproc"
 )
 
 func main() {
 	args := os.Args[1:]
 	if len(args) == 1 && args[0] == "worker-server" {
-		untilKilled()
+		fakeproc.Hang()
 	}
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
 		fmt.Println(envOr("FAKE_CURSOR_VERSION", "2026.09.10-fake001"))
@@ -111,23 +113,12 @@ func main() {
 	}
 	switch os.Getenv("FAKE_CURSOR_AFTER") {
 	case "hang":
-		untilKilled()
+		fakeproc.Hang()
 	case "usr1":
 		<-released
 	}
 	code, _ := strconv.Atoi(envOr("FAKE_CURSOR_EXIT", "0"))
 	os.Exit(code)
-}
-
-// untilKilled blocks until a signal ends the process: it waits for one
-// nobody sends (unlike an empty select, the runtime cannot take that for a
-// deadlock).
-func untilKilled() {
-	never := make(chan os.Signal, 1)
-	signal.Notify(never, syscall.SIGUSR2)
-	for {
-		<-never
-	}
 }
 
 // checkArgs fails the way the CLI does on a command line it rejects.

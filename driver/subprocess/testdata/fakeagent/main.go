@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/luxeval/lux/internal/fakeproc"
 )
 
 var stdin = bufio.NewReader(os.Stdin)
@@ -87,9 +89,9 @@ func main() {
 	case "silent":
 		ready()
 		emit(obj{"type": "progress", "id": "p", "kind": "status", "payload": "thinking"})
-		hang()
+		fakeproc.Hang()
 	case "silent-before-ready":
-		hang()
+		fakeproc.Hang()
 	case "crash":
 		ready()
 		fmt.Fprintln(os.Stderr, "fatal: boom")
@@ -107,12 +109,12 @@ func main() {
 		ready()
 		emit(obj{"type": "progress", "id": "child", "kind": "pid", "payload": c.Process.Pid})
 		if len(os.Args) > 2 && os.Args[2] == "hang" {
-			hang()
+			fakeproc.Hang()
 		}
 		emit(obj{"type": "done"})
 	case "sleeper":
 		signal.Ignore(syscall.SIGTERM)
-		hang()
+		fakeproc.Hang()
 	case "oversized":
 		ready()
 		emit(obj{"type": "progress", "id": "big", "kind": "blob", "payload": strings.Repeat("x", 2000)})
@@ -154,16 +156,5 @@ func main() {
 	default:
 		fmt.Fprintln(os.Stderr, "unknown scenario", os.Args[1])
 		os.Exit(2)
-	}
-}
-
-// hang blocks until a signal ends the process: it waits for one nobody
-// sends (unlike an empty select, the runtime cannot take that for a
-// deadlock).
-func hang() {
-	never := make(chan os.Signal, 1)
-	signal.Notify(never, syscall.SIGUSR2)
-	for {
-		<-never
 	}
 }
