@@ -277,7 +277,7 @@ func (r *runState) record(e lux.Event) bool {
 		// ends with it, whatever failed the run before.
 		r.events = append(r.events, lux.Event{Type: lux.EventError, Time: time.Now().UTC(),
 			Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: limit.Reason()}})
-		r.end(outcome{exit: lux.ExitError, phase: lux.PhaseTrace, cause: limit})
+		r.fail(lux.PhaseTrace, lux.ExitError, limit)
 		return false
 	}
 	var bad *record.UnencodableError
