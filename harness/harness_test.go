@@ -11,6 +11,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
+	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/harnesstest"
 	"github.com/luxeval/lux/modeltest"
 )
@@ -100,15 +101,29 @@ func TestSlowAnswerTimesOut(t *testing.T) {
 	for _, provider := range []string{harness.ClaudeCode, harness.Codex} {
 		t.Run(provider, func(t *testing.T) {
 			t.Parallel()
-			release := make(chan struct{})
-			srv := harnesstest.Server(t, modeltest.Script{{Text: "too late", Hold: release}})
+			release, held := make(chan struct{}), make(chan struct{}, 1)
+			srv := harnesstest.Server(t, modeltest.Script{{Text: "too late", Hold: release, Held: held}})
 			defer close(release)
 			cfg := harnesstest.Claude(t, srv)
 			if provider == harness.Codex {
 				cfg = harnesstest.Codex(t, srv)
 			}
 			cfg.Timeout = lux.Duration(3 * time.Second)
-			_, err := complete(t, cfg, harness.Request{System: "s", Prompt: "p"})
+			// The timeout runs on a manual clock, advanced past it once the
+			// CLI's request waits for its answer: the test never waits for it.
+			m := &clock.Manual{}
+			ctx, cancel := context.WithTimeout(context.Background(), safety)
+			defer cancel()
+			go func() {
+				select {
+				case <-held:
+					m.Advance(3 * time.Second)
+				case <-ctx.Done():
+				}
+			}()
+			mod, err := harness.New(cfg)
+			require.NoError(t, err)
+			_, err = mod.Complete(clock.With(ctx, m), harness.Request{System: "s", Prompt: "p"})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "model call timed out after 3s")
 		})

@@ -200,6 +200,12 @@ func (s *Server) answer(w http.ResponseWriter, hr *http.Request, r *Request, d d
 	ctx, cancel := mergeDone(hr.Context(), s.closing)
 	defer cancel()
 	if t.Hold != nil {
+		if t.Held != nil {
+			select {
+			case t.Held <- struct{}{}:
+			default:
+			}
+		}
 		select {
 		case <-t.Hold:
 		case <-ctx.Done():

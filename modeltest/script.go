@@ -37,6 +37,10 @@ type Turn struct {
 	// answering (or until the client goes away or the server closes): a
 	// slow answer that the test ends when it chooses, never a sleep.
 	Hold <-chan struct{} `json:"-"`
+	// Held, when not nil, is sent to (without blocking: give it a buffer)
+	// each time a request for this turn starts waiting on Hold, so that a
+	// test knows the client is waiting.
+	Held chan<- struct{} `json:"-"`
 }
 
 // A ToolCall is a tool the model calls.
