@@ -39,12 +39,11 @@ const MaxEnvPrompt = 128<<10 - len(EnvPrompt) - 2
 type Config struct {
 	// ProcessConfig is the command, env, inheritEnv and idleTimeout
 	// fields, as every process driver reads them, with the defaults of a
-	// lux-jsonl program (see driver.LuxJSONLDefaults): the command is
-	// required, and looked up on Env's PATH first when it sets one, then
-	// on the harness's; the harness's environment is not inherited, so
-	// the agent gets only Env, the LUX_* variables and
-	// PATH=driver.DefaultPath (unless Env sets PATH) — no HOME, no
-	// locale, no API keys: set what the agent needs in Env.
+	// lux-jsonl program (see driver.LuxJSONLDefaults). A command name is
+	// looked up on Env's PATH first when it sets one, then on the
+	// harness's. Without the harness's environment the agent gets only
+	// Env, the LUX_* variables and PATH=driver.DefaultPath (unless Env
+	// sets PATH): set what the agent needs in Env.
 	driver.ProcessConfig
 	// Args are the agent's arguments.
 	Args []string `json:"args,omitempty"`
