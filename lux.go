@@ -52,9 +52,9 @@
 //     (every problem at its field path), and the sentinel errors
 //     ([ErrInvalidCase], [ErrInvalidConfig], ...).
 //
-// This package imports no other package of the module: drivers,
-// answerers, assertions, the orchestrator and the analysis packages all
-// build on it.
+// This package imports no other public package of the module (only the
+// internal leaf that words JSON errors): drivers, answerers, assertions,
+// the orchestrator and the analysis packages all build on it.
 package lux
 
 import (
