@@ -84,7 +84,7 @@ func TestSessionClosedStdoutStillIdles(t *testing.T) {
 func TestSessionIdleClockPausedWhileAnswerOutstanding(t *testing.T) {
 	s, m := startManual(t, driver.SessionOptions{
 		IdleTimeout: time.Minute,
-		Process:     fakeSpec(t, "say ready", "say ask q1 hi", "expect", "say done"),
+		Process:     fakeSpec(t, "say ready", "say ask q1 hi", "expect", "await", "say done"),
 	})
 	assert.Equal(t, "ready fake", next(t, s))
 	assert.Equal(t, "interrupt ask q1", next(t, s))
@@ -93,8 +93,11 @@ func TestSessionIdleClockPausedWhileAnswerOutstanding(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
 	defer cancel()
 	require.NoError(t, s.Respond(ctx, lux.Answer{Kind: lux.Ask, ID: "q1", Text: "ok"}))
-	assert.Equal(t, 1, m.Pending(), "the answer did not re-arm the idle clock")
 	assert.Equal(t, "progress got:answer q1 ok", next(t, s))
+	// The agent now waits for a line: a paused clock stays paused through
+	// the event just seen, a resumed one was re-armed by it.
+	assert.Equal(t, 1, m.Pending(), "the answer did not re-arm the idle clock")
+	require.NoError(t, s.Stdin().WriteLine(ctx, []byte("go")))
 	assert.Equal(t, "done", next(t, s))
 }
 
