@@ -47,7 +47,19 @@ func TestConfigErrors(t *testing.T) {
 		{"json-pointer-equals", `{"path":"a","pointer":"/a~2","value":1}`, []string{`pointer: "/a~2" has "~" not followed by 0 or 1 (write a JSON pointer such as "/scripts/test")`}},
 		{"command-exits-zero", `{"timeout":"soon","inheritEnv":"PATH"}`, []string{
 			`inheritEnv: must be a list of variable names, or true for the whole environment`,
-			`timeout: must be a duration such as "90s" or a number of milliseconds, got "soon"`}},
+			`timeout: must be a duration such as "90s" or a number of milliseconds, got "soon"`,
+			`command: required (give a shell command such as "go test ./...")`}},
+		// A misspelled field hides none of the other problems.
+		{"file-contains", `{"pth":"a.txt","text":"hi"}`, []string{
+			`pth: unknown field (did you mean "path"?)`,
+			`path: required (give a path relative to the workspace, or to the run directory with "in": "run")`}},
+		{"regex", `{"pattern":"(","flag":"i"}`, []string{
+			`flag: unknown field (did you mean "flags"?)`,
+			"pattern: not a valid regular expression: missing closing ): `(` (use Go RE2 syntax, without backreferences or lookaround)"}},
+		{"command-exits-zero", `{"comand":"true","timeout":-5}`, []string{
+			`comand: unknown field (did you mean "command"?)`,
+			`command: required (give a shell command such as "go test ./...")`,
+			`timeout: must not be negative, got -5ms`}},
 		{"command-exits-zero", `{"command":" ","timeout":-5,"cwd":"../x","env":{"A=B":"x"},"inheritEnv":[""]}`, []string{
 			`command: required (give a shell command such as "go test ./...")`,
 			`cwd: "../x" escapes the workspace (give a path relative to the workspace, or to the run directory with "in": "run")`,

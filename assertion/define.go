@@ -14,8 +14,9 @@ const version = "1"
 
 // define builds a built-in plugin from its config type C: Parse decodes the
 // config strictly into a zero C, validate records every problem with its
-// field path (and may fill defaults), and eval grades a run with the
-// validated config.
+// field path (and may fill defaults), in the same pass through
+// lux.DecodeConfig, so an unknown field does not hide the others' problems,
+// and eval grades a run with the validated config.
 func define[C any](typ, doc string, validate func(c *C, p *lux.Problems), eval func(ctx context.Context, c *C, run *lux.Run) (lux.Result, error)) *lux.AssertionPlugin {
 	return &lux.AssertionPlugin{
 		Type:    typ,
@@ -23,20 +24,23 @@ func define[C any](typ, doc string, validate func(c *C, p *lux.Problems), eval f
 		Version: version,
 		Parse: func(raw json.RawMessage) (lux.Check, error) {
 			c := new(C)
-			if err := lux.DecodeConfig(raw, c); err != nil {
-				var p lux.Problems
-				p.Merge("", err)
-				return nil, p.Err(lux.ErrInvalidConfig)
-			}
-			var p lux.Problems
-			if validate != nil {
-				validate(c, &p)
-			}
-			if err := p.Err(lux.ErrInvalidConfig); err != nil {
+			if err := lux.DecodeConfig(raw, c, problemsFunc(c, validate)); err != nil {
 				return nil, err
 			}
 			return &check[C]{typ: typ, cfg: c, eval: eval}, nil
 		},
+	}
+}
+
+// problemsFunc is validate over c as DecodeConfig takes it, run on c once
+// it is decoded.
+func problemsFunc[C any](c *C, validate func(c *C, p *lux.Problems)) func() error {
+	return func() error {
+		var p lux.Problems
+		if validate != nil {
+			validate(c, &p)
+		}
+		return p.Err(nil)
 	}
 }
 

@@ -42,17 +42,12 @@ func PredicateWith[C any](name string, fn func(ctx context.Context, run *lux.Run
 		Version: "1",
 		Parse: func(raw json.RawMessage) (lux.Check, error) {
 			var cfg C
-			if err := lux.DecodeConfig(raw, &cfg); err != nil {
-				var p lux.Problems
-				p.Merge("", err)
-				return nil, p.Err(lux.ErrInvalidConfig)
-			}
+			var validate []func() error
 			if v, ok := any(&cfg).(interface{ Validate() error }); ok {
-				if err := v.Validate(); err != nil {
-					var p lux.Problems
-					p.Merge("", err)
-					return nil, p.Err(lux.ErrInvalidConfig)
-				}
+				validate = append(validate, func() error { return v.Validate() })
+			}
+			if err := lux.DecodeConfig(raw, &cfg, validate...); err != nil {
+				return nil, err
 			}
 			return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (res lux.Result, err error) {
 				if run == nil {

@@ -168,7 +168,7 @@ func TestPredicateWith(t *testing.T) {
 	}
 	for cfg, want := range map[string]string{
 		`{"maxEdits":0}`:   "lux: invalid config: maxEdits: must be above 0, got 0",
-		`{"maxEdit":1}`:    `lux: invalid config: maxEdit: unknown field (did you mean "maxEdits"?)`,
+		`{"maxEdit":1}`:    "lux: invalid config:\n  - maxEdit: unknown field (did you mean \"maxEdits\"?)\n  - maxEdits: must be above 0, got 0",
 		`{"maxEdits":"1"}`: "lux: invalid config: maxEdits: must be a whole number, got string",
 		`{"maxEdits":1.5}`: "lux: invalid config: maxEdits: must be a whole number, got number 1.5",
 	} {

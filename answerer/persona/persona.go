@@ -52,18 +52,18 @@ func PluginWith(opts Options) *lux.AnswererPlugin {
 		Harness: true,
 		Parse: func(raw json.RawMessage) (lux.AnswererConfig, error) {
 			c := &Config{}
-			if err := lux.DecodeConfig(raw, c); err != nil {
-				return nil, err
+			validate := func() error {
+				var p lux.Problems
+				if c.MaxHistory < 0 || c.MaxHistory > 200 {
+					p.Addf("maxHistory", "must be between 0 and 200, got %d", c.MaxHistory)
+				}
+				if c.MaxChars < 0 || c.MaxChars > 20000 {
+					p.Addf("maxChars", "must be between 0 and 20000, got %d", c.MaxChars)
+				}
+				c.Config, c.model = harness.Build(opts.Factory, c.Config, &p)
+				return p.Err(nil)
 			}
-			var p lux.Problems
-			if c.MaxHistory < 0 || c.MaxHistory > 200 {
-				p.Addf("maxHistory", "must be between 0 and 200, got %d", c.MaxHistory)
-			}
-			if c.MaxChars < 0 || c.MaxChars > 20000 {
-				p.Addf("maxChars", "must be between 0 and 20000, got %d", c.MaxChars)
-			}
-			c.Config, c.model = harness.Build(opts.Factory, c.Config, &p)
-			if err := p.Err(lux.ErrInvalidConfig); err != nil {
+			if err := lux.DecodeConfig(raw, c, validate); err != nil {
 				return nil, err
 			}
 			if c.MaxHistory == 0 {

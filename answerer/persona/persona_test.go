@@ -112,6 +112,8 @@ func TestConfigIsStrict(t *testing.T) {
 	_, err := persona.Plugin().Parse(json.RawMessage(`{"provider": "gemini", "maxHistory": -1, "temperature": 1}`))
 	require.ErrorIs(t, err, lux.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "temperature: unknown field")
+	assert.Contains(t, err.Error(), `provider: unknown provider "gemini"`, "a typo hides no other problem")
+	assert.Contains(t, err.Error(), "maxHistory: must be between 0 and 200, got -1", "a typo hides no other problem")
 	_, err = persona.Plugin().Parse(json.RawMessage(`{"provider": "gemini", "maxHistory": -1}`))
 	require.ErrorIs(t, err, lux.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), `provider: unknown provider "gemini"`)

@@ -29,29 +29,29 @@ type rawFile struct {
 }
 
 func parse(raw json.RawMessage) (*config, error) {
-	var p lux.Problems
 	var rc rawConfig
-	if err := lux.DecodeConfig(raw, &rc); err != nil {
-		p.Merge("", err)
-		return nil, p.Err(lux.ErrInvalidConfig)
-	}
-	c := &config{file: rc.File}
-	defaults := map[lux.InterruptKind]string{}
-	c.rules = decodeRules(&p, "rules", rc.Rules, defaults)
-	if rc.File != "" {
-		data, problem := readRulesFile(rc.File)
-		switch {
-		case problem != "":
-			p.AddFix("file", problem, "give a JSON file of rules; a relative path is relative to the working directory")
-		default:
-			c.fileSHA256 = lux.HashBytes(data)
-			c.rules = append(c.rules, decodeFile(&p, rc.File, data, defaults)...)
+	c := &config{}
+	validate := func() error {
+		var p lux.Problems
+		c.file = rc.File
+		defaults := map[lux.InterruptKind]string{}
+		c.rules = decodeRules(&p, "", "rules", rc.Rules, defaults)
+		if rc.File != "" {
+			data, problem := readRulesFile(rc.File)
+			switch {
+			case problem != "":
+				p.AddFix("file", problem, "give a JSON file of rules; a relative path is relative to the working directory")
+			default:
+				c.fileSHA256 = lux.HashBytes(data)
+				c.rules = append(c.rules, decodeFile(&p, rc.File, data, defaults)...)
+			}
 		}
+		if p.Len() == 0 && len(c.rules) == 0 {
+			p.AddFix("rules", "required", "give at least one rule, inline or in a file")
+		}
+		return p.Err(nil)
 	}
-	if p.Len() == 0 && len(c.rules) == 0 {
-		p.AddFix("rules", "required", "give at least one rule, inline or in a file")
-	}
-	if err := p.Err(lux.ErrInvalidConfig); err != nil {
+	if err := lux.DecodeConfig(raw, &rc, validate); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -96,35 +96,45 @@ func decodeFile(p *lux.Problems, name string, data []byte, defaults map[lux.Inte
 			p.Add(prefix, "not valid JSON: "+jsonerr.Describe(data, err))
 			return nil
 		}
-		return decodeRules(p, prefix, list, defaults)
+		return decodeRules(p, "", prefix, list, defaults)
 	}
 	var rf rawFile
-	if err := lux.DecodeConfig(trimmed, &rf); err != nil {
+	var rules []*rule
+	err := lux.DecodeConfig(trimmed, &rf, func() error {
+		var fp lux.Problems
+		if rf.Rules == nil {
+			fp.AddFix("", "has no rules", `write a list of rules, or {"rules": [...]}`)
+		}
+		rules = decodeRules(&fp, prefix, "rules", rf.Rules, defaults)
+		return fp.Err(nil)
+	})
+	if err != nil {
 		p.Merge(prefix, err)
 		return nil
 	}
-	if rf.Rules == nil {
-		p.AddFix(prefix, "has no rules", `write a list of rules, or {"rules": [...]}`)
-	}
-	return decodeRules(p, lux.JoinPath(prefix, "rules"), rf.Rules, defaults)
+	return rules
 }
 
-// decodeRules decodes and validates each rule at path[i]. defaults maps a
-// kind to the path of its default rule, across inline and file rules.
-func decodeRules(p *lux.Problems, path string, raws []json.RawMessage, defaults map[lux.InterruptKind]string) []*rule {
+// decodeRules decodes and validates each rule at path[i], recording its
+// problems into p, whose paths are relative to where. defaults maps a kind
+// to the path of its default rule, across inline and file rules.
+func decodeRules(p *lux.Problems, where, path string, raws []json.RawMessage, defaults map[lux.InterruptKind]string) []*rule {
 	var out []*rule
 	for i, raw := range raws {
 		at := fmt.Sprintf("%s[%d]", path, i)
-		var r Rule
-		if err := lux.DecodeConfig(raw, &r); err != nil {
-			p.Merge(at, err)
-			continue
-		}
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			p.Add(at, "must be a rule object, got null")
 			continue
 		}
-		if vr := validateRule(p, at, r, defaults); vr != nil {
+		var r Rule
+		var vr *rule
+		err := lux.DecodeConfig(raw, &r, func() error {
+			var rp lux.Problems
+			vr = validateRule(&rp, lux.JoinPath(where, at), r, defaults)
+			return rp.Err(nil)
+		})
+		p.Merge(at, err)
+		if err == nil && vr != nil {
 			out = append(out, vr)
 		}
 	}
@@ -133,6 +143,8 @@ func decodeRules(p *lux.Problems, path string, raws []json.RawMessage, defaults 
 
 // validateRule checks one rule: its body fits its kind, its regular
 // expression compiles, a default rule is plain and the only one of its kind.
+// Its problems' paths are relative to the rule; at is where the rule is,
+// which a second default rule names.
 func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.InterruptKind]string) *rule {
 	before := p.Len()
 	var bodies []string
@@ -149,39 +161,39 @@ func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.Interrupt
 	switch r.Kind {
 	case "", lux.Ask, lux.Approve, lux.Custom:
 	default:
-		p.AddFix(at+".kind", fmt.Sprintf("must be %q, %q or %q, got %q", lux.Ask, lux.Approve, lux.Custom, r.Kind),
+		p.AddFix("kind", fmt.Sprintf("must be %q, %q or %q, got %q", lux.Ask, lux.Approve, lux.Custom, r.Kind),
 			"or leave it out: the answer decides the kind")
 	}
 	switch {
 	case len(bodies) == 0:
-		p.AddFix(at, "has no answer", bodyFix(r.Kind))
+		p.AddFix("", "has no answer", bodyFix(r.Kind))
 	case len(bodies) > 1:
-		p.AddFix(at, fmt.Sprintf("has both %q and %q; a rule gives one answer", bodies[0], bodies[1]), bodyFix(r.Kind))
+		p.AddFix("", fmt.Sprintf("has both %q and %q; a rule gives one answer", bodies[0], bodies[1]), bodyFix(r.Kind))
 	case r.Kind == "":
 		r.Kind = bodyKind
 	case r.Kind != bodyKind && (r.Kind == lux.Ask || r.Kind == lux.Approve || r.Kind == lux.Custom):
-		p.AddFix(at+"."+bodies[0], fmt.Sprintf("answers %s interrupts, but the rule is for %s ones", bodyKind, r.Kind), bodyFix(r.Kind))
+		p.AddFix(bodies[0], fmt.Sprintf("answers %s interrupts, but the rule is for %s ones", bodyKind, r.Kind), bodyFix(r.Kind))
 	}
 	if r.Reason != "" && r.Approve == nil {
-		p.AddFix(at+".reason", "only an approve rule has a reason", `give "approve": false or true with it, or remove it`)
+		p.AddFix("reason", "only an approve rule has a reason", `give "approve": false or true with it, or remove it`)
 	}
 	approvalMatchers := r.Action != "" || r.Tool != "" || r.Command != "" || r.Path != ""
 	if approvalMatchers && r.Kind != "" && r.Kind != lux.Approve {
-		p.AddFix(at, "action, tool, command and path match approvals only", `give "approve": true or false, or match the text with "match"`)
+		p.AddFix("", "action, tool, command and path match approvals only", `give "approve": true or false, or match the text with "match"`)
 	}
 	switch r.Action {
 	case "", lux.ActionCommand, lux.ActionEdit, lux.ActionPermissions, lux.ActionTool:
 	default:
-		p.AddFix(at+".action", fmt.Sprintf("unknown action %q", r.Action),
+		p.AddFix("action", fmt.Sprintf("unknown action %q", r.Action),
 			fmt.Sprintf("use %q, %q, %q or %q", lux.ActionCommand, lux.ActionEdit, lux.ActionPermissions, lux.ActionTool))
 	}
 	if r.Default {
 		if r.Match != "" || r.ID != "" || approvalMatchers {
-			p.AddFix(at+".default", "a default rule answers every interrupt of its kind", `remove "match", "id" and the approval matchers, or "default"`)
+			p.AddFix("default", "a default rule answers every interrupt of its kind", `remove "match", "id" and the approval matchers, or "default"`)
 		}
 		if r.Kind != "" && p.Len() == before {
 			if first, dup := defaults[r.Kind]; dup {
-				p.AddFix(at+".default", fmt.Sprintf("second default rule for %s interrupts (%s is one)", r.Kind, first), "keep one")
+				p.AddFix("default", fmt.Sprintf("second default rule for %s interrupts (%s is one)", r.Kind, first), "keep one")
 			} else {
 				defaults[r.Kind] = at
 			}
@@ -193,7 +205,7 @@ func validateRule(p *lux.Problems, at string, r Rule, defaults map[lux.Interrupt
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			p.AddFix(at+"."+field, re2.Problem(err),
+			p.AddFix(field, re2.Problem(err),
 				"use Go RE2 syntax, without backreferences or lookaround; start with (?i) to ignore case")
 		}
 		return re

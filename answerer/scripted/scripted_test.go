@@ -146,11 +146,19 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`rules[2].default: second default rule for ask interrupts (rules[0] is one) (keep one)`}},
 		{"strict rules", `{"rules":[{"answr":"y"}, null, "x", {"approve":"yes"}]}`, []string{
 			`rules[0].answr: unknown field (did you mean "answer"?)`,
+			`rules[0]: has no answer (give "answer" for ask, "approve" for approve, or "payload" for custom)`,
 			`rules[1]: must be a rule object, got null`,
 			`rules[2]: must be a JSON object, got a string`,
 			`rules[3].approve: must be true or false, got string`,
 		}},
-		{"unknown top-level field", `{"rule":[]}`, []string{`rule: unknown field (did you mean "rules"?)`}},
+		{"unknown top-level field", `{"rule":[]}`, []string{
+			`rule: unknown field (did you mean "rules"?)`,
+			`rules: required (give at least one rule, inline or in a file)`}},
+		{"a typo hides no other problem", `{"rules":[{"match":"(","anwser":"blue"}],"fiel":"x"}`, []string{
+			`fiel: unknown field (did you mean "file"?)`,
+			`rules[0].anwser: unknown field (did you mean "answer"?)`,
+			`rules[0]: has no answer (give "answer" for ask, "approve" for approve, or "payload" for custom)`,
+			"rules[0].match: not a valid regular expression: missing closing ): `(` (use Go RE2 syntax, without backreferences or lookaround; start with (?i) to ignore case)"}},
 		{"rules not a list", `{"rules":"x"}`, []string{`rules: must be a list, got string`}},
 		{"missing file", `{"file":"/nonexistent/answers.json"}`, []string{
 			`file: cannot read "/nonexistent/answers.json": no such file or directory (give a JSON file of rules; a relative path is relative to the working directory)`}},
@@ -207,7 +215,10 @@ func TestFile(t *testing.T) {
 
 	bad := write("bad.json", `{"rules":[{"kind":"ask","approve":true}],"extra":1}`)
 	_, err := scripted.Plugin().Parse(json.RawMessage(`{"file":` + quote(bad) + `}`))
-	checkProblems(t, err, []string{`file(` + bad + `).extra: unknown field (known fields: rules)`})
+	checkProblems(t, err, []string{
+		`file(` + bad + `).extra: unknown field (known fields: rules)`,
+		`file(` + bad + `).rules[0].approve: answers approve interrupts, but the rule is for ask ones (an ask rule gives "answer": "text")`,
+	})
 
 	bad2 := write("bad2.json", `[{"answer":"x"},{"kind":"ask","approve":true}]`)
 	_, err = scripted.Plugin().Parse(json.RawMessage(`{"file":` + quote(bad2) + `}`))

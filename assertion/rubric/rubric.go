@@ -166,21 +166,22 @@ func PluginWith(opts Options) *lux.AssertionPlugin {
 		DefaultThreshold: DefaultThreshold,
 		Parse: func(raw json.RawMessage) (lux.Check, error) {
 			var c Config
-			if err := lux.DecodeConfig(raw, &c); err != nil {
-				return nil, err
-			}
-			var p lux.Problems
-			switch {
-			case strings.TrimSpace(c.Criteria) == "":
-				p.AddFix("criteria", "required", "say what the judge should check, e.g. \"The README explains how to run the tests.\"")
-			case len(c.Criteria) > MaxCriteria:
-				p.Addf("criteria", "at most %d characters, got %d", MaxCriteria, len(c.Criteria))
-			}
-			c.Evidence = c.Evidence.withDefaults()
-			globs := c.Evidence.validate(&p)
+			var globs []glob.Glob
 			var model harness.Model
-			c.Config, model = harness.Build(opts.Factory, c.Config, &p)
-			if err := p.Err(lux.ErrInvalidConfig); err != nil {
+			validate := func() error {
+				var p lux.Problems
+				switch {
+				case strings.TrimSpace(c.Criteria) == "":
+					p.AddFix("criteria", "required", "say what the judge should check, e.g. \"The README explains how to run the tests.\"")
+				case len(c.Criteria) > MaxCriteria:
+					p.Addf("criteria", "at most %d characters, got %d", MaxCriteria, len(c.Criteria))
+				}
+				c.Evidence = c.Evidence.withDefaults()
+				globs = c.Evidence.validate(&p)
+				c.Config, model = harness.Build(opts.Factory, c.Config, &p)
+				return p.Err(nil)
+			}
+			if err := lux.DecodeConfig(raw, &c, validate); err != nil {
 				return nil, err
 			}
 			return &judge{cfg: c, globs: globs, model: model}, nil

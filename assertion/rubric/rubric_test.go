@@ -162,3 +162,22 @@ func TestBudgetsKeepTheNewestEvidence(t *testing.T) {
 	assert.Contains(t, p, "--- b.md ---\nbee")
 	assert.NotContains(t, p, "package x")
 }
+
+// A misspelled field is reported with the other fields' problems, not
+// instead of them.
+func TestConfigProblemsAreReportedTogether(t *testing.T) {
+	t.Parallel()
+	_, err := rubric.Plugin().Parse(json.RawMessage(`{"critera": "x", "effort": "max", "evidence": {"maxEvents": 1000, "maxEvent": 5}}`))
+	require.ErrorIs(t, err, lux.ErrInvalidConfig)
+	var got []string
+	for _, e := range lux.ProblemsOf(err) {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, []string{
+		`critera: unknown field (did you mean "criteria"?)`,
+		`evidence.maxEvent: unknown field (did you mean "maxEvents"?)`,
+		`criteria: required (say what the judge should check, e.g. "The README explains how to run the tests.")`,
+		"evidence.maxEvents: must be between 1 and 200, got 1000",
+		`effort: unknown effort "max" (use one of none, minimal, low, medium, high, xhigh)`,
+	}, got)
+}
