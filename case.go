@@ -92,7 +92,7 @@ func (r *PluginRef) UnmarshalJSON(b []byte) error {
 	var p Problems
 	for _, k := range sortedKeys(obj) {
 		if k != "name" && k != "config" {
-			p.AddFix(k, "unknown field", "known fields: name, config")
+			p.addUnknown(k, "known fields: name, config")
 		}
 	}
 	*r = PluginRef{}

@@ -28,9 +28,15 @@ import (
 // is left out ("must be a string" says it already), and validate is not
 // called when raw is not a JSON object at all.
 //
+// validate runs after decoding, so it must read dst itself: a closure over
+// the variable, or a method value of a pointer receiver (cfg.Validate with
+// func (c *Config) Validate() error). A method value of a value receiver
+// is bound to a copy of the config made before anything was decoded.
+//
 // The returned error is nil or wraps ErrInvalidConfig and carries one
 // FieldError per problem (see ProblemsOf), with paths relative to the
-// config.
+// config. An unknown field's FieldError has Kind ErrUnknownField, so
+// errors.Is(err, ErrUnknownField) tells a config with a typo in it.
 func DecodeConfig(raw json.RawMessage, dst any, validate ...func() error) error {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -292,7 +298,7 @@ func checkUnknown(p *Problems, path string, v any, t reflect.Type) {
 		for _, key := range sortedKeys(obj) {
 			idx, known := index[key]
 			if !known {
-				p.AddFix(JoinPath(path, key), "unknown field", knownFieldsHint(key, index))
+				p.addUnknown(JoinPath(path, key), knownFieldsHint(key, index))
 				continue
 			}
 			checkUnknown(p, JoinPath(path, key), obj[key], t.FieldByIndex(idx).Type)

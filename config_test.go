@@ -106,3 +106,31 @@ func TestDecodeConfigValidatesInOrder(t *testing.T) {
 	require.Equal(t, []string{"count: too small"}, problemTexts(err))
 	require.Equal(t, []string{"first:x", "second"}, seen)
 }
+
+// An unknown field is a FieldError of Kind ErrUnknownField, which
+// errors.Is finds through the config error and which keeps its kind when
+// merged under a prefix; other problems are not unknown fields.
+func TestUnknownFieldIsTyped(t *testing.T) {
+	var c validatedConfig
+	err := lux.DecodeConfig(json.RawMessage(`{"name":3,"inner":{"URL":"x"},"count":-1}`), &c, c.validate)
+	require.ErrorIs(t, err, lux.ErrInvalidConfig)
+	require.ErrorIs(t, err, lux.ErrUnknownField)
+	var p lux.Problems
+	p.Merge("driver.config", err)
+	var unknown []string
+	for _, e := range lux.ProblemsOf(p.Err(lux.ErrInvalidCase)) {
+		var fe *lux.FieldError
+		require.True(t, errors.As(e, &fe), "%v", e)
+		if errors.Is(fe, lux.ErrUnknownField) {
+			unknown = append(unknown, fe.Path)
+		}
+	}
+	require.Equal(t, []string{"driver.config.inner.URL"}, unknown)
+
+	err = lux.DecodeConfig(json.RawMessage(`{"name":3,"count":-1}`), &c, c.validate)
+	require.ErrorIs(t, err, lux.ErrInvalidConfig)
+	require.NotErrorIs(t, err, lux.ErrUnknownField, "a value of the wrong type or an invalid one is not an unknown field")
+
+	var ref lux.PluginRef
+	require.ErrorIs(t, json.Unmarshal([]byte(`{"name":"x","cfg":{}}`), &ref), lux.ErrUnknownField)
+}

@@ -30,6 +30,11 @@ var (
 	ErrExperimentUnsupported = errors.New("lux: driver does not support controlled experiments")
 	// ErrUnanswered reports an interrupt that an answerer could not answer (no rule matched, say).
 	ErrUnanswered = errors.New("lux: interrupt not answered")
+	// ErrUnknownField is the kind of a FieldError about a field that a case
+	// or config does not declare (a typo, say): errors.Is(err,
+	// ErrUnknownField) tells whether a validation error holds one, and
+	// errors.As on each of ProblemsOf(err) finds which.
+	ErrUnknownField = errors.New("lux: unknown field")
 )
 
 // FieldError is one problem with one field of a case or config. Path uses
@@ -38,7 +43,13 @@ type FieldError struct {
 	Path    string // field path; empty for the value as a whole
 	Problem string // what is wrong, e.g. `required` or `duplicate id "tests-pass"`
 	Fix     string // optional: how to fix it
+	// Kind is optional: the sentinel this problem is an instance of, such
+	// as ErrUnknownField; errors.Is finds it through Unwrap.
+	Kind error
 }
+
+// Unwrap returns the problem's Kind.
+func (e *FieldError) Unwrap() error { return e.Kind }
 
 func (e *FieldError) Error() string {
 	var b strings.Builder
@@ -76,6 +87,11 @@ func (p *Problems) AddFix(path, problem, fix string) {
 	p.errs = append(p.errs, &FieldError{Path: path, Problem: problem, Fix: fix})
 }
 
+// addUnknown records a field that is not declared, with how to fix it.
+func (p *Problems) addUnknown(path, fix string) {
+	p.errs = append(p.errs, &FieldError{Path: path, Problem: "unknown field", Fix: fix, Kind: ErrUnknownField})
+}
+
 // Merge records every problem in err (a Problems error, a multierror, a
 // FieldError or any other error), prefixing each field path with prefix.
 func (p *Problems) Merge(prefix string, err error) {
@@ -85,7 +101,9 @@ func (p *Problems) Merge(prefix string, err error) {
 	for _, e := range ProblemsOf(err) {
 		var fe *FieldError
 		if errors.As(e, &fe) {
-			p.errs = append(p.errs, &FieldError{Path: JoinPath(prefix, fe.Path), Problem: fe.Problem, Fix: fe.Fix})
+			moved := *fe
+			moved.Path = JoinPath(prefix, fe.Path)
+			p.errs = append(p.errs, &moved)
 			continue
 		}
 		p.errs = append(p.errs, &FieldError{Path: prefix, Problem: e.Error()})

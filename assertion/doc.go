@@ -152,7 +152,9 @@
 //
 // Predicate turns a Go function over the run into an assertion type of its
 // own name, which cases (Go or JSON) refer to like a built-in once it is
-// registered; PredicateWith adds a strictly decoded config. The helpers of
+// registered; PredicateWith adds a strictly decoded config, validated in
+// the same pass by its Validate method, as the built-ins are: an unknown
+// field never hides the problems of the fields that are known. The helpers of
 // the lux package (lux.ToolCalls, lux.AgentMessages, lux.Interrupts,
 // lux.SummarizeTools) give a predicate the trajectory in usable form.
 package assertion

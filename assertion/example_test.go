@@ -2,6 +2,7 @@ package assertion_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +65,55 @@ func ExamplePredicate() {
 	fmt.Println(res.Passed, res.Comment)
 	// Output:
 	// false the agent edited main.go
+}
+
+// editBudget is the config of an assertion of one's own. Validate runs on
+// the decoded config, in the same pass as the strict decoding, and fills
+// in the default tool.
+type editBudget struct {
+	MaxEdits int    `json:"maxEdits"`
+	Tool     string `json:"tool,omitempty"`
+}
+
+func (b *editBudget) Validate() error {
+	var p lux.Problems
+	if b.MaxEdits < 1 {
+		p.AddFix("maxEdits", fmt.Sprintf("must be at least 1, got %d", b.MaxEdits), "give the most edits allowed")
+	}
+	if b.Tool == "" {
+		b.Tool = "Edit"
+	}
+	return p.Err(nil)
+}
+
+// A config with a misspelled field and a bad value gets both problems, each
+// at its field, in one error.
+func ExamplePredicateWith() {
+	budget := assertion.PredicateWith("edit-budget", func(_ context.Context, run *lux.Run, b editBudget) (lux.Result, error) {
+		n := 0
+		for _, c := range lux.ToolCalls(run.Events, lux.AnyAgent) {
+			if c.Name == b.Tool {
+				n++
+			}
+		}
+		if n > b.MaxEdits {
+			return lux.Fail(fmt.Sprintf("%d edits with %s, over %d", n, b.Tool, b.MaxEdits), nil), nil
+		}
+		return lux.Pass(fmt.Sprintf("%d edits with %s", n, b.Tool), nil), nil
+	})
+	_, err := budget.Parse([]byte(`{"maxEdits": 0, "tol": "Write"}`))
+	fmt.Println(errors.Is(err, lux.ErrInvalidConfig), errors.Is(err, lux.ErrUnknownField))
+	for _, problem := range lux.ProblemsOf(err) {
+		fmt.Println(problem)
+	}
+	check, _ := budget.Parse([]byte(`{"maxEdits": 2}`))
+	res, _ := check.Evaluate(context.Background(), &lux.Run{})
+	fmt.Println(res.Passed, res.Comment)
+	// Output:
+	// true true
+	// tol: unknown field (did you mean "tool"?)
+	// maxEdits: must be at least 1, got 0 (give the most edits allowed)
+	// true 0 edits with Edit
 }
 
 // Each constructor takes the options of its own fields: Flags, Min and Max

@@ -34,7 +34,13 @@ func Predicate(name string, fn PredicateFunc) *lux.AssertionPlugin {
 // PredicateWith is Predicate for a function with settings: the assertion's
 // config is decoded strictly into a C (unknown fields are errors, each
 // named) and passed to fn. C is usually a struct with JSON tags; when it
-// has a method Validate() error, Parse calls it and reports its error.
+// (or *C) has a method Validate() error, Parse calls it on the decoded
+// config in the same pass (see lux.DecodeConfig), so a case with a
+// misspelled field and a bad value in another learns of both at once.
+// Validate reports each problem at its field path through lux.Problems
+// (p.Add("maxEdits", "must be above 0"), then p.Err(nil)); a problem at a
+// field whose value did not decode is left out. A Validate on *C may also
+// fill in defaults, which fn then sees.
 func PredicateWith[C any](name string, fn func(ctx context.Context, run *lux.Run, cfg C) (lux.Result, error)) *lux.AssertionPlugin {
 	return &lux.AssertionPlugin{
 		Type:    name,

@@ -77,10 +77,13 @@ func checkAssertion(ctx context.Context, plugin *lux.AssertionPlugin, cases []As
 		return c
 	}
 	var base json.RawMessage
+	var invalid []json.RawMessage
 	for _, ac := range cases {
-		if ac.Want != Invalid {
+		switch {
+		case ac.Want == Invalid:
+			invalid = append(invalid, ac.Config)
+		case base == nil:
 			base = ac.Config
-			break
 		}
 	}
 	parse := func(raw json.RawMessage) (lux.Check, error) {
@@ -89,7 +92,7 @@ func checkAssertion(ctx context.Context, plugin *lux.AssertionPlugin, cases []As
 		}
 		return plugin.Parse(raw)
 	}
-	c.checkStrict(base, func(raw json.RawMessage) error { _, err := parse(raw); return err })
+	c.checkStrict(base, func(raw json.RawMessage) error { _, err := parse(raw); return err }, invalid...)
 	verdicts := map[Verdict]int{}
 	for i, ac := range cases {
 		c.scenario = ac.Name

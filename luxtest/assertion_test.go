@@ -1,9 +1,11 @@
 package luxtest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -120,6 +122,8 @@ func TestAssertionCatchesBrokenAssertions(t *testing.T) {
 	}{
 		{breaks: "", want: nil},
 		{breaks: "lax-parse", want: []string{"parse-unknown-field", "parse-invalid", "expect"}},
+		{breaks: "validates-after-decoding", want: []string{"parse-unknown-field"}},
+		{breaks: "untyped-unknown-field", want: []string{"parse-unknown-field"}},
 		{breaks: "no-version", want: []string{"plugin"}},
 		{breaks: "unwrapped-errors", want: []string{"parse-unknown-field", "parse-invalid", "parse"}},
 		{breaks: "score-above-one", want: []string{"score"}},
@@ -184,7 +188,8 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 			if cfg.Path == "" {
 				return nil, errors.New("fake: path is required")
 			}
-		default:
+		case "validates-after-decoding":
+			// A typo hides the missing path.
 			if err := lux.DecodeConfig(raw, &cfg); err != nil {
 				return nil, err
 			}
@@ -192,6 +197,26 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 				var p lux.Problems
 				p.Add("path", "required")
 				return nil, p.Err(lux.ErrInvalidConfig)
+			}
+		case "untyped-unknown-field":
+			d := json.NewDecoder(bytes.NewReader(raw))
+			d.DisallowUnknownFields()
+			if err := d.Decode(&cfg); err != nil {
+				return nil, fmt.Errorf("%w: %v", lux.ErrInvalidConfig, err)
+			}
+			if cfg.Path == "" {
+				return nil, fmt.Errorf("%w: path: required", lux.ErrInvalidConfig)
+			}
+		default:
+			err := lux.DecodeConfig(raw, &cfg, func() error {
+				var p lux.Problems
+				if cfg.Path == "" {
+					p.Add("path", "required")
+				}
+				return p.Err(nil)
+			})
+			if err != nil {
+				return nil, err
 			}
 		}
 		return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {

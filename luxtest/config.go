@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/luxeval/lux"
 )
@@ -42,8 +41,10 @@ func isObjectWithFields(raw json.RawMessage) bool {
 // checkStrict checks that parse decodes strictly: a config with an unknown
 // field, a config that is not an object and one that is not JSON are each
 // rejected with an error wrapping lux.ErrInvalidConfig, and the unknown
-// field is named in the error.
-func (c *checker) checkStrict(base json.RawMessage, parse func(json.RawMessage) error) {
+// field is named as a lux.FieldError of kind lux.ErrUnknownField. Each of
+// invalid (and the empty config, when parse refuses it) keeps every one of
+// its problems once the unknown field is added to it: a typo hides nothing.
+func (c *checker) checkStrict(base json.RawMessage, parse func(json.RawMessage) error, invalid ...json.RawMessage) {
 	const fix = "lux.DecodeConfig names every unknown field"
 	if raw, ok := withUnknownField(base); ok {
 		fl, err := guardErr(c.timeout, func() error { return parse(raw) })
@@ -54,10 +55,11 @@ func (c *checker) checkStrict(base json.RawMessage, parse func(json.RawMessage) 
 			c.add("parse-unknown-field", "Parse accepted the unknown field %q in %s; want an error wrapping lux.ErrInvalidConfig; %s", UnknownField, raw, fix)
 		case !errors.Is(err, lux.ErrInvalidConfig):
 			c.add("parse-unknown-field", "Parse rejected the unknown field %q, but its error does not wrap lux.ErrInvalidConfig: %v", UnknownField, err)
-		case !strings.Contains(err.Error(), UnknownField):
-			c.add("parse-unknown-field", "Parse rejected the unknown field %q without naming it: %v", UnknownField, err)
+		case !isUnknownField(err, UnknownField):
+			c.add("parse-unknown-field", "Parse rejected the unknown field %q without naming it as a *lux.FieldError at %q of Kind lux.ErrUnknownField: %v; %s", UnknownField, UnknownField, err, fix)
 		}
 	}
+	c.checkNothingHidden(parse, append([]json.RawMessage{json.RawMessage("{}")}, invalid...))
 	for _, bad := range []struct{ raw, what string }{
 		{`"` + UnknownField + `"`, "a config that is a string, not an object"},
 		{`{"`, "a config that is not valid JSON"},
@@ -70,6 +72,50 @@ func (c *checker) checkStrict(base json.RawMessage, parse func(json.RawMessage) 
 			c.add("parse-invalid", "Parse accepted %s (%s); want an error wrapping lux.ErrInvalidConfig", bad.what, bad.raw)
 		case !errors.Is(err, lux.ErrInvalidConfig):
 			c.add("parse-invalid", "Parse rejected %s (%s), but its error does not wrap lux.ErrInvalidConfig: %v", bad.what, bad.raw, err)
+		}
+	}
+}
+
+// isUnknownField reports whether err holds a problem of kind
+// lux.ErrUnknownField at path.
+func isUnknownField(err error, path string) bool {
+	for _, e := range lux.ProblemsOf(err) {
+		var fe *lux.FieldError
+		if errors.As(e, &fe) && fe.Path == path && errors.Is(fe, lux.ErrUnknownField) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNothingHidden checks that every problem Parse finds in each of the
+// configs it refuses is still found once UnknownField is added.
+func (c *checker) checkNothingHidden(parse func(json.RawMessage) error, configs []json.RawMessage) {
+	seen := map[string]bool{}
+	for _, raw := range configs {
+		typo, ok := withUnknownField(raw)
+		if !ok || seen[string(typo)] {
+			continue
+		}
+		seen[string(typo)] = true
+		fl, err := guardErr(c.timeout, func() error { return parse(raw) })
+		if fl != "" || !errors.Is(err, lux.ErrInvalidConfig) {
+			continue // reported by the checks of that config
+		}
+		fl, typoErr := guardErr(c.timeout, func() error { return parse(typo) })
+		if fl != "" {
+			c.add("parse-unknown-field", "Parse(%s) %s", typo, fl)
+			continue
+		}
+		found := map[string]bool{}
+		for _, e := range lux.ProblemsOf(typoErr) {
+			found[e.Error()] = true
+		}
+		for _, e := range lux.ProblemsOf(err) {
+			if !found[e.Error()] {
+				c.add("parse-unknown-field", "Parse(%s) reports %q, but Parse(%s) does not: an unknown field hides the other problems; validate in the same pass, giving lux.DecodeConfig the config's validation",
+					raw, e.Error(), typo)
+			}
 		}
 	}
 }

@@ -64,7 +64,10 @@
 //
 //	plugin               Name (or Type) and Parse are set; an assertion has a Version
 //	parse-unknown-field  Parse rejects a config with an unknown field (UnknownField),
-//	                     with an error wrapping lux.ErrInvalidConfig that names it
+//	                     with an error wrapping lux.ErrInvalidConfig that holds a
+//	                     *lux.FieldError at it of Kind lux.ErrUnknownField; and the
+//	                     field hides nothing: {} and each Invalid case's config keep
+//	                     every problem they have once it is added
 //	parse-invalid        Parse rejects a config that is not an object, or not JSON,
 //	                     with lux.ErrInvalidConfig
 //	parse                Parse accepts the config given, and returns a value
