@@ -299,8 +299,20 @@ func checkRef(p *Problems, path string, r *PluginRef) {
 }
 
 // ParseCase decodes a case from JSON strictly: unknown fields are errors.
-// It does not call Validate.
-func ParseCase(data []byte) (*Case, error) {
+// Each validate function (Case.Validate, say, or an orchestrator's
+// Validate, which also checks the plugins' configs) runs in the same pass,
+// on the case as far as it decoded, so a misspelt field does not hide the
+// other problems of the case; a problem it reports at a field whose value
+// did not decode is left out (see DecodeConfig). Without validate
+// functions only the JSON is checked. On any problem the case is nil and
+// the error wraps ErrInvalidCase.
+func ParseCase(data []byte, validate ...func(*Case) error) (*Case, error) {
+	return parseCase(data, "", validate)
+}
+
+// parseCase is ParseCase for a case read from path (set as the case's
+// Path before validation, since fixtures and commands are relative to it).
+func parseCase(data []byte, path string, validate []func(*Case) error) (*Case, error) {
 	var p Problems
 	generic, err := decodeGeneric(data)
 	if err != nil {
@@ -312,38 +324,39 @@ func ParseCase(data []byte) (*Case, error) {
 		return nil, p.Err(ErrInvalidCase)
 	}
 	c := &Case{}
-	if err := DecodeConfig(data, c); err != nil {
+	checks := make([]func() error, len(validate))
+	for i, v := range validate {
+		checks[i] = func() error {
+			c.Path = path
+			return v(c)
+		}
+	}
+	if err := DecodeConfig(data, c, checks...); err != nil {
 		p.Merge("", err)
 		return nil, p.Err(ErrInvalidCase)
-	}
-	return c, nil
-}
-
-// ReadCase reads a case file (JSON) strictly, without validating it (see
-// ParseCase); the case's Path is path. Errors name the file and every
-// problem in it.
-func ReadCase(path string) (*Case, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("lux: case %s: %w", path, err)
-	}
-	c, err := ParseCase(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.Path = path
 	return c, nil
 }
 
-// LoadCase reads and validates a case file (JSON). Errors name the file
-// and every problem in it.
-func LoadCase(path string) (*Case, error) {
-	c, err := ReadCase(path)
+// ReadCase reads a case file (JSON) as ParseCase does, running validate in
+// the same pass; the case's Path is path. Errors name the file and every
+// problem in it.
+func ReadCase(path string, validate ...func(*Case) error) (*Case, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lux: case %s: %w", path, err)
 	}
-	if err := c.Validate(); err != nil {
+	c, err := parseCase(data, path, validate)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// LoadCase reads and validates a case file (JSON) on its own (see
+// Case.Validate), in one pass. Errors name the file and every problem in
+// it.
+func LoadCase(path string) (*Case, error) {
+	return ReadCase(path, (*Case).Validate)
 }

@@ -202,3 +202,27 @@ func TestAssertionSpecDefaults(t *testing.T) {
 	require.Equal(t, 1.0, s.EffectiveWeight())
 	require.Equal(t, "file-contains min=2 path=a.txt", s.DisplayName())
 }
+
+func TestParseCaseValidatesInTheSamePass(t *testing.T) {
+	_, err := lux.ParseCase([]byte(`{"promt": "hi", "prompt": 7, "weight": 1, "assertions": [{"type": ""}]}`), (*lux.Case).Validate)
+	require.ErrorIs(t, err, lux.ErrInvalidCase)
+	var paths []string
+	for _, e := range lux.ProblemsOf(err) {
+		var fe *lux.FieldError
+		require.ErrorAs(t, e, &fe)
+		paths = append(paths, fe.Path+": "+fe.Problem)
+	}
+	// prompt is reported once, as the wrong type, not again as missing.
+	require.Equal(t, []string{
+		`promt: unknown field`,
+		`weight: unknown field`,
+		`prompt: must be a string, got number`,
+		`assertions[0].type: required`,
+	}, paths)
+
+	c, err := lux.ParseCase([]byte(`{"prompt": "hi"}`), (*lux.Case).Validate)
+	require.NoError(t, err)
+	require.Equal(t, "hi", c.Prompt)
+	_, err = lux.ParseCase([]byte(`{"promt": "hi"}`))
+	require.Len(t, lux.ProblemsOf(err), 1, "without validate functions only the JSON is checked")
+}

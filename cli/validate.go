@@ -29,12 +29,21 @@ case is invalid.`,
 				if code := f.defaults(e, &opts); code != ExitOK {
 					return code
 				}
-				files, errs := casefiles.Read(casePaths(args))
+				o := orchestrator.New(e.reg, opts)
+				// Each case is validated against the registry as it is
+				// decoded, so a misspelt field hides none of its other
+				// problems; a case the tags leave out is not validated.
+				files, errs := casefiles.Read(casePaths(args), func(c *lux.Case) error {
+					if len(f.tags) > 0 && !casefiles.HasAnyTag(c, f.tags) {
+						return nil
+					}
+					return o.Validate(c)
+				})
 				if len(errs) > 0 {
 					e.errorf("validate: %v", errors.Join(errs...))
 					return ExitUsage
 				}
-				return validateCases(e, orchestrator.New(e.reg, opts), files, f.tags, *asJSON)
+				return validateCases(e, files, f.tags, *asJSON)
 			}
 		},
 	}
@@ -80,10 +89,10 @@ func (p Problem) String() string {
 	return (&lux.FieldError{Path: p.Field, Problem: p.Message, Fix: p.Fix}).Error()
 }
 
-// validateCases reports every problem of every case file: those that kept
-// it from being read, or else every problem of the case against the
-// registry (the case's own and its plugins'), each once.
-func validateCases(e *env, o *orchestrator.Orchestrator, files []casefiles.File, tags []string, asJSON bool) int {
+// validateCases reports every problem of every case file as read and
+// validated against the registry (the case's own and its plugins'), each
+// once.
+func validateCases(e *env, files []casefiles.File, tags []string, asJSON bool) int {
 	rep := ValidateReport{Schema: "lux.validate/v1", Cases: []CaseValidated{}}
 	for _, f := range files {
 		v := CaseValidated{Path: displayPath(f.Path), Valid: true}
@@ -93,7 +102,6 @@ func validateCases(e *env, o *orchestrator.Orchestrator, files []casefiles.File,
 				continue
 			}
 			v.ID = f.Case.CanonicalID()
-			err = o.Validate(f.Case)
 		}
 		if err != nil {
 			v.Valid = false

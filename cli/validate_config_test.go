@@ -75,3 +75,33 @@ func TestValidateReportsTyposAndBadValuesOfEveryPluginTogether(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt field of the case itself hides neither the case's own
+// problems nor its plugins', in lux validate and in lux run alike; a value
+// of the wrong type is reported once, not again as missing.
+func TestValidateReportsATypoInTheCaseWithEverythingElse(t *testing.T) {
+	reg := registry(t)
+	dir := t.TempDir()
+	path := writeCase(t, dir, "typo.case.json", fmt.Sprintf(`{
+	  "promt": "say hello", "timeout": true,
+	  "driver": {"name": "subprocess", "config": {"command": %q, "idleTimeout": "-1s"}},
+	  "assertions": [{"type": "file-exists"}]
+	}`, agentBin))
+
+	code, out, errOut := run(t, reg, "validate", "-json", path)
+	require.Equal(t, cli.ExitUsage, code, "%s\n%s", out, errOut)
+	var rep cli.ValidateReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Cases, 1)
+	var fields []string
+	for _, p := range rep.Cases[0].Problems {
+		fields = append(fields, p.Field)
+	}
+	require.ElementsMatch(t, []string{"promt", "prompt", "timeout", "driver.config.idleTimeout", "assertions[0].path"}, fields, out)
+
+	code, _, errOut = run(t, reg, "run", "-runs-root", t.TempDir(), path)
+	require.Equal(t, cli.ExitUsage, code)
+	for _, want := range []string{"promt: unknown field", "prompt: required", "timeout:"} {
+		require.Contains(t, errOut, want)
+	}
+}

@@ -28,15 +28,11 @@ const Suffix = ".case.json"
 // problems; two cases with the same canonical id are an error. The cases
 // come sorted by canonical id.
 func Load(paths []string, tags []string) ([]*lux.Case, error) {
-	files, errs := Read(paths)
+	files, errs := Read(paths, (*lux.Case).Validate)
 	var cases []*lux.Case
 	for _, f := range files {
-		err := f.Err
-		if err == nil {
-			err = f.Case.Validate()
-		}
-		if err != nil {
-			errs = append(errs, FileError(f.Path, problemLines(err)))
+		if f.Err != nil {
+			errs = append(errs, FileError(f.Path, problemLines(f.Err)))
 			continue
 		}
 		if len(tags) > 0 && !HasAnyTag(f.Case, tags) {
@@ -59,10 +55,12 @@ type File struct {
 	Err  error
 }
 
-// Read reads (strictly, without validating) every case file that paths
-// name, in order; errs are the paths that could not be searched. A case
-// whose id another file already has gets that as its Err.
-func Read(paths []string) (files []File, errs []error) {
+// Read reads (strictly) every case file that paths name, in order,
+// running validate on each in the same pass (see lux.ReadCase), so that a
+// misspelt field does not hide a file's other problems; errs are the paths
+// that could not be searched. A case whose id another file already has
+// gets that as its Err.
+func Read(paths []string, validate ...func(*lux.Case) error) (files []File, errs []error) {
 	var names []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -85,7 +83,7 @@ func Read(paths []string) (files []File, errs []error) {
 	}
 	byID := map[string]string{}
 	for _, name := range names {
-		c, err := lux.ReadCase(name)
+		c, err := lux.ReadCase(name, validate...)
 		f := File{Path: name, Case: c, Err: err}
 		if err == nil {
 			id := c.CanonicalID()
