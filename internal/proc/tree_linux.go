@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -63,17 +64,27 @@ func scan() map[int]procEntry {
 	return out
 }
 
-func (t *tree) marked(pid int) bool {
+// marked reports whether process pid carries the group's mark in its
+// environment. A process in the middle of an exec reads for a moment as
+// having no environment, and one that is exiting (not yet a zombie) as
+// having none to read (ESRCH): unknown says so.
+func (t *tree) marked(pid int) (marked, unknown bool) {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return false, errors.Is(err, syscall.ESRCH)
 	}
-	return bytes.Contains(append([]byte{0}, env...), []byte("\x00"+TreeEnv+"="+t.token+"\x00"))
+	if len(env) == 0 {
+		return false, true
+	}
+	return bytes.Contains(append([]byte{0}, env...), []byte("\x00"+TreeEnv+"="+t.token+"\x00")), false
 }
 
 // members are the live processes of the group: the leader's tree while
 // the leader has not been reaped, and every marked process with its tree.
-func (t *tree) members() []int {
+// unsure says that an orphan this process adopted could not be told apart
+// (it was in an exec or exiting): a scan a moment later may find it, or
+// find it ended.
+func (t *tree) members() (live []int, unsure bool) {
 	procs := scan()
 	children := map[int][]int{}
 	for pid, p := range procs {
@@ -97,11 +108,18 @@ func (t *tree) members() []int {
 		add(t.leader)
 	}
 	for pid, p := range procs {
-		if !p.zombie && !in[pid] && t.marked(pid) {
+		if p.zombie || in[pid] {
+			continue
+		}
+		switch marked, unknown := t.marked(pid); {
+		case marked:
 			add(pid)
+		case unknown && p.ppid == self:
+			// An orphan this process adopted (so a descendant of one of
+			// its groups) caught in an exec or its exit: look again.
+			unsure = true
 		}
 	}
-	var out []int
 	for pid := range in {
 		p, ok := procs[pid]
 		if !ok {
@@ -111,10 +129,10 @@ func (t *tree) members() []int {
 			t.adopted[pid] = true
 		}
 		if !p.zombie {
-			out = append(out, pid)
+			live = append(live, pid)
 		}
 	}
-	return out
+	return live, unsure
 }
 
 // reap collects the exit status of the adopted orphans that have ended.
@@ -131,12 +149,17 @@ func (t *tree) reap() {
 func (t *tree) signal(sig syscall.Signal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, pid := range t.members() {
+	live, _ := t.members()
+	for _, pid := range live {
 		if pid != t.leader {
 			_ = syscall.Kill(pid, sig)
 		}
 	}
 }
+
+// unsureLooks bounds the scans drain makes again for an adopted orphan
+// that was caught in an exec or its exit.
+const unsureLooks = 20
 
 func (t *tree) drain(ctx context.Context) error {
 	t.mu.Lock()
@@ -144,13 +167,15 @@ func (t *tree) drain(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, KillTimeout)
 	defer cancel()
 	wait := time.Millisecond
-	for {
-		m := t.members()
+	for looks := 0; ; looks++ {
+		m, unsure := t.members()
 		for _, pid := range m {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		t.reap()
-		if len(m) == 0 {
+		// An exec or an exit lasts far less than the looks an unsure scan
+		// gets.
+		if len(m) == 0 && (!unsure || looks >= unsureLooks) {
 			return nil
 		}
 		if err := pause(ctx, wait); err != nil {
