@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // maxEvents stops a session that never ends.
@@ -175,7 +176,7 @@ func hungMargin(timeout time.Duration) time.Duration {
 // next calls Next with the scenario's timeout.
 func (w *walk) next(ctx context.Context) (lux.Event, error) {
 	c := w.c
-	nctx, cancel := context.WithTimeout(ctx, c.timeout)
+	nctx, cancel := clock.WithTimeoutCause(ctx, c.timeout, context.DeadlineExceeded)
 	defer cancel()
 	ev, fl, err := guardAfter(nctx, hungMargin(c.timeout), func() (lux.Event, error) { return w.s.Next(nctx) })
 	check := "next"
@@ -250,7 +251,7 @@ func (w *walk) respond(ctx context.Context, in lux.Interrupt) bool {
 	if err := a.Matches(in); err != nil {
 		c.add("input", "the scenario's Answer does not answer the interrupt it was given: %v", err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	rctx, cancel := clock.WithTimeoutCause(ctx, c.timeout, context.DeadlineExceeded)
 	defer cancel()
 	_, fl, err := guardAfter(rctx, hungMargin(c.timeout), func() (struct{}, error) { return struct{}{}, w.s.Respond(rctx, a) })
 	switch {

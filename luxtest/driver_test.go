@@ -17,6 +17,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/luxtest"
 )
 
@@ -64,6 +65,7 @@ func TestDriverCatchesBrokenDrivers(t *testing.T) {
 	tests := []struct {
 		breaks  string
 		timeout time.Duration
+		manual  bool     // the timeout runs on a manual clock (advanceWhenBlocked)
 		want    []string // the checks that report a problem
 	}{
 		{breaks: "", want: nil},
@@ -81,15 +83,11 @@ func TestDriverCatchesBrokenDrivers(t *testing.T) {
 		{breaks: "two-terminal", want: []string{"terminal"}},
 		{breaks: "no-terminal", want: []string{"terminal"}},
 		// A Next that blocks after the terminal event shows only once the
-		// timeout has passed, and luxtest calls a Next that has not returned
-		// within a tenth of the timeout after its context ended hung: on a
-		// loaded machine a blocked Next woke later than 100ms (at a 1s
-		// timeout), even 500ms (at 5s). 20s leaves it 2s.
-		{breaks: "no-eof", timeout: 20 * time.Second, want: []string{"eof"}},
-		// A Next that ignores its deadline is abandoned by the guard the
-		// orchestrator uses, 5s (the least margin) after the deadline; the
-		// timeout leaves the calls before it room on a loaded machine.
-		{breaks: "hang-next", timeout: 5 * time.Second, want: []string{"eof"}},
+		// timeout has passed; one that ignores its deadline is abandoned by
+		// the guard a margin after it. Both run on a manual clock, advanced
+		// past the deadline and then the margin once the Next blocks.
+		{breaks: "no-eof", timeout: time.Minute, manual: true, want: []string{"eof"}},
+		{breaks: "hang-next", timeout: time.Minute, manual: true, want: []string{"eof"}},
 		{breaks: "undeclared-ask", want: []string{"capability"}},
 		{breaks: "malformed", want: []string{"event"}},
 		{breaks: "lifecycle", want: []string{"event"}},
@@ -114,7 +112,11 @@ func TestDriverCatchesBrokenDrivers(t *testing.T) {
 			}
 			cfg, err := json.Marshal(map[string]any{"breaks": breaks, "ask": true})
 			require.NoError(t, err)
-			err = luxtest.CheckDriver(t.Context(), fakeDriver(breaks...), luxtest.DriverScenario{Name: "ask", Config: cfg, Prompt: "go", Timeout: tt.timeout})
+			ctx := t.Context()
+			if tt.manual {
+				ctx = advanceWhenBlocked(ctx, tt.timeout)
+			}
+			err = luxtest.CheckDriver(ctx, fakeDriver(breaks...), luxtest.DriverScenario{Name: "ask", Config: cfg, Prompt: "go", Timeout: tt.timeout})
 			if err != nil {
 				t.Log(err)
 			}
@@ -181,4 +183,26 @@ func TestDriverScenarioSetup(t *testing.T) {
 		Setup:         func(ws string) error { return os.WriteFile(filepath.Join(ws, "staged.txt"), []byte("x"), 0o644) },
 		WantArtifacts: []string{"staged.txt"},
 	})
+}
+
+// advanceWhenBlocked returns ctx with a manual clock that, once the fake's
+// Next blocks, is advanced past timeout (Next's deadline), then, once the
+// guard has armed its margin, past that margin (at most timeout).
+func advanceWhenBlocked(ctx context.Context, timeout time.Duration) context.Context {
+	m := &clock.Manual{}
+	blocked := make(chan struct{}, 1)
+	ctx = context.WithValue(clock.With(ctx, m), blockedKey{}, blocked)
+	go func() {
+		select {
+		case <-blocked:
+		case <-ctx.Done():
+			return
+		}
+		armed := m.Scheduled()
+		m.Advance(timeout)
+		if m.WaitScheduled(ctx, armed+1) == nil {
+			m.Advance(timeout)
+		}
+	}()
+	return ctx
 }

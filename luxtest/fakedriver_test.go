@@ -160,12 +160,14 @@ func (s *fakeSession) Next(ctx context.Context) (lux.Event, error) {
 	if s.cfg.has("hang-next") {
 		// Ignores its deadline until the session is closed.
 		s.mu.Unlock()
+		tellBlocked(ctx)
 		<-s.closed
 		s.mu.Lock()
 		return lux.Event{}, io.EOF
 	}
 	if s.cfg.has("no-eof") {
 		s.mu.Unlock()
+		tellBlocked(ctx)
 		<-ctx.Done()
 		s.mu.Lock()
 		return lux.Event{}, ctx.Err()
@@ -236,4 +238,17 @@ func (s *fakeSession) Close() error {
 		return errors.New("fake: close failed")
 	}
 	return nil
+}
+
+// blockedKey carries, in the context a test gives luxtest, a channel
+// (buffered) told each time the fake's Next starts to block.
+type blockedKey struct{}
+
+func tellBlocked(ctx context.Context) {
+	if ch, ok := ctx.Value(blockedKey{}).(chan struct{}); ok {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }

@@ -31,6 +31,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // PanicError is a panic of a guarded call, turned into its error.
@@ -102,17 +104,16 @@ func Do(watch context.Context, what string, f func() error) error {
 }
 
 // After returns the watch of a call given ctx: a context done grace after
-// ctx is done, and a function releasing it.
+// ctx is done, and a function releasing it. The grace runs on ctx's clock
+// (internal/clock): the system's, unless a test gave another.
 func After(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	g, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	clk := clock.From(ctx)
 	stop := context.AfterFunc(ctx, func() {
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
+		t := clk.AfterFunc(grace, func() {
 			cancel(fmt.Errorf("did not return within %s after its context ended", grace))
-		case <-g.Done():
-		}
+		})
+		context.AfterFunc(g, func() { t.Stop() })
 	})
 	return g, func() {
 		stop()
