@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/luxeval/lux"
 )
@@ -27,10 +28,10 @@ var (
 
 func hangForever() {
 	hangMu.Lock()
-	ch := hangRelease
+	ch, started := hangRelease, hung
 	hangMu.Unlock()
 	select {
-	case hung <- struct{}{}:
+	case started <- struct{}{}:
 	default:
 	}
 	<-ch
@@ -45,6 +46,30 @@ func drainHung() {
 			return
 		}
 	}
+}
+
+// hangInBubble runs f in a testing/synctest bubble whose hangs are the
+// bubble's own: a hung call blocks on a channel made in the bubble, so the
+// bubble's clock moves on only once every goroutine of the run is blocked
+// — the guard abandons a hung call exactly CleanupTimeout after its
+// context ends, and every well-behaved call takes no time on that clock,
+// however loaded the machine is. The hangs are released when f returns,
+// so that the bubble's goroutines end.
+func hangInBubble(t *testing.T, f func(t *testing.T)) {
+	synctest.Test(t, func(t *testing.T) {
+		hangMu.Lock()
+		prevRelease, prevHung := hangRelease, hung
+		hangRelease, hung = make(chan struct{}), make(chan struct{}, 16)
+		release := hangRelease
+		hangMu.Unlock()
+		defer func() {
+			close(release)
+			hangMu.Lock()
+			hangRelease, hung = prevRelease, prevHung
+			hangMu.Unlock()
+		}()
+		f(t)
+	})
 }
 
 // releaseHangs lets every hung plugin call return (at the end of a test).
