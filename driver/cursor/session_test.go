@@ -412,6 +412,14 @@ func TestSessionIdleTimeout(t *testing.T) {
 	ev, err := r.sess.Next(ctx)
 	require.NoError(t, err)
 	require.Equal(t, lux.EventReady, ev.Type)
+	// Every line re-arms the idle clock as it is read, before its event
+	// is out: the clock is advanced once the event of the script's last
+	// line (the tool call it stalls in) has come, so no line is left to
+	// re-arm it afterwards.
+	ev, err = r.sess.Next(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, ev.Progress, "%+v", ev)
+	require.NotNil(t, ev.Progress.ToolCall, "%+v", ev.Progress)
 	m.Advance(200 * time.Millisecond)
 	end := last(r.events(t))
 	require.NoError(t, r.sess.Quiesce(context.Background()))
