@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/luxeval/lux/internal/jsonerr"
 )
 
 // Case is one evaluation: a prompt for an agent, the workspace it starts
@@ -316,7 +318,7 @@ func parseCase(data []byte, path string, validate []func(*Case) error) (*Case, e
 	var p Problems
 	generic, err := decodeGeneric(data)
 	if err != nil {
-		p.Add("", "not valid JSON"+syntaxProblem(data, err))
+		p.Add("", jsonerr.NotValid(data, err))
 		return nil, p.Err(ErrInvalidCase)
 	}
 	if _, ok := generic.(map[string]any); !ok {

@@ -124,6 +124,11 @@ func TestParseCaseStrict(t *testing.T) {
 			},
 		},
 		{
+			name: "two cases in one file, the second named where it starts",
+			json: "{\"prompt\":\"a\"}\n{\"prompt\":\"b\"}\n",
+			want: []string{"not valid JSON at line 2, column 1: invalid character '{' after top-level value"},
+		},
+		{
 			name: "not an object",
 			json: `[1]`,
 			want: []string{"must be a JSON object, got a list"},

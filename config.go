@@ -69,7 +69,7 @@ func decodeStrict(probs *Problems, raw json.RawMessage, rv reflect.Value) (bad [
 	}
 	generic, err := decodeGeneric(raw)
 	if err != nil {
-		probs.Add("", "not valid JSON"+syntaxProblem(raw, err))
+		probs.Add("", jsonerr.NotValid(raw, err))
 		return nil, true
 	}
 	if rv.Elem().Kind() == reflect.Struct {
@@ -183,16 +183,6 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 	return v
 }
 
-// syntaxProblem says where in raw the JSON broke: " at line L, column C:
-// what", or ": what" when the position is unknown.
-func syntaxProblem(raw []byte, err error) string {
-	p := jsonerr.Of(err)
-	if pos := p.Position(raw); p.Kind == jsonerr.Syntax && pos != "" {
-		return " at " + pos + ": " + p.Text
-	}
-	return ": " + p.Text
-}
-
 // decodeGeneric decodes raw into maps, lists and json.Numbers (so that
 // numbers beyond float64's range are still valid JSON here), refusing
 // anything after the value.
@@ -207,6 +197,11 @@ func decodeGeneric(raw []byte) (any, error) {
 		return nil, err
 	}
 	if _, err := d.Token(); err != io.EOF {
+		// encoding/json's own validity check names the first byte after
+		// the value and where it is, as a *json.SyntaxError.
+		if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
+			return nil, err
+		}
 		return nil, errors.New("invalid character after top-level value")
 	}
 	return v, nil

@@ -84,7 +84,12 @@ func TestDecodeConfig(t *testing.T) {
 		},
 		{name: "not an object", raw: `"x"`, want: []string{"must be a JSON object, got a string"}},
 		{name: "not JSON", raw: `{`, want: []string{"not valid JSON: unexpected end of JSON input"}},
-		{name: "trailing data", raw: `{} x`, want: []string{"not valid JSON: invalid character after top-level value"}},
+		{name: "trailing data says where", raw: `{} x`, want: []string{"not valid JSON at line 1, column 4: invalid character 'x' after top-level value"}},
+		{
+			name: "a second object after the first",
+			raw:  "{\"command\": \"x\"}\n\n{\"command\": \"y\"}\n",
+			want: []string{"not valid JSON at line 3, column 1: invalid character '{' after top-level value"},
+		},
 		{
 			name: "a number beyond float64 is valid JSON of the wrong size",
 			raw:  `{"command":"x","limits":{"maxLines":1e400}}`,

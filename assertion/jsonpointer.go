@@ -50,7 +50,7 @@ func checkPointer(field, ptr, fix string, p *lux.Problems) []string {
 func checkValue(field string, raw json.RawMessage, p *lux.Problems) any {
 	v, err := decodeJSON(raw)
 	if err != nil {
-		p.Add(field, "not valid JSON: "+jsonerr.Describe(raw, err))
+		p.Add(field, jsonerr.NotValid(raw, err))
 	}
 	return v
 }

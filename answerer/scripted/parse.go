@@ -93,7 +93,7 @@ func decodeFile(p *lux.Problems, name string, data []byte, defaults map[lux.Inte
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var list []json.RawMessage
 		if err := json.Unmarshal(data, &list); err != nil {
-			p.Add(prefix, "not valid JSON: "+jsonerr.Describe(data, err))
+			p.Add(prefix, jsonerr.NotValid(data, err))
 			return nil
 		}
 		return decodeRules(p, "", prefix, list, defaults)

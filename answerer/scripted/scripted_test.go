@@ -236,7 +236,7 @@ func TestFile(t *testing.T) {
 	// A syntax error is placed by line and column in the file as written.
 	typo := write("typo.json", "\n[\n  {\"answer\": x}\n]\n")
 	_, err = scripted.Plugin().Parse(json.RawMessage(`{"file":` + quote(typo) + `}`))
-	checkProblems(t, err, []string{`file(` + typo + `): not valid JSON: at line 3, column 14: invalid character 'x' looking for beginning of value`})
+	checkProblems(t, err, []string{`file(` + typo + `): not valid JSON at line 3, column 14: invalid character 'x' looking for beginning of value`})
 }
 
 // The parsed config records the file's rules, so editing the file changes

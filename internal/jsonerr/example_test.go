@@ -21,3 +21,13 @@ func ExampleDescribe() {
 	// at line 2, column 15: invalid character 'h' in literal true (expecting 'r')
 	// retries must be int, got JSON string
 }
+
+func ExampleNotValid() {
+	for _, data := range []string{"{\"id\": \"a\"}\n{\"id\": \"b\"}", `{"id": `} {
+		var v any
+		fmt.Println(jsonerr.NotValid([]byte(data), json.Unmarshal([]byte(data), &v)))
+	}
+	// Output:
+	// not valid JSON at line 2, column 1: invalid character '{' after top-level value
+	// not valid JSON: unexpected end of JSON input
+}

@@ -120,6 +120,18 @@ func (p Problem) Position(data []byte) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
+// NotValid says that data is not JSON, and where and why, as err from
+// decoding it has it: "not valid JSON at line 3, column 41: invalid
+// character '}' looking for beginning of object key string", or "not
+// valid JSON: unexpected end of JSON input" when there is no position.
+func NotValid(data []byte, err error) string {
+	p := Of(err)
+	if pos := p.Position(data); p.Kind == Syntax && pos != "" {
+		return "not valid JSON at " + pos + ": " + p.Text
+	}
+	return "not valid JSON: " + p.Text
+}
+
 // Describe is err from decoding data in words: "at line 3, column 41:
 // invalid character '}' looking for beginning of object key string", or
 // the problem's Text alone when its position is unknown.
