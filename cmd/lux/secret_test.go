@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/luxeval/lux/builtin"
 	"github.com/luxeval/lux/cli"
+	"github.com/luxeval/lux/internal/drivertest"
 )
 
 // A secret in the harness's environment reaches no record and no output,
@@ -69,18 +69,7 @@ echo '{"type":"done"}'
 	}
 
 	assert.NotContains(t, printed.String(), secret, "the CLI printed the secret")
-	var files int
-	require.NoError(t, filepath.WalkDir(runs, func(p string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		if d.Type().IsRegular() {
-			files++
-			b, err := os.ReadFile(p)
-			require.NoError(t, err)
-			assert.NotContains(t, string(b), secret, "%s holds the secret", p)
-		}
-		return nil
-	}))
-	assert.Greater(t, files, 10, "the runs left their records")
+	assert.Greater(t, drivertest.NoSecretUnder(t, runs, secret), 10, "the runs left their records")
 	assert.NoFileExists(t, filepath.Join(work, "planted-by-version.txt"), "a version probe ran in the harness's directory")
 	assert.NoFileExists(t, filepath.Join(cases, "planted-by-version.txt"))
 }

@@ -59,8 +59,9 @@ func SecretStaysOut(t testing.TB, p *lux.DriverPlugin, raw json.RawMessage, runD
 
 // NoSecretUnder fails for every regular file under dir that holds secret,
 // or its last ten characters (a CLI may keep only the end of a key, to
-// recognise it later), and when dir holds no file at all.
-func NoSecretUnder(t testing.TB, dir, secret string) {
+// recognise it later), and when dir holds no file at all. It returns the
+// number of files it read.
+func NoSecretUnder(t testing.TB, dir, secret string) (files int) {
 	t.Helper()
 	tail := secret[max(0, len(secret)-10):]
 	n := 0
@@ -77,4 +78,5 @@ func NoSecretUnder(t testing.TB, dir, secret string) {
 		return nil
 	}))
 	require.NotZero(t, n, "no file under %s", dir)
+	return n
 }
