@@ -1,13 +1,11 @@
 package driver_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
 	"github.com/luxeval/lux/internal/ctxtest"
+	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -323,7 +322,7 @@ func TestSessionStartFailure(t *testing.T) {
 }
 
 func TestSessionStderr(t *testing.T) {
-	var buf syncBuffer
+	var buf drivertest.Buffer
 	spec := fakeSpec(t, "err warming up", "say ready", "err more", "say done")
 	spec.Stderr = &buf
 	// Time enough for the stderr copy to catch up before Quiesce closes it.
@@ -345,23 +344,6 @@ func TestSessionCollect(t *testing.T) {
 	arts, err := s.Collect(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []lux.Artifact{{Path: "out.txt", Size: 5, SHA256: sha("hello")}}, arts)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // blockingProtocol's Parse waits for its context to end.

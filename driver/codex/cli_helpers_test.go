@@ -7,13 +7,11 @@ package codex_test
 // proves that the run stayed on loopback.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/internal/clitest"
+	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/modeltest"
 )
 
@@ -122,7 +121,7 @@ func driveCtx(t *testing.T, parent context.Context, c *codex.Config, prompt stri
 	run := sessionRun{runDir: t.TempDir()}
 	run.workspace = filepath.Join(run.runDir, "artifacts")
 	require.NoError(t, os.MkdirAll(run.workspace, 0o755))
-	var stderr lockedBuffer
+	var stderr drivertest.Buffer
 	s, err := c.Start(ctx, lux.StartInfo{CaseID: "t", Prompt: prompt, RunDir: run.runDir, Workspace: run.workspace, Stderr: &stderr})
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, s.Close()) }()
@@ -149,25 +148,6 @@ func driveCtx(t *testing.T, parent context.Context, c *codex.Config, prompt stri
 		}
 	})
 	return run
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in
-// different goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // assertHermetic checks that the CLI asked the server for nothing but the

@@ -17,6 +17,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/modeltest"
 )
@@ -119,7 +120,7 @@ func stall(t *testing.T, mode string, idle time.Duration) (lux.Event, int) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "artifacts")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
-	s, err := c.Start(clock.With(ctx, m), lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &lockedBuffer{}})
+	s, err := c.Start(clock.With(ctx, m), lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &drivertest.Buffer{}})
 	require.NoError(t, err)
 	defer s.Close()
 	pid := pidOf(t, s)
@@ -186,7 +187,7 @@ func TestCancelStopsTheTree(t *testing.T) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "artifacts")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
-	s, err := c.Start(context.Background(), lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &lockedBuffer{}})
+	s, err := c.Start(context.Background(), lux.StartInfo{Prompt: "hang", RunDir: dir, Workspace: ws, Stderr: &drivertest.Buffer{}})
 	require.NoError(t, err)
 	defer s.Close()
 	pid := pidOf(t, s)

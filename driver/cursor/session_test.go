@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/ctxtest"
+	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -50,28 +49,10 @@ func TestMain(m *testing.M) {
 // safety bounds every wait of a test; tests assert on behaviour, never on durations.
 const safety = 2 * time.Minute
 
-// syncBuffer is a bytes.Buffer safe for the stderr copier and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type run struct {
 	sess      lux.Session
 	workspace string
-	stderr    *syncBuffer
+	stderr    *drivertest.Buffer
 	argvFile  string
 }
 
@@ -85,7 +66,7 @@ func start(t *testing.T, cfg map[string]any, fake map[string]string) *run {
 // startOn is start with the session's timers on clk.
 func startOn(t *testing.T, clk clock.Clock, cfg map[string]any, fake map[string]string) *run {
 	t.Helper()
-	r := &run{workspace: t.TempDir(), stderr: &syncBuffer{}, argvFile: filepath.Join(t.TempDir(), "argv.json")}
+	r := &run{workspace: t.TempDir(), stderr: &drivertest.Buffer{}, argvFile: filepath.Join(t.TempDir(), "argv.json")}
 	env := map[string]string{"FAKE_CURSOR_ARGV": r.argvFile}
 	for k, v := range fake {
 		if k == "FAKE_CURSOR_SCRIPT" {

@@ -1,7 +1,6 @@
 package subprocess_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/ctxtest"
+	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -58,7 +57,7 @@ type run struct {
 	session   lux.Session
 	workspace string
 	runDir    string
-	stderr    *syncBuffer
+	stderr    *drivertest.Buffer
 }
 
 // startAgent starts the fake agent playing scenario with cfg's other fields.
@@ -83,7 +82,7 @@ func startAgentCtx(t *testing.T, ctx context.Context, cfg map[string]any, scenar
 	require.NoError(t, err)
 	dc, err := subprocess.Plugin().Parse(raw)
 	require.NoError(t, err)
-	r := run{workspace: t.TempDir(), runDir: t.TempDir(), stderr: &syncBuffer{}}
+	r := run{workspace: t.TempDir(), runDir: t.TempDir(), stderr: &drivertest.Buffer{}}
 	s, err := dc.Start(ctx, lux.StartInfo{
 		CaseID: "case-1", Prompt: "fix the bug", RunDir: r.runDir, Workspace: r.workspace, Stderr: r.stderr,
 	})
@@ -429,23 +428,6 @@ func TestStartFailure(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // offProtocol is the event that reports ignored lines.

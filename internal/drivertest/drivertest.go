@@ -4,12 +4,14 @@
 package drivertest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,4 +81,24 @@ func NoSecretUnder(t testing.TB, dir, secret string) (files int) {
 	}))
 	require.NotZero(t, n, "no file under %s", dir)
 	return n
+}
+
+// Buffer is a bytes.Buffer safe for a writer and a reader in different
+// goroutines: a driver's stderr copier and the test that reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
