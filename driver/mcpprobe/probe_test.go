@@ -21,6 +21,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/mcpprobe"
+	"github.com/luxeval/lux/internal/drivertest"
 )
 
 // outcome is what one probe produced.
@@ -91,10 +92,10 @@ func probe(t *testing.T, raw json.RawMessage) outcome {
 	cfg, err := mcpprobe.Plugin().Parse(raw)
 	require.NoError(t, err)
 	ws := t.TempDir()
-	var stderr bytes.Buffer
+	var stderr drivertest.Buffer
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety net, not a verdict
 	defer cancel()
-	s, err := cfg.Start(ctx, lux.StartInfo{CaseID: "probe", RunDir: t.TempDir(), Workspace: ws, Stderr: &syncWriter{w: &stderr}})
+	s, err := cfg.Start(ctx, lux.StartInfo{CaseID: "probe", RunDir: t.TempDir(), Workspace: ws, Stderr: &stderr})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s.Close()) }()
 	var o outcome
