@@ -325,19 +325,15 @@ func parseCase(data []byte, path string, validate []func(*Case) error) (*Case, e
 		p.Addf("", "must be a JSON object, got %s", jsonKind(generic))
 		return nil, p.Err(ErrInvalidCase)
 	}
-	c := &Case{}
+	c := &Case{Path: path} // DecodeConfig keeps it: it is no JSON field
 	checks := make([]func() error, len(validate))
 	for i, v := range validate {
-		checks[i] = func() error {
-			c.Path = path
-			return v(c)
-		}
+		checks[i] = func() error { return v(c) }
 	}
 	if err := DecodeConfig(data, c, checks...); err != nil {
 		p.Merge("", err)
 		return nil, p.Err(ErrInvalidCase)
 	}
-	c.Path = path
 	return c, nil
 }
 
