@@ -19,13 +19,18 @@ func compareCommand() command {
 run and grading deltas, a short diff of each changed text artifact, and for
 suites the paired effect per metric with its confidence interval.
 
-The gate of a suite comparison fails when the suites are not comparable,
+The gate of a suite comparison fails when the suites are not comparable;
 when a gate metric (-gate, the pass rate by default) is significantly worse
-over the cases, or when one case's pass rate fell by more than -tolerance
+over the cases; when one case's pass rate fell by more than -tolerance
 significantly on its own runs (Fisher's exact test, one-sided: 3/3 → 0/3
-is the smallest fall from all to none that counts at 95%). -strict also
-fails it on any fall or pass → fail flip. The text lists each rule with the
-test it rests on and what it found, passed or failed.
+is the smallest fall from all to none that counts at 95%); when a case fell
+by more than -tolerance with too few runs for any test to show a fall
+(one or two runs a side at 95%: with one run per case, any pass → fail
+fails the gate); or, with fewer than 20 cases (clusters), when the exact
+sign test over them shows a fall (5 of 5 fell: p = 1/32). A fall that
+could have been tested and is not significant passes, and the gate says
+so. -strict also fails it on any fall or pass → fail flip. The text lists
+each rule with the test it rests on and what it found, passed or failed.
 Exit status 1 when the gate fails.`,
 		setup: compareFlags,
 	}

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/cli"
 	"github.com/luxeval/lux/record"
 )
@@ -21,35 +23,9 @@ import (
 // `lux compare` must fail the gate and say which case and why.
 func TestCompareFailsOnASureCaseRegression(t *testing.T) {
 	reg := registry(t)
-	dir := t.TempDir()
-	cases := filepath.Join(dir, "cases")
-	dep := filepath.Join(dir, "dependency")
-	require.NoError(t, os.WriteFile(dep, []byte("ok\n"), 0o644))
-	for _, name := range []string{"alpha", "beta", "gamma"} {
-		extra := ""
-		if name == "beta" {
-			extra = fmt.Sprintf(`, {"type": "command-exits-zero", "id": "dependency", "command": %q}`, "test -f "+dep)
-		}
-		writeCase(t, cases, name+".case.json", fmt.Sprintf(`{
-		  "prompt": "write %[1]s.txt containing \"%[1]s\"",
-		  "assertions": [{"type": "file-contains", "path": "%[1]s.txt", "text": "%[1]s"}%[2]s]
-		}`, name, extra))
-	}
-	root := filepath.Join(dir, "runs")
-	code, out, errOut := run(t, reg, "run", "-q", "-repeat", "3", "-runs-root", root, "-driver", driverJSON(), cases)
-	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
-	require.NoError(t, os.Remove(dep))
-	code, out, errOut = run(t, reg, "run", "-q", "-repeat", "3", "-runs-root", root, "-driver", driverJSON(), cases)
-	require.Equal(t, cli.ExitFailed, code, "%s\n%s", out, errOut)
-	suites, err := record.FindSuites(root)
-	require.NoError(t, err)
-	require.Len(t, suites, 2)
-	before, after := suites[0], suites[1]
-	if strings.Compare(before, after) > 0 {
-		before, after = after, before
-	}
+	before, after := brokenDependencySuites(t, reg, 3)
 
-	code, out, errOut = run(t, reg, "compare", before, after)
+	code, out, errOut := run(t, reg, "compare", before, after)
 	require.Equal(t, cli.ExitFailed, code, "a sure regression fails the default gate\n%s\n%s", out, errOut)
 	require.Contains(t, out, "Gate: FAILED")
 	require.Contains(t, out, "beta: pass rate 100.0% → 0.0% (3 → 3 runs), one-sided p = 0.05")
@@ -79,6 +55,71 @@ func TestCompareFailsOnASureCaseRegression(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"case-falls:beta"}, failing)
+}
+
+// brokenDependencySuites runs three cases reps times each, twice; between
+// the two suites a file outside the workspace that beta depends on
+// disappears, so beta goes from reps/reps to 0/reps while every identity
+// stays the same. It returns the two suite directories, oldest first.
+func brokenDependencySuites(t *testing.T, reg *lux.Registry, reps int) (before, after string) {
+	t.Helper()
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	dep := filepath.Join(dir, "dependency")
+	require.NoError(t, os.WriteFile(dep, []byte("ok\n"), 0o644))
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		extra := ""
+		if name == "beta" {
+			extra = fmt.Sprintf(`, {"type": "command-exits-zero", "id": "dependency", "command": %q}`, "test -f "+dep)
+		}
+		writeCase(t, cases, name+".case.json", fmt.Sprintf(`{
+		  "prompt": "write %[1]s.txt containing \"%[1]s\"",
+		  "assertions": [{"type": "file-contains", "path": "%[1]s.txt", "text": "%[1]s"}%[2]s]
+		}`, name, extra))
+	}
+	root := filepath.Join(dir, "runs")
+	code, out, errOut := run(t, reg, "run", "-q", "-repeat", strconv.Itoa(reps), "-runs-root", root, "-driver", driverJSON(), cases)
+	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+	require.NoError(t, os.Remove(dep))
+	code, out, errOut = run(t, reg, "run", "-q", "-repeat", strconv.Itoa(reps), "-runs-root", root, "-driver", driverJSON(), cases)
+	require.Equal(t, cli.ExitFailed, code, "%s\n%s", out, errOut)
+	suites, err := record.FindSuites(root)
+	require.NoError(t, err)
+	require.Len(t, suites, 2)
+	before, after = suites[0], suites[1]
+	if strings.Compare(before, after) > 0 {
+		before, after = after, before
+	}
+	return before, after
+}
+
+// One run per case, a case going from pass to fail: no per-case test can
+// reach 5 % with one run a side, so the default gate fails by the
+// untested-falls rule, exit status 1, and says which rule decided it.
+func TestCompareFailsOnAnUntestedFallAtOneRepetition(t *testing.T) {
+	reg := registry(t)
+	before, after := brokenDependencySuites(t, reg, 1)
+	code, out, errOut := run(t, reg, "compare", before, after)
+	require.Equal(t, cli.ExitFailed, code, "1/1 → 0/1 fails the default gate\n%s\n%s", out, errOut)
+	require.Contains(t, out, "Gate: FAILED")
+	require.Contains(t, out, "untested falls")
+	require.Contains(t, out, "beta: pass rate 100.0% → 0.0% (1 → 1 runs)")
+
+	code, out, _ = run(t, reg, "compare", "-json", before, after)
+	require.Equal(t, cli.ExitFailed, code)
+	var doc struct {
+		Cases []struct {
+			CaseID   string `json:"caseId"`
+			Testable bool   `json:"testable"`
+			GateRule string `json:"gateRule"`
+		} `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	var rules []string
+	for _, c := range doc.Cases {
+		rules = append(rules, c.CaseID+":"+c.GateRule)
+	}
+	require.Equal(t, []string{"alpha:", "beta:untested-falls", "gamma:"}, rules)
 }
 
 // Editing the agent between two suites changes its identity: the compare

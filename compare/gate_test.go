@@ -113,34 +113,41 @@ func TestSureCaseRegressionFailsDefaultGate(t *testing.T) {
 	assert.True(t, doc.Cases[1].GateFailed)
 }
 
-// Two of two → zero of two is not significant on its own (p = 1/6): the
-// default gate passes, and says why, naming the case, its p-value and
-// what would decide it.
-func TestGatePassSaysWhy(t *testing.T) {
+// Two of two → zero of two cannot be significant on its own (p = 1/6, the
+// smallest two runs a side allow): the default gate fails by the
+// untested-falls rule and says so, naming the case, the p-value even all
+// → none would have, and how many runs make a fall testable. The
+// Fisher rule passes and says why.
+func TestGateSaysWhichRuleDecided(t *testing.T) {
 	a, b := brokenCaseSuites(t, 2)
 	c, err := Suites(ctx, a, b, Options{})
 	require.NoError(t, err)
-	assert.False(t, c.Gate.Failed, c.Gate.Reasons)
-	ch := checkOf(t, c.Gate, GateCaseFalls)
-	assert.False(t, ch.Failed)
-	assert.Contains(t, ch.Detail, "c01")
-	assert.Contains(t, ch.Detail, "p = 0.167")
+	assert.True(t, c.Gate.Failed)
+	assert.Equal(t, []string{GateUntestedFalls}, failedRules(c.Gate))
+	ch := checkOf(t, c.Gate, GateUntestedFalls)
+	assert.Contains(t, ch.Detail, "c01 (2/2 → 0/2 passed; even all → none has p = 0.167)")
+	assert.Contains(t, ch.Detail, "with 3 runs a side a fall can be tested")
+	fisher := checkOf(t, c.Gate, GateCaseFalls)
+	assert.False(t, fisher.Failed)
+	assert.Contains(t, fisher.Detail, "see untested falls")
 	for _, ch := range c.Gate.Checks {
 		assert.NotEmpty(t, ch.Test, ch.Rule)
 	}
-
 	text := suiteText(t, c)
-	require.Contains(t, text, "Gate: passed")
-	gate := text[strings.Index(text, "Gate: passed"):]
+	gate := text[strings.Index(text, "Gate: FAILED"):]
 	gate = gate[:strings.Index(gate, "\n\n")]
-	assert.Contains(t, gate, "c01")
-	assert.Contains(t, gate, "Fisher's exact test")
-	assert.Contains(t, gate, "-strict")
+	assert.Contains(t, gate, "✗ untested falls (no test:")
+	assert.Contains(t, gate, "c01: pass rate 100.0% → 0.0% (2 → 2 runs); even all → none has p = 0.167")
+	assert.Contains(t, gate, "✓ case falls (Fisher's exact test")
 
+	// With a tolerance of one half, a fall of one run of two does not count.
+	ra, rb := fallSuites(2, 2, 1, 2)
+	c = rvCompare(t, rvSuite(ra...), rvSuite(rb...), Options{PassRateTolerance: 0.5})
+	assert.False(t, c.Gate.Failed, c.Gate.Reasons)
 	// -strict fails it.
-	c, err = Suites(ctx, a, b, Options{Strict: true})
-	require.NoError(t, err)
+	c = rvCompare(t, rvSuite(ra...), rvSuite(rb...), Options{PassRateTolerance: 0.5, Strict: true})
 	assert.True(t, c.Gate.Failed)
+	assert.Equal(t, []string{GateStrict}, failedRules(c.Gate))
 }
 
 // A pass-rate effect lies in [−100, +100] pts. Over three cases no
@@ -171,8 +178,10 @@ func TestPassRateIntervalStaysInItsRange(t *testing.T) {
 }
 
 // Five cases that all flipped from pass to fail, one run each: McNemar's
-// exact p is 0.0625. Nothing may say "fell significantly" beside it, and
-// every statement names the test it rests on.
+// exact two-sided p is 0.0625, and nothing may say "fell significantly"
+// beside it; the verdict is worse by the rules that decide it (each fall
+// untested, and the one-sided sign test over the cases), and every
+// statement names the test it rests on.
 func TestNoSignificanceClaimBesideANonSignificantTest(t *testing.T) {
 	root := t.TempDir()
 	a, _ := writeSuite(t, root, grid(5, 1, func(i, _ int) spec { return pass(caseID(i), "") }), suiteOpts{summary: true})
@@ -182,11 +191,12 @@ func TestNoSignificanceClaimBesideANonSignificantTest(t *testing.T) {
 	assert.InDelta(t, 0.0625, c.Flips.PValue, 1e-12)
 	text := suiteText(t, c)
 	assert.NotContains(t, text, "fell significantly")
-	assert.NotEqual(t, Worse, c.Verdict, "five units cannot carry a significant suite-wide fall")
+	assert.Equal(t, Worse, c.Verdict)
+	assert.Equal(t, []string{GateUntestedFalls, GateSignTest}, failedRules(c.Gate))
 	assert.Contains(t, text, "McNemar's exact test")
 	assert.Contains(t, text, "p = 0.0625, not significant at 5%")
 	for _, r := range c.Reasons {
-		assert.Regexp(t, `t interval|Fisher|McNemar`, r, "each statement names its test")
+		assert.Regexp(t, verdictMethods, r, "each statement names its test")
 	}
 
 	// With ten cases (five flips, five unchanged) the t interval excludes

@@ -26,7 +26,7 @@ func TestSuiteJSONKeys(t *testing.T) {
 		"settings":   {"method", "level", "resamples", "seed", "passRateTolerance", "strict", "gateMetrics", "vary"},
 		"counts":     {"paired", "onlyA", "onlyB", "mismatched", "clusters"},
 		"mismatches": {"caseId", "mismatches"},
-		"cases":      {"caseId", "cluster", "runs", "passRate", "passed", "score", "status", "fallP", "riseP", "gateFailed"},
+		"cases":      {"caseId", "cluster", "runs", "passRate", "passed", "score", "status", "fallP", "riseP", "testable", "gateFailed", "gateRule"},
 		"effects":    {"metric", "unit", "better", "a", "b", "delta", "cases", "dropped", "runsWith", "interval", "significant", "outcome", "unavailable", "warnings"},
 		"interval":   {"lower", "upper", "method", "level", "stdErr", "units", "clustered", "resamples", "clipped"},
 		"flips":      {"passToFail", "failToPass", "mcnemarP"},

@@ -129,9 +129,19 @@ type CaseDelta struct {
 	// pass rate did not move that way.
 	FallP float64 `json:"fallP"`
 	RiseP float64 `json:"riseP"`
+	// Testable is true when the case's runs could show a fall on their
+	// own: a fall from all to none over Runs would have a FallP at or
+	// below 1 − Level (3 → 3 runs and more at 95 %; never with one run a
+	// side).
+	Testable bool `json:"testable"`
 	// GateFailed is true when the case fails the gate on its own: it
-	// regressed (beyond the tolerance) and FallP is at or below 1 − Level.
+	// regressed (beyond the tolerance), and either FallP is at or below
+	// 1 − Level (GateRule "case-falls") or its runs could not have shown
+	// a significant fall at all (GateRule "untested-falls").
 	GateFailed bool `json:"gateFailed"`
+	// GateRule is the rule by which the case fails the gate on its own
+	// (GateCaseFalls or GateUntestedFalls); empty when it does not.
+	GateRule string `json:"gateRule,omitempty"`
 }
 
 // The statuses of a paired case.
@@ -404,6 +414,7 @@ func caseDelta(pc pairedCase, sa, sb *side, st settings) CaseDelta {
 		Passed:   Change[bool]{2*a.passed > a.runs, 2*b.passed > b.runs},
 		Status:   CaseUnchanged,
 		FallP:    1, RiseP: 1,
+		Testable: testable(a.runs, b.runs, st.cfg.Level),
 	}
 	if d.PassRate.B < d.PassRate.A {
 		d.FallP = stats.FisherExactLess(a.passed, a.runs, b.passed, b.runs)
@@ -422,12 +433,28 @@ func caseDelta(pc pairedCase, sa, sb *side, st settings) CaseDelta {
 	switch fall := d.PassRate.A - d.PassRate.B; {
 	case fall > tolerance+rateSlack:
 		d.Status = CaseRegressed
-		d.GateFailed = significantP(d.FallP, st.cfg.Level)
+		switch {
+		case significantP(d.FallP, st.cfg.Level):
+			d.GateFailed, d.GateRule = true, GateCaseFalls
+		case !d.Testable:
+			d.GateFailed, d.GateRule = true, GateUntestedFalls
+		}
 	case -fall > tolerance+rateSlack:
 		d.Status = CaseImproved
 	}
 	return d
 }
+
+// testable reports whether a case with runsA and runsB runs could show a
+// fall on its own: whether a fall from all to none would be significant
+// by Fisher's exact test, one-sided, at 1 − level.
+func testable(runsA, runsB int, level float64) bool {
+	return significantP(allToNoneP(runsA, runsB), level)
+}
+
+// allToNoneP is Fisher's one-sided p-value of a fall from runsA of runsA
+// to 0 of runsB: 1/C(runsA+runsB, runsA), the smallest a fall can have.
+func allToNoneP(runsA, runsB int) float64 { return stats.FisherExactLess(runsA, runsA, 0, runsB) }
 
 // rateSlack absorbs the rounding of pass-rate differences.
 const rateSlack = 1e-12

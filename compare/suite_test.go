@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,13 +163,27 @@ func TestSuiteClustersWidenInterval(t *testing.T) {
 			assert.Equal(t, 4, e.Interval.Units)
 			assert.Contains(t, codes(e.Warnings), WarnFewClusters)
 			assert.Contains(t, codes(c.Warnings), WarnMcNemarClusters)
-			assert.Equal(t, NoDifference, c.Verdict, "four clusters cannot show it")
+			assert.False(t, e.Significant, "four clusters cannot show it")
+			assert.False(t, checkOf(t, c.Gate, GateMetric).Failed, "four clusters cannot show it")
+			assert.Equal(t, []string{GateUntestedFalls}, failedRules(c.Gate), "one run a case: each fall counts untested")
 		} else {
 			assert.Equal(t, 24, e.Interval.Units)
-			assert.Equal(t, Worse, c.Verdict, "24 independent cases do")
+			assert.Equal(t, "worse", e.Outcome, "24 independent cases do")
+			assert.True(t, checkOf(t, c.Gate, GateMetric).Failed, "24 independent cases do")
 		}
 	}
 	assert.Greater(t, width[true], 1.5*width[false])
+}
+
+// failedRules are the rules of a gate that failed, in order.
+func failedRules(g Gate) []string {
+	var out []string
+	for _, ch := range g.Checks {
+		if ch.Failed {
+			out = append(out, ch.Rule)
+		}
+	}
+	return out
 }
 
 func codes(ws []Warning) []string {
@@ -232,8 +247,11 @@ func TestSuiteGate(t *testing.T) {
 		reason  string
 	}{
 		{"half fail", func(i int) bool { return i%2 == 0 }, Options{}, Worse, true, "pass rate fell (95% t interval excludes 0): -50.0 pts"},
-		{"one flip", func(i int) bool { return i != 7 }, Options{}, NoDifference, false, "pass rate: no significant change (95% t interval includes 0): -2.5 pts"},
-		{"one flip, strict", func(i int) bool { return i != 7 }, Options{Strict: true}, NoDifference, true, ""},
+		// One run a case: no per-case test can show a fall, so the one
+		// that fell fails the gate untested, whatever the interval says.
+		{"one flip", func(i int) bool { return i != 7 }, Options{}, Worse, true, "c07 fell with too few runs to test (no test possible, so any fall counts)"},
+		{"one flip", func(i int) bool { return i != 7 }, Options{}, Worse, true, "pass rate: no significant change (95% t interval includes 0): -2.5 pts"},
+		{"one flip, strict", func(i int) bool { return i != 7 }, Options{Strict: true}, Worse, true, ""},
 		{"none fail", func(int) bool { return true }, Options{}, NoDifference, false, "pass rate: no significant change (95% t interval includes 0): +0.0 pts"},
 	}
 	root := t.TempDir()
@@ -251,11 +269,10 @@ func TestSuiteGate(t *testing.T) {
 			assert.Equal(t, tt.verdict, c.Verdict)
 			assert.Equal(t, tt.gate, c.Gate.Failed, c.Gate.Reasons)
 			if tt.reason != "" {
-				require.NotEmpty(t, c.Reasons)
-				assert.Contains(t, c.Reasons[0], tt.reason)
+				assert.Contains(t, strings.Join(c.Reasons, "\n"), tt.reason)
 			}
 			if tt.opts.Strict && tt.gate {
-				assert.Equal(t, []string{"strict: 1 case regressed: c07"}, c.Gate.Reasons)
+				assert.Contains(t, c.Gate.Reasons, "strict: 1 case regressed: c07")
 			}
 		})
 	}

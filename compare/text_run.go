@@ -220,6 +220,10 @@ func checkLabel(ch GateCheck) string {
 		return metricLabel(ch.Metric)
 	case GateCaseFalls:
 		return "case falls"
+	case GateUntestedFalls:
+		return "untested falls"
+	case GateSignTest:
+		return "sign test"
 	}
 	return ch.Rule
 }

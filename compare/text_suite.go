@@ -20,7 +20,7 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 	t.line("A: %s", suiteLine(c.A))
 	t.line("B: %s", suiteLine(c.B))
 	t.line("")
-	writeVerdict(t, c.Verdict, c.Reasons, c.Gate, c.gateLines)
+	writeVerdict(t, c.Verdict, c.Reasons, c.Gate, c.gateCaseLines)
 
 	t.line("")
 	n := c.Counts
@@ -151,7 +151,7 @@ func (c *SuiteComparison) writeFlipsAndWarnings(t *textWriter) error {
 			fisher = ", Fisher one-sided p = " + formatP(p)
 		}
 		if cd.GateFailed {
-			fisher += ": fails the gate"
+			fisher += ": fails the gate (" + checkLabel(GateCheck{Rule: cd.GateRule}) + ")"
 		}
 		t.line("  %s %s: %s%s%s", mark, cd.CaseID, casePassLine(cd), flip, fisher)
 	}
@@ -164,28 +164,6 @@ func (c *SuiteComparison) writeFlipsAndWarnings(t *textWriter) error {
 		}
 	}
 	return t.err
-}
-
-// gateLines lists, under the per-case rule when it failed, the cases
-// that fail it, one a line.
-func (c *SuiteComparison) gateLines(ch GateCheck) (string, []string) {
-	if ch.Rule != GateCaseFalls || !ch.Failed {
-		return "", nil
-	}
-	n := len(ch.Cases)
-	head := fmt.Sprintf("%d %s fell, significant on %s own:", n, plural(n, "case", "cases"), plural(n, "its", "their"))
-	var out []string
-	for _, cd := range c.Cases {
-		if !cd.GateFailed {
-			continue
-		}
-		if len(out) == maxListed {
-			out = append(out, fmt.Sprintf("… %d more cases", len(ch.Cases)-maxListed))
-			break
-		}
-		out = append(out, fmt.Sprintf("%s: %s, one-sided p = %s", cd.CaseID, casePassLine(cd), formatP(cd.FallP)))
-	}
-	return head, out
 }
 
 func suiteLine(s SuiteInfo) string {

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -15,11 +14,16 @@ import (
 //   - Not comparable: a paired case's identity differs in a field that is
 //     not varied, or no case is left to pair. The gate fails.
 //   - Worse: a gate metric's interval lies entirely on its worse side of
-//     0 (for the pass rate: entirely below 0), or a case's pass rate fell
+//     0 (for the pass rate: entirely below 0); or a case's pass rate fell
 //     by more than the tolerance, significantly on its own runs (Fisher's
-//     exact test, one-sided, p ≤ 1 − Level). The gate fails.
+//     exact test, one-sided, p ≤ 1 − Level), or with too few runs for any
+//     fall to be significant (untested falls); or, below stats.FewUnits
+//     units, the exact sign test over the units shows a fall. The gate
+//     fails.
 //   - Better: a gate metric's interval lies entirely on its better side,
-//     or a case rose the same way, and nothing is worse.
+//     or a case rose significantly on its own, or the sign test shows a
+//     rise, and nothing is worse. A rise that could not be tested is not
+//     a claim of "better": only a fall counts untested.
 //   - No detectable difference: otherwise.
 //
 // With Strict the gate also fails on any regressed case, and on any case
@@ -80,8 +84,11 @@ func (c *SuiteComparison) decide(st settings) {
 		c.Gate.check(ch, "")
 	}
 
-	fell, rose := c.casesOnTheirOwn(level)
+	fell, untested, rose := c.casesOnTheirOwn(level)
 	c.Gate.check(c.caseFallsCheck(fell, st), "")
+	c.Gate.check(c.untestedFallsCheck(untested, st), "")
+	sign := c.signTestOf(st)
+	c.Gate.check(sign.check(st), "")
 	if st.strict {
 		c.strictCheck()
 	}
@@ -89,10 +96,23 @@ func (c *SuiteComparison) decide(st settings) {
 	switch {
 	case len(notComparable) > 0:
 		c.Verdict, c.Reasons = NotComparable, notComparable
-	case len(worse) > 0 || len(fell) > 0:
-		c.Verdict, c.Reasons = Worse, append(caseStatements(fell, "fell", func(cd CaseDelta) float64 { return cd.FallP }), statements...)
-	case len(better) > 0 || len(rose) > 0:
-		c.Verdict, c.Reasons = Better, append(caseStatements(rose, "rose", func(cd CaseDelta) float64 { return cd.RiseP }), statements...)
+	case len(worse) > 0 || len(fell) > 0 || len(untested) > 0 || sign.fellSignificantly(level):
+		// What decided it first: the gate metrics that are worse, the sign
+		// test, the cases; then the other gate metrics' statements.
+		reasons := slices.Clone(worse)
+		if sign.fellSignificantly(level) {
+			reasons = append(reasons, sign.statement(false))
+		}
+		reasons = append(reasons, caseStatements(fell, "fell", func(cd CaseDelta) float64 { return cd.FallP })...)
+		reasons = append(reasons, untestedStatements(untested)...)
+		c.Verdict, c.Reasons = Worse, append(reasons, without(statements, worse)...)
+	case len(better) > 0 || len(rose) > 0 || sign.roseSignificantly(level):
+		reasons := slices.Clone(better)
+		if sign.roseSignificantly(level) {
+			reasons = append(reasons, sign.statement(true))
+		}
+		reasons = append(reasons, caseStatements(rose, "rose", func(cd CaseDelta) float64 { return cd.RiseP })...)
+		c.Verdict, c.Reasons = Better, append(reasons, without(statements, better)...)
 	default:
 		c.Verdict, c.Reasons = NoDifference, statements
 	}
@@ -101,83 +121,10 @@ func (c *SuiteComparison) decide(st settings) {
 	}
 }
 
-// casesOnTheirOwn are the cases whose pass rate fell (rose) by more than
-// the tolerance with a one-sided Fisher exact p-value at or below 1 − level.
-func (c *SuiteComparison) casesOnTheirOwn(level float64) (fell, rose []CaseDelta) {
-	for _, cd := range c.Cases {
-		switch {
-		case cd.GateFailed:
-			fell = append(fell, cd)
-		case cd.Status == CaseImproved && significantP(cd.RiseP, level):
-			rose = append(rose, cd)
-		}
-	}
-	return fell, rose
+// without is xs less the lines in drop, in order.
+func without(xs, drop []string) []string {
+	return slices.DeleteFunc(slices.Clone(xs), func(x string) bool { return slices.Contains(drop, x) })
 }
-
-// caseTest names the per-case test.
-func caseTest(level float64) string {
-	return "Fisher's exact test per case, one-sided, α = " + alphaPct(level)
-}
-
-// caseFallsCheck is the GateCaseFalls rule: it fails on the cases that
-// fell significantly on their own, and otherwise says which cases fell
-// without being significant and what would decide them.
-func (c *SuiteComparison) caseFallsCheck(fell []CaseDelta, st settings) GateCheck {
-	level := st.cfg.Level
-	ch := GateCheck{Rule: GateCaseFalls, Test: caseTest(level), Failed: len(fell) > 0}
-	tol := ""
-	if st.tolerance > 0 {
-		tol = fmt.Sprintf(" by more than the tolerance (%s)", formatDelta("fraction", st.tolerance))
-	}
-	if ch.Failed {
-		var parts []string
-		for _, cd := range fell {
-			ch.Cases = append(ch.Cases, cd.CaseID)
-			parts = append(parts, fmt.Sprintf("%s (%d/%d → %d/%d passed, p = %s)", cd.CaseID,
-				passedRuns(cd.PassRate.A, cd.Runs.A), cd.Runs.A, passedRuns(cd.PassRate.B, cd.Runs.B), cd.Runs.B, formatP(cd.FallP)))
-		}
-		ch.Detail = fmt.Sprintf("%d %s fell%s, significant on %s own: %s", len(fell), plural(len(fell), "case", "cases"), tol,
-			plural(len(fell), "its", "their"), listSome(parts, 10))
-		return ch
-	}
-	var weak []string
-	fewest := 0
-	for _, cd := range c.Cases {
-		if cd.Status != CaseRegressed {
-			continue
-		}
-		weak = append(weak, fmt.Sprintf("%s %s → %s (%d → %d runs, p = %s)", cd.CaseID,
-			formatValue("fraction", cd.PassRate.A), formatValue("fraction", cd.PassRate.B), cd.Runs.A, cd.Runs.B, formatP(cd.FallP)))
-		if r := min(cd.Runs.A, cd.Runs.B); fewest == 0 || r < fewest {
-			fewest = r
-		}
-	}
-	if len(weak) == 0 {
-		ch.Detail = "no case's pass rate fell" + tol
-		return ch
-	}
-	ch.Detail = fmt.Sprintf("no fall is significant on its own; %d %s fell%s: %s", len(weak), plural(len(weak), "case", "cases"), tol, listSome(weak, 10))
-	if need := minRunsAllToNone(level); fewest < need {
-		ch.Detail += fmt.Sprintf("; with %d %s a side not even a fall from all to none reaches %s (it takes %d)", fewest,
-			plural(fewest, "run", "runs"), alphaPct(level), need)
-	}
-	ch.Detail += "; run more repetitions, or use -strict (Options.Strict) to fail on any fall"
-	return ch
-}
-
-// minRunsAllToNone is the fewest runs a side with which a fall from k of k
-// to 0 of k is significant on its own: Fisher's p is 1/C(2k, k).
-func minRunsAllToNone(level float64) int {
-	for k := 1; ; k++ {
-		if significantP(stats.FisherExactLess(k, k, 0, k), level) {
-			return k
-		}
-	}
-}
-
-// passedRuns recovers the number of passed runs from a pass rate.
-func passedRuns(rate float64, runs int) int { return int(math.Round(rate * float64(runs))) }
 
 // strictCheck is the GateStrict rule.
 func (c *SuiteComparison) strictCheck() {
