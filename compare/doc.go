@@ -121,23 +121,37 @@
 //     own runs, FallP ≤ 1 − Level (CaseDelta.GateFailed). This catches a
 //     sure regression that a few cases cannot show in aggregate: a case
 //     that passed 3 of 3 runs and now passes 0 of 3 has p = 1/20 and fails
-//     the gate at 95 %, whatever the other cases do; 2 of 2 → 0 of 2 (p =
-//     1/6) does not, and the check then says so and how many runs it
-//     takes. Each case is tested on its own, with no correction for the
-//     number of cases: with many flaky cases and few repetitions a chance
-//     fall from all to none is possible (for a case passing half its runs,
-//     3/3 then 0/3 has probability 1/64). Options.PassRateTolerance
-//     exempts falls up to it.
+//     the gate at 95 %, whatever the other cases do. A fall that could
+//     have been tested (CaseDelta.Testable) and is not significant, such
+//     as 3/3 → 2/3 (p = 1/2), passes, and the check says so. Each case is
+//     tested on its own, with no correction for the number of cases: with
+//     many flaky cases and few repetitions a chance fall from all to none
+//     is possible (for a case passing half its runs, 3/3 then 0/3 has
+//     probability 1/64). Options.PassRateTolerance exempts falls up to it.
+//   - [GateUntestedFalls]: a case regressed with too few runs for any fall
+//     to be significant on its own (not Testable: even all → none has a
+//     Fisher p above 1 − Level, as with one or two runs a side at 95 %).
+//     No test could clear such a fall, so every one counts: with one run
+//     per case, a case going from pass to fail fails the gate. A rise
+//     that cannot be tested is never called better.
+//   - [GateSignTest]: with fewer than stats.FewUnits independent units,
+//     the exact sign test over the units (clusters when clustered) whose
+//     mean pass rate moved by more than the tolerance shows a fall,
+//     one-sided, p ≤ 1 − Level (5 of 5 fell: p = 1/32). It catches cases
+//     that each fell a little, none significantly on its own, too few for
+//     a useful interval.
 //   - [GateStrict], with Options.Strict: any regressed case and any case
 //     whose verdict flipped from pass to fail, significant or not.
 //
 // The verdict is worse when a gate metric's interval lies on its worse
-// side or a case fell significantly on its own; better when a gate
-// metric's interval lies on its better side, or a case rose significantly
-// on its own, and nothing is worse; otherwise no detectable difference.
-// Each of its reasons names the test it rests on ("pass rate fell (95% t
-// interval excludes 0): ..."). Other metrics are reported, marked better
-// or worse when significant, and never gate.
+// side, a case fell significantly on its own or untested, or the sign
+// test shows a fall; better when a gate metric's interval lies on its
+// better side, a case rose significantly on its own, or the sign test
+// shows a rise, and nothing is worse; otherwise no detectable difference.
+// Each of its reasons, and each of the gate's, names the test it rests on
+// ("pass rate fell (95% t interval excludes 0): ...", "... (no test
+// possible, so any fall counts)"). Other metrics are reported, marked
+// better or worse when significant, and never gate.
 //
 // Caveats are [Warning] values with stable codes, on the comparison (few
 // cases, many unmatched cases, ungraded runs, an incomplete suite,
@@ -193,15 +207,15 @@
 //	Settings        method, level, resamples, seed, passRateTolerance, strict, gateMetrics, vary
 //	CaseCounts      paired, onlyA, onlyB, mismatched, clusters
 //	CaseDelta       caseId, cluster, runs, passRate, passed, score — each {a, b}; status,
-//	                fallP, riseP, gateFailed
+//	                fallP, riseP, testable, gateFailed, gateRule
 //	Effect          metric, unit, better, a, b, delta, cases, dropped, runsWith {a, b},
 //	                interval (null: none), significant, outcome ("better"|"worse"|""),
 //	                unavailable, warnings
 //	Interval        lower, upper, method, level, stdErr, units, clustered, resamples, clipped
 //	Flips           passToFail, failToPass, mcnemarP
 //
-// Gate rules are "identity", "grading" (runs), "metric", "case-falls" and
-// "strict" (suites).
+// Gate rules are "identity", "grading" (runs), "metric", "case-falls",
+// "untested-falls", "sign-test" and "strict" (suites).
 // Verdicts are "better", "worse", "no detectable difference" and "not
 // comparable"; fields are only ever added.
 //

@@ -12,8 +12,10 @@ import (
 
 // Options configures a comparison. The zero value compares with a 95 %
 // Student t interval, gates on a significant fall of the pass rate over
-// the cases and on any case whose pass rate fell significantly on its own
-// runs, and lets no identity field differ.
+// the cases, on any case whose pass rate fell significantly on its own
+// runs or fell with too few runs to test it, and (below 20 units) on a
+// fall the sign test over the cases shows, and lets no identity field
+// differ.
 type Options struct {
 	// Vary lists identity fields that are expected to differ between A and
 	// B because the comparison varies them on purpose: FieldCaseHash when
@@ -38,8 +40,9 @@ type Options struct {
 	// case counts as regressed (0 means any fall counts), in [0, 1). A
 	// regressed case whose fall is significant on its own runs (Fisher's
 	// exact test, one-sided, p ≤ 1 − Level: 3/3 → 0/3 at 95 %) fails the
-	// gate by default (GateCaseFalls); a fall within the tolerance never
-	// does, except with Strict.
+	// gate by default (GateCaseFalls), and so does one whose runs are too
+	// few for any fall to be significant (GateUntestedFalls: 1/1 → 0/1); a
+	// fall within the tolerance never does, except with Strict.
 	PassRateTolerance float64
 	// Strict makes the gate also fail on any regressed case (any pass →
 	// fail flip with one run per case), significant or not, and on any
