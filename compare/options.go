@@ -44,10 +44,11 @@ type Options struct {
 	// few for any fall to be significant (GateUntestedFalls: 1/1 → 0/1); a
 	// fall within the tolerance never does, except with Strict.
 	PassRateTolerance float64
-	// Strict makes the gate also fail on any regressed case (any pass →
-	// fail flip with one run per case), significant or not, and on any
-	// case whose verdict (CaseDelta.Passed) flipped from pass to fail,
-	// even when its pass rate fell by less than PassRateTolerance.
+	// Strict makes the gate also fail on any regressed case, significant
+	// or not (3/3 → 2/3, which the default lets pass as testable and not
+	// significant), and on any case whose verdict (CaseDelta.Passed)
+	// flipped from pass to fail, even when its pass rate fell by less than
+	// PassRateTolerance.
 	Strict bool
 	// GateMetrics are the metrics whose significant change decides a
 	// suite comparison's verdict, and whose significant worsening fails
