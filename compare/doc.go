@@ -157,7 +157,14 @@
 // cases, many unmatched cases, ungraded runs, an incomplete suite,
 // McNemar with clusters, tests that disagree) and on each effect (few
 // clusters, zero spread, few resamples, from package stats; too few units
-// for a useful interval; a clipped interval).
+// for a useful interval; a clipped interval). An effect's caveat is worded
+// for the metric's range — the advice to use hoeffding only for a rate or
+// a score, which lie in [0, 1] — and names no metric, so that
+// SuiteComparison.EffectWarnings says each once with the metrics it
+// concerns ([EffectWarning]); the text lists those. A metric whose every
+// paired case has the same value on both sides is [Effect].NoChange: the
+// text names it in one line, "no change in any case", not as an interval
+// row, and its effect carries no caveat.
 //
 // # Reading records
 //
@@ -201,7 +208,7 @@
 //
 //	SuiteComparison a, b (SuiteInfo), verdict, reasons, gate, settings, counts, onlyA, onlyB,
 //	                mismatches [{caseId, mismatches}], varied [{field, cases}], cases, effects,
-//	                flips, warnings [{code, message}]
+//	                flips, warnings [{code, message}], effectWarnings [{code, message, metrics}]
 //	SuiteInfo       dir, suiteId, status, attempts, runs, cases, passed, failed, ungraded,
 //	                pending, passRate
 //	Settings        method, level, resamples, seed, passRateTolerance, strict, gateMetrics, vary
@@ -210,7 +217,7 @@
 //	                fallP, riseP, testable, gateFailed, gateRule
 //	Effect          metric, unit, better, a, b, delta, cases, dropped, runsWith {a, b},
 //	                interval (null: none), significant, outcome ("better"|"worse"|""),
-//	                unavailable, warnings
+//	                noChange, unavailable, warnings
 //	Interval        lower, upper, method, level, stdErr, units, clustered, resamples, clipped
 //	Flips           passToFail, failToPass, mcnemarP
 //

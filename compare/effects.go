@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux/stats"
@@ -33,8 +34,15 @@ type Effect struct {
 	Interval *Interval `json:"interval"`
 	// Significant is true when the interval excludes 0. Outcome is then
 	// "better" or "worse" for a metric with a direction, else "".
-	Significant bool      `json:"significant"`
-	Outcome     string    `json:"outcome"`
+	Significant bool   `json:"significant"`
+	Outcome     string `json:"outcome"`
+	// NoChange is true when every paired case has the same value on both
+	// sides (every difference is exactly 0): there is nothing to estimate,
+	// so the text shows the metric in one line, "no change in any case",
+	// rather than as an interval row, and a plot should leave it out. The
+	// interval is still given (zero width, or the whole range with too few
+	// units); the effect carries no warning about it.
+	NoChange    bool      `json:"noChange"`
 	Unavailable string    `json:"unavailable,omitempty"`
 	Warnings    []Warning `json:"warnings"`
 }
@@ -174,9 +182,13 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 		Units: iv.Units, Clustered: iv.Units < iv.N, Resamples: iv.Resamples,
 	}
 	for _, w := range iv.Warnings {
-		e.Warnings = append(e.Warnings, warningOf(w))
+		e.Warnings = append(e.Warnings, e.warningOf(w))
 	}
 	e.bound(st.cfg.Level)
+	e.NoChange = slices.Equal(before, after)
+	if e.NoChange {
+		e.Warnings = []Warning{}
+	}
 	lo, hi := e.Interval.Lower, e.Interval.Upper
 	e.Significant = lo > 0 || hi < 0
 	if e.Significant && e.Better != "" {
@@ -207,11 +219,65 @@ var statsWarnings = map[stats.Code]string{
 	stats.WarnFewResamples: WarnFewResamples,
 }
 
-// warningOf turns a stats warning into a Warning with its code.
-func warningOf(w stats.Warning) Warning {
+// warningOf turns a stats warning on e's interval into a Warning with its
+// code. The caveats whose advice depends on the metric are worded here,
+// for the metric's range and for the methods a comparison takes: the
+// hoeffding advice only for a rate or a score (values in [0, 1]), never
+// wilson (which does not apply to paired differences). Their text names
+// no metric, so that a comparison says each caveat once for all the
+// metrics it concerns (SuiteComparison.EffectWarnings).
+func (e *Effect) warningOf(w stats.Warning) Warning {
 	code, ok := statsWarnings[w.Code]
 	if !ok {
 		code = WarnStats
 	}
+	iv := e.Interval
+	switch {
+	case iv == nil:
+	case w.Code == stats.WarnDegenerate:
+		who := "case"
+		if iv.Clustered {
+			who = "cluster"
+		}
+		advice := "it is the change in every " + who + ", not a certainty; add cases before relying on it"
+		if bounded(e.Unit) {
+			advice = fmt.Sprintf("for a rate or a score, -method %s (Options.Method) gives an interval whose width does not depend on the spread", stats.Hoeffding)
+		}
+		return Warning{Code: code, Message: fmt.Sprintf("degenerate sample: every %s changed by the same amount (no variation between the %d units), so the %s interval has zero width and says nothing about uncertainty; %s",
+			who, iv.Units, iv.Method, advice)}
+	case w.Code == stats.WarnFewUnits:
+		return Warning{Code: code, Message: fmt.Sprintf("few units: %d cases (fewer than %d): a %s interval under-covers with few values; prefer %q (the default)",
+			iv.Units, stats.FewUnits, iv.Method, stats.StudentT)}
+	}
 	return Warning{Code: code, Message: w.Message()}
+}
+
+// EffectWarning is one caveat of a suite comparison's effects, said once
+// for every metric it concerns.
+type EffectWarning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Metrics are the metrics whose effect carries it, in the effects'
+	// order (MetricLabel gives the names people read).
+	Metrics []string `json:"metrics"`
+}
+
+// effectWarnings groups the effects' warnings by code and message.
+func effectWarnings(effects []Effect) []EffectWarning {
+	out := []EffectWarning{}
+	at := map[Warning]int{}
+	for _, e := range effects {
+		for _, w := range e.Warnings {
+			i, ok := at[w]
+			if !ok {
+				i = len(out)
+				at[w] = i
+				out = append(out, EffectWarning{Code: w.Code, Message: w.Message})
+			}
+			if !slices.Contains(out[i].Metrics, e.Metric) {
+				out[i].Metrics = append(out[i].Metrics, e.Metric)
+			}
+		}
+	}
+	return out
 }

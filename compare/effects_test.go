@@ -25,11 +25,12 @@ func TestEveryStatsWarningHasACode(t *testing.T) {
 }
 
 func TestWarningOfKeepsTheMessage(t *testing.T) {
-	w := warningOf(stats.Warning{Code: stats.WarnFewClusters, Detail: "3 clusters (fewer than 20)"})
+	e := &Effect{Unit: "tokens", Interval: &Interval{Method: stats.StudentT, Units: 3}}
+	w := e.warningOf(stats.Warning{Code: stats.WarnFewClusters, Detail: "3 clusters (fewer than 20)"})
 	if want := (Warning{Code: WarnFewClusters, Message: "few clusters: 3 clusters (fewer than 20)"}); w != want {
 		t.Errorf("got %+v, want %+v", w, want)
 	}
-	if w := warningOf(stats.Warning{Code: "from-the-future", Detail: "x"}); w.Code != WarnStats {
+	if w := e.warningOf(stats.Warning{Code: "from-the-future", Detail: "x"}); w.Code != WarnStats {
 		t.Errorf("an unknown stats code gives %q, want %q", w.Code, WarnStats)
 	}
 }

@@ -19,18 +19,19 @@ func TestSuiteJSONKeys(t *testing.T) {
 	a.Dir, b.Dir = "suites/a", "suites/b"
 	b.Summary.Samples[3].IdentityHash = "other" // w: an identity mismatch
 	docs := map[string][]string{
-		"":           {"a", "b", "verdict", "reasons", "gate", "settings", "counts", "onlyA", "onlyB", "mismatches", "varied", "cases", "effects", "flips", "warnings"},
-		"a":          {"dir", "suiteId", "status", "attempts", "runs", "cases", "passed", "failed", "ungraded", "pending", "passRate"},
-		"gate":       {"failed", "reasons", "checks"},
-		"checks":     {"rule", "metric", "test", "failed", "cases", "detail"},
-		"settings":   {"method", "level", "resamples", "seed", "passRateTolerance", "strict", "gateMetrics", "vary"},
-		"counts":     {"paired", "onlyA", "onlyB", "mismatched", "clusters"},
-		"mismatches": {"caseId", "mismatches"},
-		"cases":      {"caseId", "cluster", "runs", "passRate", "passed", "score", "status", "fallP", "riseP", "testable", "gateFailed", "gateRule"},
-		"effects":    {"metric", "unit", "better", "a", "b", "delta", "cases", "dropped", "runsWith", "interval", "significant", "outcome", "unavailable", "warnings"},
-		"interval":   {"lower", "upper", "method", "level", "stdErr", "units", "clustered", "resamples", "clipped"},
-		"flips":      {"passToFail", "failToPass", "mcnemarP"},
-		"warnings":   {"code", "message"},
+		"":               {"a", "b", "verdict", "reasons", "gate", "settings", "counts", "onlyA", "onlyB", "mismatches", "varied", "cases", "effects", "flips", "warnings", "effectWarnings"},
+		"a":              {"dir", "suiteId", "status", "attempts", "runs", "cases", "passed", "failed", "ungraded", "pending", "passRate"},
+		"gate":           {"failed", "reasons", "checks"},
+		"checks":         {"rule", "metric", "test", "failed", "cases", "detail"},
+		"settings":       {"method", "level", "resamples", "seed", "passRateTolerance", "strict", "gateMetrics", "vary"},
+		"counts":         {"paired", "onlyA", "onlyB", "mismatched", "clusters"},
+		"mismatches":     {"caseId", "mismatches"},
+		"cases":          {"caseId", "cluster", "runs", "passRate", "passed", "score", "status", "fallP", "riseP", "testable", "gateFailed", "gateRule"},
+		"effects":        {"metric", "unit", "better", "a", "b", "delta", "cases", "dropped", "runsWith", "interval", "significant", "outcome", "noChange", "unavailable", "warnings"},
+		"effectWarnings": {"code", "message", "metrics"},
+		"interval":       {"lower", "upper", "method", "level", "stdErr", "units", "clustered", "resamples", "clipped"},
+		"flips":          {"passToFail", "failToPass", "mcnemarP"},
+		"warnings":       {"code", "message"},
 	}
 	maybe := map[string][]string{
 		"cases":    {"cluster"},
@@ -68,7 +69,7 @@ func TestSuiteJSONKeys(t *testing.T) {
 			}
 		}
 		note("", top)
-		for _, k := range []string{"a", "gate", "settings", "counts", "mismatches", "cases", "effects", "flips", "warnings"} {
+		for _, k := range []string{"a", "gate", "settings", "counts", "mismatches", "cases", "effects", "flips", "warnings", "effectWarnings"} {
 			note(k, top[k])
 		}
 		note("checks", top["gate"].(map[string]any)["checks"])

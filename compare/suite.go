@@ -40,6 +40,10 @@ type SuiteComparison struct {
 	// Warnings are caveats about the comparison as a whole; each effect
 	// carries its own.
 	Warnings []Warning `json:"warnings"`
+	// EffectWarnings are the effects' warnings, each said once with the
+	// metrics it concerns: what a report shows instead of repeating a
+	// caveat under every metric.
+	EffectWarnings []EffectWarning `json:"effectWarnings"`
 }
 
 // SuiteInfo describes one side: where it came from and how its runs went.
@@ -228,7 +232,7 @@ func compareSuites(ctx context.Context, sa, sb *side, st settings) (*SuiteCompar
 	c := &SuiteComparison{
 		A: sa.info, B: sb.info, Reasons: []string{}, Gate: Gate{Reasons: []string{}, Checks: []GateCheck{}},
 		OnlyA: []string{}, OnlyB: []string{}, Mismatches: []CaseMismatch{}, Varied: []FieldCount{},
-		Cases: []CaseDelta{}, Effects: []Effect{}, Warnings: []Warning{},
+		Cases: []CaseDelta{}, Effects: []Effect{}, Warnings: []Warning{}, EffectWarnings: []EffectWarning{},
 		Settings: Settings{
 			Method: st.methodLabel, Level: st.cfg.Level, PassRateTolerance: st.tolerance, Strict: st.strict,
 			GateMetrics: st.gate, Vary: sortedVary(st.vary),
@@ -270,6 +274,7 @@ func compareSuites(ctx context.Context, sa, sb *side, st settings) (*SuiteCompar
 	for _, name := range metricNames(st, sa, sb) {
 		c.Effects = append(c.Effects, effect(name, paired, sa, sb, clustered, st))
 	}
+	c.EffectWarnings = effectWarnings(c.Effects)
 	c.decide(st)
 	c.warn(clustered, st.cfg.Level)
 	return c, nil

@@ -78,17 +78,27 @@ func (c *SuiteComparison) WriteText(w io.Writer) error {
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  metric\tA\tB\tchange\tinterval\tcases\t")
-	var neither []string
+	var neither, unchanged []string
+	rows := 0
 	for _, e := range c.Effects {
-		if e.RunsWith.A == 0 && e.RunsWith.B == 0 && e.Interval == nil {
+		switch {
+		case e.RunsWith.A == 0 && e.RunsWith.B == 0 && e.Interval == nil:
 			neither = append(neither, metricLabel(e.Metric))
-			continue
+		case e.NoChange:
+			unchanged = append(unchanged, metricLabel(e.Metric))
+		default:
+			fmt.Fprintln(tw, effectRow(e))
+			rows++
 		}
-		fmt.Fprintln(tw, effectRow(e))
 	}
 	_ = tw.Flush()
-	for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
-		t.line("%s", strings.TrimRight(l, " "))
+	if rows > 0 {
+		for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+			t.line("%s", strings.TrimRight(l, " "))
+		}
+	}
+	if len(unchanged) > 0 {
+		t.line("  no change in any case: %s", strings.Join(unchanged, ", "))
 	}
 	for _, e := range c.Effects {
 		switch {
@@ -206,26 +216,19 @@ func effectRow(e Effect) string {
 	return row
 }
 
-// allWarnings lists the comparison's warnings, then each distinct effect
-// warning once with the metrics it concerns.
+// allWarnings lists the comparison's warnings, then each effect warning
+// once with the metrics it concerns.
 func (c *SuiteComparison) allWarnings() []string {
 	var out []string
 	for _, w := range c.Warnings {
 		out = append(out, w.Message)
 	}
-	var order []string
-	metrics := map[string][]string{}
-	for _, e := range c.Effects {
-		for _, w := range e.Warnings {
-			key := w.Message
-			if _, ok := metrics[key]; !ok {
-				order = append(order, key)
-			}
-			metrics[key] = append(metrics[key], metricLabel(e.Metric))
+	for _, w := range c.EffectWarnings {
+		labels := make([]string, len(w.Metrics))
+		for i, m := range w.Metrics {
+			labels[i] = metricLabel(m)
 		}
-	}
-	for _, key := range order {
-		out = append(out, fmt.Sprintf("%s [%s]", key, strings.Join(metrics[key], ", ")))
+		out = append(out, fmt.Sprintf("%s [%s]", w.Message, strings.Join(labels, ", ")))
 	}
 	return out
 }

@@ -110,7 +110,7 @@ func TestJSONDocumentedKeys(t *testing.T) {
 	_, a, b := goldenSuites(t)
 	sc, err := Suites(ctx, a, b, Options{})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "b", "cases", "counts", "effects", "flips", "gate", "mismatches", "onlyA", "onlyB",
+	assert.Equal(t, []string{"a", "b", "cases", "counts", "effectWarnings", "effects", "flips", "gate", "mismatches", "onlyA", "onlyB",
 		"reasons", "settings", "varied", "verdict", "warnings"}, keys(t, sc))
 	rc, err := RunRecords(run("a", "x"), run("b", "x"), Options{})
 	require.NoError(t, err)

@@ -72,6 +72,8 @@ func (c *SuiteComparison) decide(st settings) {
 		switch {
 		case e.Interval == nil:
 			ch.Detail = "not gated: no interval (" + e.Unavailable + ")"
+		case e.NoChange:
+			ch.Detail = noChangeSummary(e)
 		case e.Outcome == "worse":
 			worse = append(worse, line)
 			ch.Detail = moved(e) + ": " + effectSummary(e)
@@ -269,6 +271,9 @@ func metricStatement(e Effect) string {
 	if iv == nil {
 		return fmt.Sprintf("%s: no interval (%s)", label, e.Unavailable)
 	}
+	if e.NoChange {
+		return fmt.Sprintf("%s: %s", label, noChangeSummary(e))
+	}
 	test := intervalTest(e, iv.Level)
 	head := fmt.Sprintf("%s: no significant change (%s includes 0)", label, test)
 	if e.Significant {
@@ -277,12 +282,22 @@ func metricStatement(e Effect) string {
 	return head + ": " + effectSummary(e)
 }
 
+// noChangeSummary is "no change in any case (the 13 paired cases have
+// the same value on both sides; no test needed)".
+func noChangeSummary(e Effect) string {
+	return fmt.Sprintf("no change in any case (%s the same value on both sides; no test needed)",
+		plural(e.Cases, "the paired case has", fmt.Sprintf("all %d paired cases have", e.Cases)))
+}
+
 // effectSummary is "-15.0 pts [-26.0 pts, -4.0 pts] over 20 cases in 8
 // clusters", with a note when too few units make the interval useless.
 func effectSummary(e Effect) string {
 	iv := e.Interval
 	if iv == nil {
 		return formatDelta(e.Unit, e.Delta)
+	}
+	if e.NoChange {
+		return noChangeSummary(e)
 	}
 	units := fmt.Sprintf("%d %s", e.Cases, plural(e.Cases, "case", "cases"))
 	if iv.Clustered {
