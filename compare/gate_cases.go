@@ -241,7 +241,7 @@ func (s signTest) check(st settings) GateCheck {
 	case !s.applied && s.units == 0:
 		ch.Detail = "not applied: no case is paired"
 	case !s.applied:
-		ch.Detail = fmt.Sprintf("not applied: %d independent units (%d or more); the pass rate's interval decides", s.units, stats.FewUnits)
+		ch.Detail = fmt.Sprintf("not applied: %d independent units (%d or more); the interval of each gate metric decides", s.units, stats.FewUnits)
 	case n == 0:
 		ch.Detail = fmt.Sprintf("no %s's pass rate moved%s", s.unitWord(1), toleranceNote(st))
 	default:
