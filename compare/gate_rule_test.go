@@ -214,3 +214,24 @@ func TestSignTestCountsClusters(t *testing.T) {
 	assert.Contains(t, st.Detail, "2 of 2 clusters")
 	assert.Contains(t, st.Detail, "p = 0.25")
 }
+
+// The sign test works both ways for the verdict: five cases that each
+// rose a little make B better, named by the test; the gate passes.
+func TestSignTestRiseIsBetter(t *testing.T) {
+	var a, b []rv
+	for i := range 5 {
+		for r := range 3 {
+			b = append(b, rvPass(caseID(i), 1))
+			if r == 0 {
+				a = append(a, rvFail(caseID(i), 1))
+			} else {
+				a = append(a, rvPass(caseID(i), 1))
+			}
+		}
+	}
+	c := rvCompare(t, rvSuite(a...), rvSuite(b...), Options{})
+	assert.False(t, c.Gate.Failed, c.Gate.Reasons)
+	assert.Equal(t, Better, c.Verdict)
+	require.NotEmpty(t, c.Reasons)
+	assert.Equal(t, "pass rate rose in 5 of 5 cases that moved (exact sign test over cases, one-sided p = 0.0312)", c.Reasons[0])
+}
