@@ -25,6 +25,10 @@
 //   - [StudentT] (the default): the same standard error with a t quantile;
 //     the safer choice for few units or few clusters.
 //   - [PercentileBootstrap]: seeded, distribution-free; needs tens of units.
+//   - [ClopperPearson]: exact for 0/1 outcomes, and the bound a sample of
+//     bounded values without spread falls back to (Config.Bounded,
+//     [ConstantInterval]): a zero-width interval from a few units claims a
+//     certainty they cannot give.
 //
 // Every result carries the method, level, number of observations and of
 // independent units, and its caveats as Interval.Warnings (few clusters, few

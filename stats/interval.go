@@ -17,6 +17,10 @@ const (
 	Normal              Method = "normal"               // CLT standard error, z quantile
 	StudentT            Method = "t"                    // same standard error, t quantile, df = units-1
 	PercentileBootstrap Method = "percentile-bootstrap" // seeded; resamples units
+	// ClopperPearson is the exact binomial interval (0/1 values only, see
+	// ClopperPearsonInterval), and the exact bound a Bounded sample without
+	// spread falls back to (see ConstantInterval).
+	ClopperPearson Method = "clopper-pearson"
 )
 
 // Defaults and limits of [Config], and the thresholds of the warnings.
@@ -46,6 +50,13 @@ type Config struct {
 	Resamples int     // bootstrap resamples; 0 means 2000
 	Seed      uint64  // bootstrap stream; equal inputs and seed give equal intervals on every platform
 	MinUnits  int     // fewest independent units accepted; 0 means 2
+	// Bounded declares the values bounded in [0, 1] (for Paired: before
+	// and after, so each difference lies in [−1, 1]); values outside are
+	// refused ([ErrDomain]). A Normal, StudentT or PercentileBootstrap
+	// interval of a bounded sample without spread (every unit the same)
+	// would have zero width; it falls back to the exact ConstantInterval
+	// (Method ClopperPearson) and says so in a WarnDegenerate warning.
+	Bounded bool
 }
 
 // Interval is an estimate with a confidence interval and what it rests on.
@@ -77,6 +88,7 @@ func (iv Interval) String() string {
 
 // settings is a Config with defaults applied and every field checked.
 type settings struct {
+	bounded   bool
 	method    Method
 	level     float64
 	resamples int
@@ -86,15 +98,15 @@ type settings struct {
 
 // resolve applies defaults and reports every invalid field at once.
 func (cfg Config) resolve() (settings, error) {
-	s := settings{method: cfg.Method, level: cfg.Level, resamples: cfg.Resamples, seed: cfg.Seed, minUnits: cfg.MinUnits}
+	s := settings{bounded: cfg.Bounded, method: cfg.Method, level: cfg.Level, resamples: cfg.Resamples, seed: cfg.Seed, minUnits: cfg.MinUnits}
 	var errs []error
 	switch s.method {
 	case "":
 		s.method = StudentT
-	case Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap:
+	case Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap, ClopperPearson:
 	default:
-		errs = append(errs, errorf(CodeMethod, "unknown method %q (want %q, %q, %q, %q or %q)",
-			string(s.method), Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap))
+		errs = append(errs, errorf(CodeMethod, "unknown method %q (want %q, %q, %q, %q, %q or %q)",
+			string(s.method), Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap, ClopperPearson))
 	}
 	level, err := resolveLevel(cfg.Level)
 	if err != nil {
@@ -159,6 +171,12 @@ func resolveLevel(level float64) (float64, error) {
 //     to the Bootstrap", §13.3). With clusters whole clusters are
 //     resampled. StdErr is the standard deviation of the resampled means.
 //     See the package documentation for the random stream.
+//   - ClopperPearson: the exact binomial interval ([ClopperPearsonInterval])
+//     on k = Σ sᵢ of n; values exactly 0 or 1, independent, as for Wilson.
+//
+// With Config.Bounded (values in [0, 1]) a Normal, StudentT or
+// PercentileBootstrap interval of units without spread falls back to the
+// exact [ConstantInterval] instead of a zero-width interval.
 //
 // Errors: non-finite values ([ErrNonFinite]), len(clusters) ≠ len(values)
 // ([ErrLength]), fewer than MinUnits units ([ErrTooFewUnits]), an invalid
@@ -177,32 +195,37 @@ func Mean(values []float64, clusters []string, cfg Config) (Interval, error) {
 	if err != nil {
 		return Interval{}, err
 	}
+	if st.bounded || st.method == Hoeffding {
+		if err := checkUnitRange(st.method, "values", values); err != nil {
+			return Interval{}, err
+		}
+	}
 	switch st.method {
-	case Wilson:
+	case Wilson, ClopperPearson:
 		if smp.clustered {
-			return Interval{}, errorf(CodeMethod, "wilson needs independent 0/1 values, but the clusters group %d values into %d units; use %q (cluster-robust) or %q (resamples clusters)",
-				smp.n, smp.units(), StudentT, PercentileBootstrap)
+			return Interval{}, errorf(CodeMethod, "%s needs independent 0/1 values, but the clusters group %d values into %d units; use %q (cluster-robust) or %q (resamples clusters)",
+				st.method, smp.n, smp.units(), StudentT, PercentileBootstrap)
 		}
 		k := 0
 		for i, v := range values {
 			if v != 0 && v != 1 {
-				return Interval{}, errorf(CodeDomain, "wilson needs values 0 or 1, values[%d] is %v; use %q for values in [0, 1] or %q / %q for any values",
-					i, v, Hoeffding, StudentT, PercentileBootstrap)
+				return Interval{}, errorf(CodeDomain, "%s needs values 0 or 1, values[%d] is %v; use %q for values in [0, 1] or %q / %q for any values",
+					st.method, i, v, Hoeffding, StudentT, PercentileBootstrap)
 			}
 			if v == 1 {
 				k++
 			}
 		}
+		if st.method == ClopperPearson {
+			return ClopperPearsonInterval(k, smp.n, st.level)
+		}
 		return WilsonInterval(k, smp.n, st.level)
 	case Hoeffding:
-		if err := checkUnitRange("values", values); err != nil {
-			return Interval{}, err
-		}
 		return smp.hoeffding(st.level, 1, 0, 1), nil
 	case Normal, StudentT:
-		return smp.clt(st), nil
+		return smp.boundedIf(st, 0, 1, func() Interval { return smp.clt(st) }), nil
 	default:
-		return smp.bootstrap(st), nil
+		return smp.boundedIf(st, 0, 1, func() Interval { return smp.bootstrap(st) }), nil
 	}
 }
 
@@ -226,6 +249,10 @@ func Mean(values []float64, clusters []string, cfg Config) (Interval, error) {
 //     (the same as mapping (d+1)/2 into [0, 1] and back).
 //   - PercentileBootstrap resamples whole pairs (or whole clusters of
 //     pairs), never the two runs independently.
+//   - ClopperPearson is refused like Wilson. With Config.Bounded (before
+//     and after in [0, 1]) differences without spread — every pair moved
+//     by the same amount, say every case from fail to pass — get the exact
+//     [ConstantInterval] over [−1, 1] instead of a zero-width interval.
 func Paired(before, after []float64, clusters []string, cfg Config) (Interval, error) {
 	st, err := cfg.resolve()
 	if err != nil {
@@ -249,22 +276,24 @@ func Paired(before, after []float64, clusters []string, cfg Config) (Interval, e
 	if err != nil {
 		return Interval{}, err
 	}
+	if st.bounded || st.method == Hoeffding {
+		if err := checkUnitRange(st.method, "before", before); err != nil {
+			return Interval{}, err
+		}
+		if err := checkUnitRange(st.method, "after", after); err != nil {
+			return Interval{}, err
+		}
+	}
 	switch st.method {
-	case Wilson:
-		return Interval{}, errorf(CodeMethod, "wilson does not apply to paired differences, which lie in {-1, 0, 1}; use %q or %q for the interval, or McNemarExact for an exact test",
-			StudentT, PercentileBootstrap)
+	case Wilson, ClopperPearson:
+		return Interval{}, errorf(CodeMethod, "%s does not apply to paired differences, which lie in {-1, 0, 1}; use %q or %q for the interval (with Config.Bounded a difference without spread gets an exact bound), or McNemarExact for an exact test",
+			st.method, StudentT, PercentileBootstrap)
 	case Hoeffding:
-		if err := checkUnitRange("before", before); err != nil {
-			return Interval{}, err
-		}
-		if err := checkUnitRange("after", after); err != nil {
-			return Interval{}, err
-		}
 		return smp.hoeffding(st.level, 2, -1, 1), nil
 	case Normal, StudentT:
-		return smp.clt(st), nil
+		return smp.boundedIf(st, -1, 1, func() Interval { return smp.clt(st) }), nil
 	default:
-		return smp.bootstrap(st), nil
+		return smp.boundedIf(st, -1, 1, func() Interval { return smp.bootstrap(st) }), nil
 	}
 }
 
@@ -362,12 +391,17 @@ func checkFinite(name string, values []float64) error {
 	return errorf(CodeNonFinite, "%s[%d] is %v (%d non-finite values in all)", name, first, values[first], count)
 }
 
-// checkUnitRange requires every value in [0, 1], as Hoeffding's bound does.
-func checkUnitRange(name string, values []float64) error {
+// checkUnitRange requires every value in [0, 1], as Hoeffding's bound and
+// Config.Bounded do.
+func checkUnitRange(m Method, name string, values []float64) error {
+	who := string(m)
+	if m != Hoeffding {
+		who = "Config.Bounded"
+	}
 	for i, v := range values {
 		if v < 0 || v > 1 {
-			return errorf(CodeDomain, "hoeffding needs values in [0, 1], %s[%d] is %v; use %q or %q for unbounded values",
-				name, i, v, StudentT, PercentileBootstrap)
+			return errorf(CodeDomain, "%s needs values in [0, 1], %s[%d] is %v; use %q or %q for unbounded values",
+				who, name, i, v, StudentT, PercentileBootstrap)
 		}
 	}
 	return nil
