@@ -108,7 +108,7 @@ func TestConstantInterval(t *testing.T) {
 	}{
 		{1, 0, 1, 6, a6, 1},
 		{0, 0, 1, 6, 0, 1 - a6},
-		{1, -1, 1, 6, 2*a6 - 1, 1},   // every pair improved: 0→1 on six cases
+		{1, -1, 1, 6, 2*a6 - 1, 1},    // every pair improved: 0→1 on six cases
 		{0, -1, 1, 6, a6 - 1, 1 - a6}, // no pair changed
 		{0.5, 0, 1, 6, 0.5 * a6, 1 - 0.5*a6},
 	}
