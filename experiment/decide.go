@@ -16,7 +16,9 @@ import (
 // recompute it and refuse a ledger whose stored decision differs.
 type Decision struct {
 	// Outcome is "promote" (a variant is the champion), "retain" (the
-	// baseline is) or "reject" (no candidate satisfies every constraint).
+	// baseline is), "reject" (no candidate satisfies every constraint) or
+	// "inconclusive" (a candidate failed only constraints its split had too
+	// few units to decide, so nothing can be said of it: no champion).
 	Outcome  string   `json:"outcome"`
 	Champion string   `json:"champion,omitempty"`
 	Ranking  []string `json:"ranking"`  // best first
@@ -26,9 +28,10 @@ type Decision struct {
 
 // The outcomes.
 const (
-	Promote = "promote"
-	Retain  = "retain"
-	Reject  = "reject"
+	Promote      = "promote"
+	Retain       = "retain"
+	Reject       = "reject"
+	Inconclusive = "inconclusive"
 )
 
 // Gate is one constraint checked for one candidate and profile.
@@ -51,8 +54,14 @@ type Gate struct {
 	Method stats.Method `json:"method,omitempty"`
 	Level  float64      `json:"level,omitempty"`
 	Units  int          `json:"units"` // independent units behind Value
-	Passed bool         `json:"passed"`
-	Note   string       `json:"note,omitempty"`
+	// Need is the fewest independent units with which the constraint could
+	// pass at all (see neededUnits); set when it asks for confidence.
+	Need   int    `json:"need,omitempty"`
+	Passed bool   `json:"passed"`
+	Note   string `json:"note,omitempty"`
+	// Inconclusive: the gate failed with fewer units than Need, where no
+	// result could have passed; it is undecided, not failed on the merits.
+	Inconclusive bool `json:"inconclusive,omitempty"`
 }
 
 // violation is how far the gate misses its bounds, normalized; +Inf when
@@ -98,6 +107,8 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 	type scored struct {
 		ref        CandidateRef
 		eligible   bool
+		rejected   bool // failed a gate it had the units to decide
+		undecided  bool // failed only gates it had too few units to decide
 		violation  float64
 		objectives []float64 // NaN where the candidate has no value
 		passRate   float64
@@ -119,12 +130,16 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 				if !g.Passed {
 					s.eligible = false
 					s.violation = max(s.violation, g.violation())
+					s.undecided = s.undecided || g.Inconclusive
+					s.rejected = s.rejected || !g.Inconclusive
 				}
 			}
 		}
 		if cand.Invalid != "" {
 			s.violation = math.Inf(1)
+			s.rejected = true
 		}
+		s.undecided = s.undecided && !s.rejected
 		all = append(all, s)
 	}
 	slices.SortStableFunc(all, func(a, b scored) int {
@@ -169,27 +184,53 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 		}
 		return strings.Compare(a.ref.ID, b.ref.ID)
 	})
+	undecided := false
 	for _, s := range all {
 		d.Ranking = append(d.Ranking, s.ref.ID)
 		if s.eligible {
 			d.Eligible = append(d.Eligible, s.ref.ID)
 		}
+		undecided = undecided || s.undecided
 	}
+	// A candidate that could not be decided leaves the question open:
+	// keeping the baseline (or rejecting everyone) would claim it lost.
 	switch {
+	case len(all) > 0 && all[0].eligible && all[0].ref.ID != BaselineID:
+		d.Outcome, d.Champion = Promote, all[0].ref.ID
+	case undecided:
+		d.Outcome = Inconclusive
 	case len(all) == 0 || !all[0].eligible:
 		d.Outcome = Reject
-	case all[0].ref.ID == BaselineID:
-		d.Outcome, d.Champion = Retain, BaselineID
 	default:
-		d.Outcome, d.Champion = Promote, all[0].ref.ID
+		d.Outcome, d.Champion = Retain, BaselineID
 	}
 	return &Evaluation{Effects: effects, Decision: d}, nil
 }
 
-// gateOf checks constraint k for candidate cand on profile.
+// gateOf checks constraint k for candidate cand on profile. A gate that
+// fails with fewer units than the constraint needs is inconclusive.
 func gateOf(c *Campaign, cand CandidateRef, index int, k Constraint, profile string, ev *evidence, effects []Effect) Gate {
+	g := measureGate(c, cand, index, k, profile, ev, effects)
+	if k.Confidence == nil || k.Metric == MetricSubjectBytes || g.Passed || cand.Invalid != "" {
+		return g
+	}
+	need, ok := neededUnits(k)
+	if ok {
+		g.Need = need
+		g.Inconclusive = g.Units < need
+	}
+	return g
+}
+
+// measureGate measures constraint k for candidate cand on profile.
+func measureGate(c *Campaign, cand CandidateRef, index int, k Constraint, profile string, ev *evidence, effects []Effect) Gate {
 	g := Gate{Candidate: cand.ID, Constraint: index, Metric: k.Metric, Profile: profile, Split: k.Split,
 		RelativeTo: k.RelativeTo, Relative: k.Relative, Min: k.Min, Max: k.Max}
+	if k.Confidence != nil && k.Metric != MetricSubjectBytes {
+		if need, ok := neededUnits(k); ok {
+			g.Need = need
+		}
+	}
 	if cand.Invalid != "" {
 		g.Note = "the candidate is invalid: " + cand.Invalid
 		return g
@@ -254,7 +295,9 @@ func gateOf(c *Campaign, cand CandidateRef, index int, k Constraint, profile str
 	if !slices.ContainsFunc(clusters, func(s string) bool { return s != "" }) {
 		clusters = nil
 	}
-	iv, err := stats.Mean(means, clusters, k.Confidence.config())
+	cfg := k.Confidence.config()
+	cfg.Bounded = unitIntervalMetric(k.Metric)
+	iv, err := stats.Mean(means, clusters, cfg)
 	if err != nil {
 		g.Note = stats.Message(err)
 		return g
@@ -315,7 +358,7 @@ func mean(x []float64) float64 {
 }
 
 // Sentence is the decision in one sentence, e.g. "promote variant-x: pass
-// rate effect +0.5 [+0.2, +0.8], t 95%, 6 cases".
+// rate effect (default, validation) +0.5 [+0.2, +0.8], t 95%, 6 cases".
 func (ev *Evaluation) Sentence() string {
 	d := ev.Decision
 	switch d.Outcome {
@@ -327,8 +370,35 @@ func (ev *Evaluation) Sentence() string {
 		return s
 	case Retain:
 		return "retain the baseline: no variant does better while satisfying every constraint"
+	case Inconclusive:
+		var short []string
+		for _, id := range d.Ranking {
+			if g := ev.firstInconclusive(id); g != nil {
+				short = append(short, fmt.Sprintf("%s: %d of the %d units needed on %s", id, g.Units, g.Need, g.Split))
+			}
+		}
+		return "inconclusive: too few units to decide (" + strings.Join(short, "; ") + ")"
 	}
 	return "reject: no candidate satisfies every constraint"
+}
+
+// firstInconclusive is the first inconclusive gate of a candidate that
+// failed only inconclusive gates; nil otherwise.
+func (ev *Evaluation) firstInconclusive(candidate string) *Gate {
+	var first *Gate
+	for i := range ev.Decision.Gates {
+		g := &ev.Decision.Gates[i]
+		if g.Candidate != candidate || g.Passed {
+			continue
+		}
+		if !g.Inconclusive {
+			return nil
+		}
+		if first == nil {
+			first = g
+		}
+	}
+	return first
 }
 
 // headline is the pass-rate effect a candidate is judged by: the one a
@@ -360,6 +430,14 @@ func (ev *Evaluation) Verdicts() []string {
 			out = append(out, ev.Sentence())
 		case id == ev.Decision.Champion:
 			out = append(out, "retain baseline")
+		case ev.firstInconclusive(id) != nil:
+			var undecided []string
+			for _, g := range ev.Decision.Gates {
+				if g.Candidate == id && !g.Passed {
+					undecided = append(undecided, g.Text())
+				}
+			}
+			out = append(out, "inconclusive "+id+": too few units: "+strings.Join(undecided, "; "))
 		case id == BaselineID:
 			continue
 		default:
@@ -381,7 +459,9 @@ func (ev *Evaluation) Verdicts() []string {
 	return out
 }
 
-// Text describes the gate: "pass rate effect (default, validation) +0.5 [+0.2, +0.8] ≥ 0: passed".
+// Text describes the gate: "pass rate effect (default, validation) +0.5
+// [+0.2, +0.8] t 95% needs ≥ 0: passed". A relative effect is in percent of
+// the baseline's mean, its bounds too.
 func (g Gate) Text() string {
 	name := metricLabel(g.Metric)
 	if g.RelativeTo != "" {
@@ -391,23 +471,46 @@ func (g Gate) Text() string {
 	if g.Profile != "" {
 		where = g.Profile + ", " + g.Split
 	}
-	s := fmt.Sprintf("%s (%s) %s", name, where, signed(g.Value))
+	num, bound := signed, func(v float64) string { return fmt.Sprintf("%v", v) }
+	if g.Relative {
+		num, bound = percent, percent
+	}
+	s := fmt.Sprintf("%s (%s) %s", name, where, num(g.Value))
 	if g.Lower != nil {
-		s += fmt.Sprintf(" [%s, %s] %s %g%%", signed(*g.Lower), signed(*g.Upper), g.Method, 100*g.Level)
+		s += fmt.Sprintf(" [%s, %s] %s %g%%", num(*g.Lower), num(*g.Upper), g.Method, 100*g.Level)
 	}
 	var bounds []string
 	if g.Min != nil {
-		bounds = append(bounds, fmt.Sprintf("≥ %v", *g.Min))
+		bounds = append(bounds, "≥ "+bound(*g.Min))
 	}
 	if g.Max != nil {
-		bounds = append(bounds, fmt.Sprintf("≤ %v", *g.Max))
+		bounds = append(bounds, "≤ "+bound(*g.Max))
 	}
 	s += " needs " + strings.Join(bounds, " and ")
+	if g.Inconclusive {
+		s += fmt.Sprintf(" with at least %d units, has %d", g.Need, g.Units)
+	}
 	if g.Note != "" {
 		s += " (" + g.Note + ")"
 	}
-	if g.Passed {
+	switch {
+	case g.Passed:
 		return s + ": passed"
+	case g.Inconclusive:
+		return s + ": undecided"
 	}
 	return s + ": failed"
+}
+
+// percent formats a fraction as a signed percentage: +0.1 → "+10%",
+// 33.3 → "+3330%".
+func percent(v float64) string {
+	x := 100 * v
+	switch {
+	case x == 0:
+		return "0%"
+	case math.Abs(x) >= 1000:
+		return fmt.Sprintf("%+.0f%%", x)
+	}
+	return fmt.Sprintf("%+.3g%%", x)
 }

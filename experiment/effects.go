@@ -127,8 +127,13 @@ func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *
 					if err != nil {
 						return nil, fmt.Errorf("experiment: effects of %s (%s, %s): %w", cand.ID, profile, split, err)
 					}
+					if cmp.Counts.Paired == 0 {
+						return nil, unpaired(cand.ID, profile, split, cmp)
+					}
 					for _, m := range groups[key] {
-						byMetric[m] = effectOf(cand.ID, profile, split, m, cmp)
+						e := effectOf(cand.ID, profile, split, m, cmp)
+						honestInterval(&e)
+						byMetric[m] = e
 					}
 				}
 				for _, m := range metrics {
@@ -138,6 +143,35 @@ func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *
 		}
 	}
 	return out, nil
+}
+
+// unpaired is the error of an arm none of whose cases pairs with the
+// baseline's: there is nothing to measure an effect on, and keeping the
+// baseline would claim the variant lost. It names why the cases were left
+// out (the identity fields that differ), so the campaign can be fixed.
+func unpaired(candidate, profile, split string, cmp *compare.SuiteComparison) error {
+	why := []string{}
+	if n := len(cmp.Mismatches); n > 0 {
+		fields := map[string]bool{}
+		var names []string
+		for _, m := range cmp.Mismatches {
+			for _, f := range m.Mismatches {
+				if !fields[string(f.Field)] {
+					fields[string(f.Field)] = true
+					names = append(names, string(f.Field))
+				}
+			}
+		}
+		why = append(why, fmt.Sprintf("%d case(s) left out because their runs do not measure the same thing on both sides (%s differ)", n, strings.Join(names, ", ")))
+	}
+	if n := len(cmp.OnlyA) + len(cmp.OnlyB); n > 0 {
+		why = append(why, fmt.Sprintf("%d case(s) ran on one side only", n))
+	}
+	if len(why) == 0 {
+		why = append(why, "no case ran on both sides")
+	}
+	return fmt.Errorf("experiment: no case of candidate %s pairs with the baseline (%s, %s): %s; an experiment without paired cases cannot decide (a file the agent reads from the subject belongs to the subject, named through {{lux.subjectRoot}}; anything else that differs between the candidates' runs must not)",
+		candidate, profile, split, strings.Join(why, "; "))
 }
 
 // effectOf picks metric's effect out of a comparison.
@@ -178,10 +212,15 @@ func findEffect(effects []Effect, candidate, profile, split, metric string) *Eff
 	return nil
 }
 
-// IntervalText formats an effect as people read it in a report:
-// "pass rate effect +0.18 [+0.05, +0.31], t 95%, 24 clusters".
+// IntervalText formats an effect as people read it in a report, naming
+// its profile and split: "pass rate effect (default, validation) +0.18
+// [+0.05, +0.31], t 95%, 24 clusters".
 func (e Effect) IntervalText() string {
-	s := fmt.Sprintf("%s effect %s", metricLabel(e.Metric), signed(e.Delta))
+	where := e.Split
+	if e.Profile != "" {
+		where = e.Profile + ", " + e.Split
+	}
+	s := fmt.Sprintf("%s effect (%s) %s", metricLabel(e.Metric), where, signed(e.Delta))
 	if e.Interval == nil {
 		if e.Unavailable != "" {
 			return s + " (no interval: " + e.Unavailable + ")"

@@ -38,7 +38,7 @@ func TestRunPromotesTheVariantThatFixesTheCasesAndRejectsTheWorseOne(t *testing.
 	assert.Equal(t, Promote, res.Decision.Outcome)
 	assert.Equal(t, "variant-x", res.Decision.Champion)
 	assert.Equal(t, []string{"variant-x", "baseline", "variant-y"}, res.Decision.Ranking)
-	assert.Contains(t, res.Sentence(), "promote variant-x: pass rate effect +0.667 [")
+	assert.Contains(t, res.Sentence(), "promote variant-x: pass rate effect (default, validation) +0.667 [")
 	verdicts := strings.Join(res.Verdicts(), "\n")
 	assert.Contains(t, verdicts, "reject variant-y: pass rate effect (default, validation) -0.333")
 
@@ -62,7 +62,7 @@ func TestRunPromotesTheVariantThatFixesTheCasesAndRejectsTheWorseOne(t *testing.
 	require.NoError(t, err)
 	var md bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&md))
-	assert.Contains(t, md.String(), "**promote variant-x: pass rate effect +0.667 [")
+	assert.Contains(t, md.String(), "**promote variant-x: pass rate effect (default, validation) +0.667 [")
 	assert.Contains(t, md.String(), "lux apply '"+res.Dir+"'")
 
 	applied, err := Apply(ctx(t), res.Dir, "")
