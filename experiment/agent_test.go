@@ -41,7 +41,11 @@ func testAgent() int {
 	out := json.NewEncoder(os.Stdout)
 	emit := func(v map[string]any) { _ = out.Encode(v) }
 	emit(map[string]any{"type": "ready", "agentId": "testagent", "agentVersion": "1"})
-	data, err := os.ReadFile(os.Getenv("INSTRUCTIONS"))
+	instructions := os.Getenv("INSTRUCTIONS")
+	if len(os.Args) > 1 {
+		instructions = os.Args[1] // the instructions file given as the argument
+	}
+	data, err := os.ReadFile(instructions)
 	if err != nil {
 		emit(map[string]any{"type": "error", "reason": err.Error()})
 		return 0
@@ -54,7 +58,7 @@ func testAgent() int {
 		case len(f) >= 3 && f[0] == "write":
 			_ = os.WriteFile(filepath.Join(ws, f[1]), []byte(strings.Join(f[2:], " ")), 0o644)
 		case len(f) == 1 && f[0] == "tamper":
-			_ = os.WriteFile(filepath.Join(filepath.Dir(os.Getenv("INSTRUCTIONS")), "tampered.txt"), []byte("x"), 0o644)
+			_ = os.WriteFile(filepath.Join(filepath.Dir(instructions), "tampered.txt"), []byte("x"), 0o644)
 		case len(f) == 1 && f[0] == "fail":
 			emit(map[string]any{"type": "error", "reason": "told to fail"})
 			return 0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -264,7 +265,7 @@ func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) 
 	}
 	t.mu.Unlock()
 
-	unit := s.unitOf(u, res)
+	unit := s.unitOf(u, res, t.dir)
 	if runErr != nil && unit.Error == "" {
 		unit.Error = runErr.Error()
 	}
@@ -293,8 +294,9 @@ func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) 
 	return nil
 }
 
-// unitOf builds the unit record of a finished run.
-func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult) *Unit {
+// unitOf builds the unit record of a finished run against the candidate's
+// tree at root.
+func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult, root string) *Unit {
 	meta := res.Metadata
 	ident := *meta
 	// The fixtures of a case that takes them from the subject differ by
@@ -302,6 +304,11 @@ func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult) *Unit {
 	if strings.Contains(u.c.Fixtures, orchestrator.SubjectRootToken) {
 		ident.Provenance.FixturesHash = ""
 	}
+	// So do the files of the subject a driver records as part of its
+	// runtime ("args": ["{{lux.subjectRoot}}/INSTRUCTIONS.md"] makes the
+	// file a script): they are the subject, which the unit's candidate hash
+	// identifies, not the runtime the arms share.
+	ident.Provenance.Runtime = withoutSubject(ident.Provenance.Runtime, root)
 	rel, err := filepath.Rel(s.runsRoot, res.Dir)
 	if err != nil {
 		rel = res.Dir
@@ -334,6 +341,28 @@ func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult) *Unit {
 		}
 	}
 	return unit
+}
+
+// withoutSubject returns rt without the scripts and commands that are files
+// of the candidate's tree at root.
+func withoutSubject(rt lux.RuntimeInfo, root string) lux.RuntimeInfo {
+	roots := []string{root}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		roots = append(roots, real) // a command's Path has its symlinks resolved
+	}
+	inTree := func(c lux.CommandInfo) bool {
+		for _, p := range []string{c.Path, c.Name} {
+			for _, r := range roots {
+				if rel, err := filepath.Rel(r, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	rt.Scripts = slices.DeleteFunc(slices.Clone(rt.Scripts), inTree)
+	rt.Commands = slices.DeleteFunc(slices.Clone(rt.Commands), inTree)
+	return rt
 }
 
 // record writes the unit file, then its journal line, then the manifest's
@@ -412,16 +441,22 @@ func (s *state) end(ctx context.Context, m *Manifest, status Status, cause error
 	}
 	if status != StatusAborted {
 		ev, err := evaluate(context.WithoutCancel(ctx), &s.camp, m.Candidates, newEvidence(s.runsRoot, s.units), s.corp.splits)
-		if err != nil {
-			return nil, err
-		}
-		res.Evaluation = ev
-		if status == "" {
+		switch {
+		case err != nil:
+			// The units cannot be evaluated (no case pairs): the experiment
+			// failed, and the ledger says why.
+			cause = errors.Join(cause, err)
+			m.Error = cause.Error()
+			status = StatusFailed
+		case status == "":
+			res.Evaluation = ev
 			m.Decision = ev.Decision
 			status = StatusFailed
 			if ev.Decision.Champion != "" {
 				status = StatusPassed
 			}
+		default:
+			res.Evaluation = ev
 		}
 	}
 	m.Status = status

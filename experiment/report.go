@@ -61,11 +61,16 @@ func BuildReport(ctx context.Context, dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := l.Manifest
 	ev, err := l.Verify(ctx)
 	if err != nil {
-		return nil, err
+		if m.Decision != nil || m.Status != StatusFailed || m.Error == "" {
+			return nil, err
+		}
+		// A failed experiment whose units cannot be evaluated (no case
+		// pairs) reports its error and no effects.
+		ev = &Evaluation{Decision: &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}}}
 	}
-	m := l.Manifest
 	r := &Report{
 		Schema: ReportSchema, Dir: l.Dir, ExperimentID: m.ExperimentID, CampaignID: m.CampaignID, Status: m.Status,
 		Error: m.Error, Spent: m.Spent, Budget: m.Budget, Ranking: ev.Decision.Ranking, Eligible: ev.Decision.Eligible,

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"bytes"
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/orchestrator"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,4 +72,25 @@ func TestRunPromotesTheVariantThatFixesTheCasesAndRejectsTheWorseOne(t *testing.
 	assert.Equal(t, []string{"AGENTS.md"}, applied.Files)
 	got, _ := os.ReadFile(filepath.Join(f.dir, "subject", "AGENTS.md"))
 	assert.Equal(t, "write a.txt alpha beta\n", string(got))
+}
+
+// The driver's natural form names the subject's file as the agent's
+// argument: the subprocess driver records it as a script of the runtime,
+// whose content differs by candidate on purpose. It is the subject, not
+// the runtime: every case still pairs with the baseline's.
+func TestASubjectFileGivenAsAnArgumentIsTheSubject(t *testing.T) {
+	f, c := promoteFixture(t)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	c.Profiles["default"] = Profile{Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{
+		"command": exe,
+		"args":    []string{orchestrator.SubjectRootToken + "/AGENTS.md"},
+		"env":     map[string]string{"LUX_TEST_AGENT": "1"},
+	}}}
+	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs")})
+	require.NoError(t, err)
+	assert.Equal(t, Promote, res.Decision.Outcome)
+	e := findEffect(res.Effects, "variant-x", "default", "validation", MetricPassRate)
+	require.NotNil(t, e)
+	assert.Equal(t, 6, e.Cases, "every case pairs")
 }
