@@ -25,7 +25,25 @@ type CampaignPlan struct {
 	Projected   Projected   `json:"projected"`
 	Budget      Budget      `json:"budget"`
 	FitsBudget  bool        `json:"fitsBudget"`
-	Warnings    []string    `json:"warnings"`
+	// Decidable is false when a constraint cannot pass with the units its
+	// split has, whatever the results: the campaign could never promote
+	// anything. Run refuses it unless forced (Options.Force).
+	Decidable   bool          `json:"decidable"`
+	Undecidable []Undecidable `json:"undecidable"`
+	Warnings    []string      `json:"warnings"`
+}
+
+// Undecidable is a constraint its split has too few independent units to
+// decide: with fewer than Need, not even the best result could pass it.
+type Undecidable struct {
+	Constraint int    `json:"constraint"` // index in objectives.constraints
+	Metric     string `json:"metric"`
+	Split      string `json:"split"`
+	Units      int    `json:"units"` // the split's independent units
+	// Need is the fewest units with which it could pass; 0 when no number
+	// of units can (a bound the metric cannot reach).
+	Need int    `json:"need"`
+	Text string `json:"text"`
 }
 
 // SplitPlan is one split's cases.
@@ -59,26 +77,18 @@ func Plan(ctx context.Context, reg *lux.Registry, c *Campaign) (*CampaignPlan, e
 	for _, cand := range s.cands {
 		p.Candidates = append(p.Candidates, cand.ID)
 	}
-	units := map[string]int{}
+	units := s.corp.units()
 	judges := 0
 	for _, split := range s.corp.splits {
-		sp := SplitPlan{Split: split, Cases: []string{}}
-		clusters := map[string]bool{}
+		sp := SplitPlan{Split: split, Cases: []string{}, Clusters: units[split]}
 		for _, lc := range s.corp.cases[split] {
 			sp.Cases = append(sp.Cases, lc.CanonicalID())
-			key := "\x00" + lc.CanonicalID()
-			if lc.Cluster != "" {
-				key = lc.Cluster
-			}
-			clusters[key] = true
 			for _, a := range lc.Assertions {
 				if strings.Contains(a.Type, "rubric") || strings.Contains(a.Type, "judge") {
 					judges++
 				}
 			}
 		}
-		sp.Clusters = len(clusters)
-		units[split] = sp.Clusters
 		p.Splits = append(p.Splits, sp)
 	}
 	perRun := len(s.cands) * len(p.Profiles) * d.Repetitions.Promotion
@@ -91,11 +101,97 @@ func Plan(ctx context.Context, reg *lux.Registry, c *Campaign) (*CampaignPlan, e
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the projected %d runs and %d judge calls exceed the budget (maxRuns %d, maxJudgeCalls %d)",
 			p.Projected.Runs, p.Projected.JudgeCalls, d.Budget.MaxRuns, d.Budget.MaxJudgeCalls))
 	}
+	p.Undecidable = undecidable(&d, units)
+	p.Decidable = len(p.Undecidable) == 0
 	for i, k := range d.Objectives.Constraints {
 		p.Warnings = append(p.Warnings, constraintWarnings(i, k, units[k.Split])...)
 	}
 	p.Warnings = append(p.Warnings, "tokens, cost and wall time are enforced while the experiment runs, not projected")
 	return p, nil
+}
+
+// units counts the independent units of each split: its clusters, a case
+// without one counting alone.
+func (corp *corpus) units() map[string]int {
+	out := map[string]int{}
+	for _, split := range corp.splits {
+		clusters := map[string]bool{}
+		for _, lc := range corp.cases[split] {
+			key := "\x00" + lc.CanonicalID()
+			if lc.Cluster != "" {
+				key = lc.Cluster
+			}
+			clusters[key] = true
+		}
+		out[split] = len(clusters)
+	}
+	return out
+}
+
+// undecidable lists the constraints of c (with defaults) that the units
+// of their split cannot decide.
+func undecidable(c *Campaign, units map[string]int) []Undecidable {
+	out := []Undecidable{}
+	for i, k := range c.Objectives.Constraints {
+		if k.Confidence == nil || k.Metric == MetricSubjectBytes {
+			continue
+		}
+		need, ok := neededUnits(k)
+		n := units[k.Split]
+		if ok && n >= need {
+			continue
+		}
+		cfg := k.Confidence.config()
+		what := metricLabel(k.Metric)
+		if k.RelativeTo != "" {
+			what += " effect"
+		}
+		var bounds []string
+		num := func(v float64) string { return fmt.Sprintf("%v", v) }
+		if k.Relative {
+			num = percent
+		}
+		if k.Min != nil {
+			bounds = append(bounds, "≥ "+num(*k.Min))
+		}
+		if k.Max != nil {
+			bounds = append(bounds, "≤ "+num(*k.Max))
+		}
+		method, level := cfg.Method, cfg.Level
+		if method == "" {
+			method = stats.StudentT
+		}
+		if level == 0 {
+			level = stats.DefaultLevel
+		}
+		at := fmt.Sprintf("objectives.constraints[%d] (%s %s, %s %g%%)", i, what, strings.Join(bounds, " and "), method, 100*level)
+		u := Undecidable{Constraint: i, Metric: k.Metric, Split: k.Split, Units: n}
+		if !ok {
+			u.Text = fmt.Sprintf("%s can never pass on split %s: not even the best result on %d units satisfies it (a bound the metric cannot reach at this level)", at, k.Split, maxNeededUnits)
+		} else {
+			u.Need = need
+			u.Text = fmt.Sprintf("%s cannot be decided on split %s: it has %d independent units and needs at least %d; with fewer, not even %s could satisfy it (add cases to the split, lower the bound or the level, or force the run)",
+				at, k.Split, n, need, bestResult(k))
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// bestResult names the best result a constraint's metric allows.
+func bestResult(k Constraint) string {
+	if k.Metric != MetricPassRate || (k.Min != nil) == (k.Max != nil) {
+		return "the best possible result"
+	}
+	switch {
+	case k.RelativeTo != "" && k.Min != nil:
+		return "every case going from fail to pass"
+	case k.RelativeTo != "":
+		return "every case going from pass to fail"
+	case k.Min != nil:
+		return "every case passing"
+	}
+	return "every case failing"
 }
 
 // constraintWarnings are the plan's caveats about constraint i.
@@ -145,6 +241,9 @@ func (p *CampaignPlan) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "fits the budget")
 	} else {
 		fmt.Fprintln(w, "does NOT fit the budget")
+	}
+	for _, u := range p.Undecidable {
+		fmt.Fprintln(w, "cannot decide: "+u.Text)
 	}
 	for _, x := range p.Warnings {
 		fmt.Fprintln(w, "warning: "+x)

@@ -28,6 +28,10 @@ type Options struct {
 	// Progress, when set, is told as units start and finish; calls are
 	// serialized.
 	Progress func(Progress)
+	// Force runs a campaign with a constraint its split has too few units
+	// to decide (see CampaignPlan.Undecidable), which Run otherwise
+	// refuses; such a constraint can only end inconclusive.
+	Force bool
 }
 
 // Progress reports one unit.
@@ -65,6 +69,13 @@ func Run(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*Re
 	s, err := start(ctx, reg, c, opts)
 	if err != nil {
 		return nil, err
+	}
+	if u := undecidable(&s.camp, s.corp.units()); len(u) > 0 && !opts.Force {
+		var lines []string
+		for _, x := range u {
+			lines = append(lines, x.Text)
+		}
+		return nil, fmt.Errorf("experiment: campaign %s cannot decide (Options.Force, lux experiment -force, runs it anyway):\n  %s", c.ID, strings.Join(lines, "\n  "))
 	}
 	dir, err := reserveLedger(s.runsRoot, c.ID, time.Now())
 	if err != nil {
