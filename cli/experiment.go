@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +26,15 @@ environment changed. A campaign profile that names a profile of the project
 file ({"project": "NAME"}) takes its driver, answerer and environment from
 lux.json in the working directory, or the file given with -config. -plan prints the cases, the projected runs and whether
 they fit the budget, without starting any agent (exit status 1 when not).
-Exit status 1 when the experiment does not pass (reject, a budget exceeded).`,
+
+A constraint with a confidence interval needs a number of independent units
+(cases, or clusters) below which not even the best result could pass it (6
+for a pass-rate effect ≥ 0 at 95%): -plan names every such constraint with
+its split and the units it has and needs, and exits 1; a run refuses the
+campaign (exit 1). -force plans or runs it anyway; such a constraint then
+ends "inconclusive", never "reject".
+Exit status 1 when the experiment does not pass (reject, inconclusive, a
+budget exceeded).`,
 		setup: experimentFlags,
 	}
 }
@@ -37,11 +46,12 @@ func experimentFlags(fs *flag.FlagSet) action {
 	plan := fs.Bool("plan", false, "print the plan and whether it fits the budget; start nothing")
 	jobs := fs.Int("j", 1, "how many units run at once")
 	quiet := fs.Bool("q", false, "no progress lines")
+	force := fs.Bool("force", false, "plan or run a campaign with a constraint its split has too few units to decide (it can only end inconclusive)")
 	asJSON := jsonFlag(fs, "the report (lux.experiment-report/v1) or, with -plan, the plan (lux.experiment-plan/v1)")
 	var proj projectFlags
 	proj.register(fs, false)
 	return func(ctx context.Context, e *env, args []string) int {
-		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs}
+		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs, Force: *force}
 		if !*quiet {
 			opts.Progress = experimentProgress(e.stderr)
 		}
@@ -68,7 +78,7 @@ func experimentFlags(fs *flag.FlagSet) action {
 				return ExitUsage
 			}
 			if *plan {
-				return showPlan(ctx, e, c, *asJSON)
+				return showPlan(ctx, e, c, *asJSON, *force)
 			}
 			res, err = experiment.Run(ctx, e.reg, c, opts)
 		default:
@@ -76,6 +86,9 @@ func experimentFlags(fs *flag.FlagSet) action {
 		}
 		if res == nil {
 			e.errorf("%v", err)
+			if errors.Is(err, experiment.ErrUndecidable) {
+				return ExitFailed
+			}
 			return ExitUsage
 		}
 		if err != nil {
@@ -126,7 +139,7 @@ func resumedCampaign(e *env, proj *projectFlags, dir string) (*experiment.Campai
 	return c, ExitOK
 }
 
-func showPlan(ctx context.Context, e *env, c *experiment.Campaign, asJSON bool) int {
+func showPlan(ctx context.Context, e *env, c *experiment.Campaign, asJSON, force bool) int {
 	p, err := experiment.Plan(ctx, e.reg, c)
 	if err != nil {
 		e.errorf("%v", err)
@@ -139,7 +152,7 @@ func showPlan(ctx context.Context, e *env, c *experiment.Campaign, asJSON bool) 
 	} else {
 		p.WriteText(e.stdout)
 	}
-	if !p.FitsBudget {
+	if !p.FitsBudget || (!p.Decidable && !force) {
 		return ExitFailed
 	}
 	return ExitOK

@@ -18,7 +18,7 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 		Sentence: r.Sentence, Error: r.Error, Champion: r.Champion, Verdicts: r.Verdicts, Reproduce: r.Reproduce,
 	}
 	for _, g := range r.Gates {
-		in.Gates = append(in.Gates, report.ExperimentGate{Candidate: g.Candidate, Text: g.Text(), Passed: g.Passed})
+		in.Gates = append(in.Gates, report.ExperimentGate{Candidate: g.Candidate, Text: g.Text(), Passed: g.Passed, Inconclusive: g.Inconclusive})
 	}
 	index := map[[3]string]int{}
 	for _, e := range r.Effects {

@@ -135,7 +135,7 @@ func TestExperimentHTML(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	html := readFile(t, page)
 	requireHTML(t, html, `<body data-kind="experiment">`)
-	requireHTML(t, html, `promote variant-x: pass rate effect &#43;0.75`)
+	requireHTML(t, html, `promote variant-x: pass rate effect (echoagent, validation) &#43;0.75`)
 	require.Equal(t, 2, strings.Count(html, `<svg class="forest"`), "one forest plot per candidate, profile and split")
 	requireHTML(t, html, `<td>runs</td><td>24</td><td>100</td>`, "the spend against the budget")
 

@@ -471,22 +471,11 @@ func (g Gate) Text() string {
 	if g.Profile != "" {
 		where = g.Profile + ", " + g.Split
 	}
-	num, bound := signed, func(v float64) string { return fmt.Sprintf("%v", v) }
-	if g.Relative {
-		num, bound = percent, percent
-	}
-	s := fmt.Sprintf("%s (%s) %s", name, where, num(g.Value))
+	s := fmt.Sprintf("%s (%s) %s", name, where, g.number(g.Value))
 	if g.Lower != nil {
-		s += fmt.Sprintf(" [%s, %s] %s %g%%", num(*g.Lower), num(*g.Upper), g.Method, 100*g.Level)
+		s += fmt.Sprintf(" [%s, %s] %s %g%%", g.number(*g.Lower), g.number(*g.Upper), g.Method, 100*g.Level)
 	}
-	var bounds []string
-	if g.Min != nil {
-		bounds = append(bounds, "≥ "+bound(*g.Min))
-	}
-	if g.Max != nil {
-		bounds = append(bounds, "≤ "+bound(*g.Max))
-	}
-	s += " needs " + strings.Join(bounds, " and ")
+	s += " needs " + g.bounds()
 	if g.Inconclusive {
 		s += fmt.Sprintf(" with at least %d units, has %d", g.Need, g.Units)
 	}
@@ -500,6 +489,30 @@ func (g Gate) Text() string {
 		return s + ": undecided"
 	}
 	return s + ": failed"
+}
+
+// number formats a value of the gate: a relative effect in percent.
+func (g Gate) number(v float64) string {
+	if g.Relative {
+		return percent(v)
+	}
+	return signed(v)
+}
+
+// bounds formats the gate's bounds: "≥ 0", "≤ +10%", "≥ 0.2 and ≤ 0.8".
+func (g Gate) bounds() string {
+	bound := func(v float64) string { return fmt.Sprintf("%v", v) }
+	if g.Relative {
+		bound = percent
+	}
+	var out []string
+	if g.Min != nil {
+		out = append(out, "≥ "+bound(*g.Min))
+	}
+	if g.Max != nil {
+		out = append(out, "≤ "+bound(*g.Max))
+	}
+	return strings.Join(out, " and ")
 }
 
 // percent formats a fraction as a signed percentage: +0.1 → "+10%",

@@ -17,8 +17,8 @@ type Report struct {
 	ExperimentID string `json:"experimentId"`
 	CampaignID   string `json:"campaignId"`
 	Status       Status `json:"status"`
-	// Outcome is promote, retain or reject; "incomplete" while running or
-	// aborted, "error" when it failed without deciding.
+	// Outcome is promote, retain, reject or inconclusive; "incomplete"
+	// while running or aborted, "error" when it failed without deciding.
 	Outcome  string   `json:"outcome"`
 	Sentence string   `json:"sentence"` // the decision in one sentence
 	Verdicts []string `json:"verdicts"` // one line per candidate
@@ -75,7 +75,9 @@ func BuildReport(ctx context.Context, dir string) (*Report, error) {
 		Schema: ReportSchema, Dir: l.Dir, ExperimentID: m.ExperimentID, CampaignID: m.CampaignID, Status: m.Status,
 		Error: m.Error, Spent: m.Spent, Budget: m.Budget, Ranking: ev.Decision.Ranking, Eligible: ev.Decision.Eligible,
 		Gates: ev.Decision.Gates, Effects: ev.Effects, Evidence: []Evidence{},
-		Reproduce: []string{fmt.Sprintf("lux view '%s'", l.Dir), fmt.Sprintf("lux report '%s'", l.Dir)},
+		// lux view lists the experiment with the runs under its runs root;
+		// each unit's run is an ordinary run directory (Unit.RunDir).
+		Reproduce: []string{fmt.Sprintf("lux view -runs-root '%s'", l.RunsRoot), fmt.Sprintf("lux report '%s'", l.Dir)},
 	}
 	switch {
 	case m.Decision != nil:
@@ -139,16 +141,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, g := range r.Gates {
 		iv := ""
 		if g.Lower != nil {
-			iv = fmt.Sprintf("[%s, %s] %s %g%%", signed(*g.Lower), signed(*g.Upper), g.Method, 100*g.Level)
+			iv = fmt.Sprintf("[%s, %s] %s %g%%", g.number(*g.Lower), g.number(*g.Upper), g.Method, 100*g.Level)
 		}
 		result := "passed"
-		if !g.Passed {
+		switch {
+		case g.Inconclusive:
+			result = fmt.Sprintf("undecided: too few units (%d, needs %d)", g.Units, g.Need)
+		case !g.Passed:
 			result = "failed"
 		}
 		if g.Note != "" {
 			result += " (" + g.Note + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s |\n", md(g.Candidate), md(constraintText(g)), signed(g.Value), iv, g.Units, md(result))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s |\n", md(g.Candidate), md(constraintText(g)), g.number(g.Value), iv, g.Units, md(result))
 	}
 	b.WriteString("\n## Evidence\n\n| candidate | profile | split | cases | runs | pass rate | agent tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range r.Evidence {
@@ -195,14 +200,7 @@ func constraintText(g Gate) string {
 	if g.Profile != "" {
 		where = g.Profile + ", " + g.Split
 	}
-	var bounds []string
-	if g.Min != nil {
-		bounds = append(bounds, fmt.Sprintf("≥ %v", *g.Min))
-	}
-	if g.Max != nil {
-		bounds = append(bounds, fmt.Sprintf("≤ %v", *g.Max))
-	}
-	return fmt.Sprintf("%s %s (%s)", name, strings.Join(bounds, ", "), where)
+	return fmt.Sprintf("%s %s (%s)", name, g.bounds(), where)
 }
 
 // md makes text safe in a Markdown table cell: control characters

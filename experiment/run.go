@@ -15,6 +15,10 @@ import (
 	"github.com/luxeval/lux/record"
 )
 
+// ErrUndecidable is the error of Run for a campaign with a constraint its
+// split has too few units to decide (see CampaignPlan.Undecidable).
+var ErrUndecidable = errors.New("a constraint cannot be decided with the units of its split")
+
 // Options configures Run and Resume. The zero value runs one unit at a
 // time under .lux-runs.
 type Options struct {
@@ -75,7 +79,7 @@ func Run(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*Re
 		for _, x := range u {
 			lines = append(lines, x.Text)
 		}
-		return nil, fmt.Errorf("experiment: campaign %s cannot decide (Options.Force, lux experiment -force, runs it anyway):\n  %s", c.ID, strings.Join(lines, "\n  "))
+		return nil, fmt.Errorf("experiment: campaign %s: %w (Options.Force, lux experiment -force, runs it anyway; it can then only end inconclusive):\n  %s", c.ID, ErrUndecidable, strings.Join(lines, "\n  "))
 	}
 	dir, err := reserveLedger(s.runsRoot, c.ID, time.Now())
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 // compare, and are drawn as they are.
 type ExperimentReport struct {
 	Dir, ExperimentID, Status string
-	// Outcome is promote, retain, reject, incomplete or error; Sentence
+	// Outcome is promote, retain, reject, inconclusive, incomplete or
+	// error; Sentence
 	// the decision in one sentence.
 	Outcome, Sentence, Error, Champion string
 	Verdicts                           []string // one line per candidate
@@ -31,6 +32,9 @@ type ExperimentGate struct {
 	Candidate string
 	Text      string // the constraint with its value, interval and any note
 	Passed    bool
+	// Inconclusive: failed with too few units for any result to pass;
+	// drawn as undecided, not failed.
+	Inconclusive bool
 }
 
 // EffectGroup is the effects of one candidate against the baseline on one
