@@ -132,30 +132,64 @@ feed:
 	return s.end(ctx, m, "", nil)
 }
 
-// reserve counts the next unit's run, or refuses it when a budget is spent.
+// reserve counts the next unit's run, or refuses it when a budget is
+// used up (a *budgetStop, worded when the experiment ends, from what the
+// ledger then records).
 func (s *state) reserve() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := s.spend
 	b := s.camp.Budget
-	active := s.activeMs()
 	switch {
-	case sp.Runs+1 > b.MaxRuns:
-		return fmt.Errorf("experiment exceeded its maxRuns budget (spent %d of %d)", sp.Runs, b.MaxRuns)
-	case sp.Tokens > b.MaxTokens:
-		return fmt.Errorf("experiment exceeded its maxTokens budget (spent %d of %d)", sp.Tokens, b.MaxTokens)
-	case sp.CostUSD > b.MaxCostUSD:
-		return fmt.Errorf("experiment exceeded its maxCostUsd budget (spent %.4f of %.4f)", sp.CostUSD, b.MaxCostUSD)
-	case sp.JudgeCalls > b.MaxJudgeCalls:
-		return fmt.Errorf("experiment exceeded its maxJudgeCalls budget (spent %d of %d)", sp.JudgeCalls, b.MaxJudgeCalls)
-	case active > time.Duration(b.MaxWallTime).Milliseconds():
-		return fmt.Errorf("experiment exceeded its maxWallTime budget (spent %s of %s)", time.Duration(active)*time.Millisecond, time.Duration(b.MaxWallTime))
+	case sp.Runs >= b.MaxRuns:
+		return &budgetStop{"maxRuns"}
+	case sp.Tokens >= b.MaxTokens:
+		return &budgetStop{"maxTokens"}
+	case sp.CostUSD >= b.MaxCostUSD:
+		return &budgetStop{"maxCostUsd"}
+	case sp.JudgeCalls >= b.MaxJudgeCalls:
+		return &budgetStop{"maxJudgeCalls"}
+	case s.activeMs() >= time.Duration(b.MaxWallTime).Milliseconds():
+		return &budgetStop{"maxWallTime"}
 	}
 	s.spend.Runs++
 	return nil
 }
 
-func (s *state) activeMs() int64 { return s.priorActive + time.Since(s.segment).Milliseconds() }
+// budgetStop is a budget that was used up before every unit ran.
+type budgetStop struct{ budget string }
+
+func (b *budgetStop) Error() string { return "the " + b.budget + " budget is used up" }
+
+// message says which budget stopped the experiment, what was spent in
+// all (the units already running when it ran out finished and count, so
+// the spend may pass the budget) and what was left undone: the words the
+// ledger's totals support.
+func (b *budgetStop) message(sp Spend, budget Budget, planned int) string {
+	var used string
+	switch b.budget {
+	case "maxRuns":
+		used = fmt.Sprintf("the maxRuns budget of %d runs is used up: %d runs started", budget.MaxRuns, sp.Runs)
+	case "maxTokens":
+		used = fmt.Sprintf("the maxTokens budget of %d is used up: %d tokens spent", budget.MaxTokens, sp.Tokens)
+	case "maxCostUsd":
+		used = fmt.Sprintf("the maxCostUsd budget of $%.4f is used up: $%.4f spent", budget.MaxCostUSD, sp.CostUSD)
+	case "maxJudgeCalls":
+		used = fmt.Sprintf("the maxJudgeCalls budget of %d is used up: %d judge calls made", budget.MaxJudgeCalls, sp.JudgeCalls)
+	default:
+		used = fmt.Sprintf("the maxWallTime budget of %s is used up: %s active", time.Duration(budget.MaxWallTime), time.Duration(sp.WallTimeMs)*time.Millisecond)
+	}
+	return fmt.Sprintf("experiment stopped: %s, %d of the %d planned units not run", used, planned-sp.Units, planned)
+}
+
+// activeMs is the active time over every segment, up to the end when the
+// experiment has ended (so the ledger and the end's message agree).
+func (s *state) activeMs() int64 {
+	if !s.ended.IsZero() {
+		return s.priorActive + s.ended.Sub(s.segment).Milliseconds()
+	}
+	return s.priorActive + time.Since(s.segment).Milliseconds()
+}
 
 // materialize writes every candidate's tree and runs the validation
 // commands in it; a candidate whose validation fails is marked invalid.
@@ -436,6 +470,14 @@ func (s *state) writeManifest(m *Manifest) error {
 // and writes the final manifest.
 func (s *state) end(ctx context.Context, m *Manifest, status Status, cause error) (*Result, error) {
 	res := &Result{Dir: s.dir, Manifest: m}
+	s.ended = time.Now()
+	if stop, ok := cause.(*budgetStop); ok {
+		s.mu.Lock()
+		sp := s.spend
+		s.mu.Unlock()
+		sp.WallTimeMs = s.activeMs()
+		cause = errors.New(stop.message(sp, s.camp.Budget, m.Units))
+	}
 	if cause != nil {
 		m.Error = cause.Error()
 	}

@@ -179,6 +179,7 @@ type state struct {
 	started     time.Time
 	priorActive int64
 	segment     time.Time
+	ended       time.Time // when end began; zero until then
 
 	mu       sync.Mutex
 	units    []*Unit
