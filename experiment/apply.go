@@ -94,10 +94,16 @@ func Apply(ctx context.Context, dir, candidate string) (*Applied, error) {
 	}
 	sub.root = m.SubjectRoot
 	if h, err := sub.hash(sub.root); err != nil || h != m.BaseHash {
-		changed := sub.changedFiles(sub.root, base)
-		what := "files outside the mutable set changed, or were added or removed"
-		if len(changed) > 0 {
+		what := ""
+		if now, err := sub.files(sub.root); err == nil && m.SubjectFiles != nil {
+			what = filesDiff(m.SubjectFiles, now)
+		} else if changed := sub.changedFiles(sub.root, base); len(changed) > 0 {
 			what = "changed: " + strings.Join(changed, ", ")
+		}
+		if what == "" {
+			// A ledger written before the files were kept: only the
+			// mutable files can be compared.
+			what = "files outside the mutable set changed, or were added or removed"
 		}
 		return nil, fmt.Errorf("experiment: the subject %s no longer matches the tree the experiment measured (%s); nothing was applied (start a new experiment on the current subject)", sub.root, what)
 	}

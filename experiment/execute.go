@@ -438,7 +438,7 @@ func (s *state) manifest(units int) *Manifest {
 	snap, _ := lux.CanonicalJSON(s.camp)
 	m := &Manifest{
 		SchemaVersion: 1, ExperimentID: filepath.Base(s.dir), CampaignID: s.camp.ID, CampaignPath: s.camp.Path,
-		CampaignHash: s.hash, Campaign: snap, SubjectRoot: s.sub.root, BaseHash: s.baseHash, CorpusHash: s.corpHash,
+		CampaignHash: s.hash, Campaign: snap, SubjectRoot: s.sub.root, BaseHash: s.baseHash, SubjectFiles: s.baseFiles, CorpusHash: s.corpHash,
 		Status: StatusRunning, StartedAt: s.started, Profiles: s.profiles, Splits: map[string][]CaseRef{},
 		Budget: s.camp.Budget, Units: units, Candidates: []CandidateRef{},
 	}

@@ -58,12 +58,16 @@ type Manifest struct {
 	CampaignHash  string          `json:"campaignHash"`
 	Campaign      json.RawMessage `json:"campaign"` // the campaign with its defaults, as it ran
 	SubjectRoot   string          `json:"subjectRoot"`
-	BaseHash      string          `json:"baseHash"`   // the subject tree when the experiment started
-	CorpusHash    string          `json:"corpusHash"` // the selected cases
-	Status        Status          `json:"status"`
-	StartedAt     time.Time       `json:"startedAt"`
-	EndedAt       *time.Time      `json:"endedAt,omitempty"`
-	Error         string          `json:"error,omitempty"`
+	BaseHash      string          `json:"baseHash"` // the subject tree when the experiment started
+	// SubjectFiles describes each file of that tree (kind and content
+	// hash) by its path, so that apply names the files that changed since;
+	// absent in ledgers written before it was kept.
+	SubjectFiles map[string]string `json:"subjectFiles,omitempty"`
+	CorpusHash   string            `json:"corpusHash"` // the selected cases
+	Status       Status            `json:"status"`
+	StartedAt    time.Time         `json:"startedAt"`
+	EndedAt      *time.Time        `json:"endedAt,omitempty"`
+	Error        string            `json:"error,omitempty"`
 	// Profiles are the arms' identities: a resumed experiment refuses to
 	// pool runs made under a different one.
 	Profiles   map[string]ProfileIdentity `json:"profiles"`

@@ -105,9 +105,16 @@ func TestApplyRefusesAChangedSubject(t *testing.T) {
 
 	f.write(t, "subject/AGENTS.md", "write a.txt alpha\n")
 	f.write(t, "subject/README.md", "also changed")
+	f.write(t, "subject/NEW.md", "added")
 	_, err = Apply(ctx(t), res.Dir, "")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "files outside the mutable set changed")
+	assert.Contains(t, err.Error(), "no longer matches the tree the experiment measured (changed: README.md; added: NEW.md)")
+
+	require.NoError(t, os.Remove(filepath.Join(f.dir, "subject", "NEW.md")))
+	require.NoError(t, os.Remove(filepath.Join(f.dir, "subject", "README.md")))
+	_, err = Apply(ctx(t), res.Dir, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(removed: README.md)")
 
 	f.write(t, "subject/README.md", "not mutable")
 	_, err = Apply(ctx(t), res.Dir, "variant-y")

@@ -159,22 +159,23 @@ func Resume(ctx context.Context, reg *lux.Registry, dir string, c *Campaign, opt
 
 // state is an experiment being run.
 type state struct {
-	reg      *lux.Registry // the registry with the drivers' experiment Prepare applied
-	camp     Campaign      // with defaults
-	opts     Options
-	runsRoot string
-	dir      string
-	sub      *subject
-	corp     *corpus
-	cands    []*Candidate
-	baseHash string
-	profiles map[string]ProfileIdentity
-	hash     string
-	corpHash string
-	lock     *ledgerLock
-	journal  *journalWriter
-	done     *journal
-	prior    []*Unit
+	reg       *lux.Registry // the registry with the drivers' experiment Prepare applied
+	camp      Campaign      // with defaults
+	opts      Options
+	runsRoot  string
+	dir       string
+	sub       *subject
+	corp      *corpus
+	cands     []*Candidate
+	baseHash  string
+	baseFiles map[string]string
+	profiles  map[string]ProfileIdentity
+	hash      string
+	corpHash  string
+	lock      *ledgerLock
+	journal   *journalWriter
+	done      *journal
+	prior     []*Unit
 
 	started     time.Time
 	priorActive int64
@@ -224,6 +225,9 @@ func start(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*
 		s.cands = append(s.cands, vc)
 	}
 	if s.baseHash, err = s.sub.hash(s.sub.root); err != nil {
+		return nil, fmt.Errorf("experiment: subject %s: %w", s.sub.root, err)
+	}
+	if s.baseFiles, err = s.sub.files(s.sub.root); err != nil {
 		return nil, fmt.Errorf("experiment: subject %s: %w", s.sub.root, err)
 	}
 	if s.hash, err = lux.HashValue(s.camp); err != nil {
@@ -390,7 +394,11 @@ func (s *state) sameAs(m *Manifest) error {
 		diffs = append(diffs, "the campaign changed since the experiment started")
 	}
 	if m.BaseHash != s.baseHash {
-		diffs = append(diffs, fmt.Sprintf("the subject %s changed since the experiment started", s.sub.root))
+		what := ""
+		if m.SubjectFiles != nil {
+			what = " (" + filesDiff(m.SubjectFiles, s.baseFiles) + ")"
+		}
+		diffs = append(diffs, fmt.Sprintf("the subject %s changed since the experiment started%s", s.sub.root, what))
 	}
 	if m.CorpusHash != s.corpHash {
 		diffs = append(diffs, "the selected cases (or their fixtures) changed")

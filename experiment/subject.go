@@ -191,11 +191,34 @@ func (s *subject) hash(dir string) (string, error) {
 
 // hashTree hashes the tree at dir (minus what s excludes, when s is set).
 func hashTree(dir string, s *subject) (string, error) {
+	h := sha256.New()
+	err := treeEntries(dir, s, func(rel, entry string) {
+		fmt.Fprintf(h, "%s %q %s\n", entry[:1], rel, entry[2:])
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// files describes every entry of the tree at dir (minus the excluded
+// paths) by its kind and content, keyed by its slash-separated path: what
+// hashTree hashes, kept in the manifest so that a changed subject is
+// reported file by file.
+func (s *subject) files(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := treeEntries(dir, s, func(rel, entry string) { out[rel] = entry })
+	return out, err
+}
+
+// treeEntries calls fn, in lexical order, with each entry's path and its
+// description: "f <executable> <sha256>" for a regular file, "l <target>"
+// (quoted) for a symlink, "o <type>" for anything else.
+func treeEntries(dir string, s *subject, fn func(rel, entry string)) error {
 	if s == nil {
 		s = &subject{}
 	}
-	h := sha256.New()
-	err := s.walk(dir, func(rel string, d fs.DirEntry) error {
+	return s.walk(dir, func(rel string, d fs.DirEntry) error {
 		full := filepath.Join(dir, filepath.FromSlash(rel))
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
@@ -203,7 +226,7 @@ func hashTree(dir string, s *subject) (string, error) {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(h, "l %q %q\n", rel, target)
+			fn(rel, fmt.Sprintf("l %q", target))
 		case d.Type().IsRegular():
 			info, err := d.Info()
 			if err != nil {
@@ -219,16 +242,40 @@ func hashTree(dir string, s *subject) (string, error) {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(h, "f %q %v %s\n", rel, info.Mode()&0o111 != 0, hex.EncodeToString(fh.Sum(nil)))
+			fn(rel, fmt.Sprintf("f %v %s", info.Mode()&0o111 != 0, hex.EncodeToString(fh.Sum(nil))))
 		default:
-			fmt.Fprintf(h, "o %q %v\n", rel, d.Type())
+			fn(rel, fmt.Sprintf("o %v", d.Type()))
 		}
 		return nil
 	})
-	if err != nil {
-		return "", err
+}
+
+// filesDiff names the paths that differ between two descriptions of a
+// tree (see files): "changed: a; added: b; removed: c".
+func filesDiff(was, now map[string]string) string {
+	var changed, added, removed []string
+	for _, rel := range sortedKeys(now) {
+		if old, ok := was[rel]; !ok {
+			added = append(added, rel)
+		} else if old != now[rel] {
+			changed = append(changed, rel)
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	for _, rel := range sortedKeys(was) {
+		if _, ok := now[rel]; !ok {
+			removed = append(removed, rel)
+		}
+	}
+	var parts []string
+	for _, p := range []struct {
+		what  string
+		paths []string
+	}{{"changed", changed}, {"added", added}, {"removed", removed}} {
+		if len(p.paths) > 0 {
+			parts = append(parts, p.what+": "+strings.Join(p.paths, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // materialize writes the candidate's tree to dst (which must not exist):
