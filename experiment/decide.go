@@ -24,7 +24,16 @@ type Decision struct {
 	Ranking  []string `json:"ranking"`  // best first
 	Eligible []string `json:"eligible"` // candidates satisfying every constraint
 	Gates    []Gate   `json:"gates"`    // every constraint, per candidate and profile
+	// Rules is the version of the decision rules that decided (see
+	// DecisionRules); 0 in ledgers decided before it was recorded.
+	Rules int `json:"rules,omitempty"`
 }
+
+// DecisionRules is the version of the rules evaluate applies. Version 2:
+// a gate failed with too few units is inconclusive, and a bounded effect
+// or mean without spread gets the exact bound instead of a zero-width
+// interval.
+const DecisionRules = 2
 
 // The outcomes.
 const (
@@ -103,7 +112,7 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 	if err != nil {
 		return nil, err
 	}
-	d := &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}}
+	d := &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}, Rules: DecisionRules}
 	type scored struct {
 		ref        CandidateRef
 		eligible   bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/luxeval/lux/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -367,4 +368,29 @@ func TestALedgerRunByALiveProcessIsRefused(t *testing.T) {
 	l.unlock()
 	_, err = Resume(ctx(t), testRegistry(t), res.Dir, c, Options{})
 	require.NoError(t, err)
+}
+
+// A ledger decided by the earlier decision rules (no "rules" in its
+// decision; its gates lack what the current rules add) still reads when
+// the current rules reach the same decision, and is refused, saying why,
+// when they do not.
+func TestALedgerDecidedByEarlierRules(t *testing.T) {
+	_, res := promoted(t)
+	path := filepath.Join(res.Dir, ManifestFile)
+	m, err := readManifest(res.Dir)
+	require.NoError(t, err)
+	m.Decision.Rules = 0
+	for i := range m.Decision.Gates {
+		m.Decision.Gates[i].Need = 0
+	}
+	require.NoError(t, record.WriteJSON(path, m))
+	rep, err := BuildReport(ctx(t), res.Dir)
+	require.NoError(t, err)
+	assert.Equal(t, Promote, rep.Outcome)
+
+	m.Decision.Outcome, m.Decision.Champion = Retain, BaselineID
+	require.NoError(t, record.WriteJSON(path, m))
+	_, err = BuildReport(ctx(t), res.Dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "decided by an earlier version of the decision rules (retain baseline); the current rules decide promote variant-x")
 }

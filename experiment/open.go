@@ -94,6 +94,15 @@ func (l *Ledger) Verify(ctx context.Context) (*Evaluation, error) {
 		}
 		return ev, nil
 	}
+	if stored.Rules != ev.Decision.Rules {
+		// Decided by other rules: the gates differ in form; the decision
+		// itself must still be the one the units support now.
+		if was, now := stored.Outcome+" "+stored.Champion, ev.Decision.Outcome+" "+ev.Decision.Champion; was != now {
+			return nil, fmt.Errorf("experiment: %s was decided by an earlier version of the decision rules (%s); the current rules decide %s from its units (start a new experiment)",
+				l.Dir, strings.TrimSpace(was), strings.TrimSpace(now))
+		}
+		return ev, nil
+	}
 	if diff := decisionDiff(stored, ev.Decision); diff != "" {
 		return nil, fmt.Errorf("experiment: %s: the units do not support the recorded decision (%s); the ledger was changed after the experiment decided", l.Dir, diff)
 	}
