@@ -183,7 +183,7 @@ type ExperimentListItem struct {
 	Dir        string            `json:"dir"`
 	CampaignID string            `json:"campaignId,omitempty"`
 	Status     experiment.Status `json:"status,omitempty"`
-	Outcome    string            `json:"outcome,omitempty"` // promote, retain, reject; empty until decided
+	Outcome    string            `json:"outcome,omitempty"` // promote, retain, reject, inconclusive; empty until decided
 	Champion   string            `json:"champion,omitempty"`
 	Units      int               `json:"units"` // finished
 	Planned    int               `json:"planned"`
