@@ -11,14 +11,19 @@
 // captures the baseline, materializes every candidate into its own tree,
 // runs each unit — candidate × profile × split × case × repetition — as an
 // ordinary run through the orchestrator (so lux view and lux compare work
-// on them), and decides: promote a variant, retain the baseline, or
-// reject. Cases refer to the candidate's files with the token
+// on them), and decides: promote a variant, retain the baseline, reject,
+// or — when a candidate failed only constraints its split had too few
+// independent units to decide — inconclusive. Plan names such constraints
+// before anything runs (the units a split has and needs), and Run refuses
+// them unless Options.Force. Cases refer to the candidate's files with the token
 // {{lux.subjectRoot}} (see orchestrator.SubjectRootToken).
 //
 // The effects are package compare's paired effects (cases paired by id,
 // repetitions reduced to per-case means, clusters as the independent
 // unit) of each candidate against the baseline, per profile, split and
-// metric; absolute constraints use stats.Mean over the per-case means.
+// metric; absolute constraints use stats.Mean over the per-case means. A
+// pass rate or score without spread gets the exact bound
+// (stats.ConstantInterval), never a zero-width interval.
 // The decision is a pure function of the campaign, the candidates and the
 // units recorded, so a report recomputes it and refuses a ledger whose
 // stored decision differs.
