@@ -171,7 +171,11 @@ func effect(name string, cases []pairedCase, sa, sb *side, clustered bool, st se
 	}
 	e.A, e.B = mean(before), mean(after)
 	e.Delta = e.B - e.A
-	iv, err := stats.Paired(before, after, labels, st.cfg)
+	cfg := st.cfg
+	// A rate or a score without spread gets stats' exact bound, not a
+	// zero-width interval that claims certainty from a few cases.
+	cfg.Bounded = bounded(e.Unit)
+	iv, err := stats.Paired(before, after, labels, cfg)
 	if err != nil {
 		e.Unavailable = stats.Message(err)
 		return e

@@ -81,7 +81,7 @@ func TestGateRuleTable(t *testing.T) {
 }
 
 // verdictMethods are the names of the methods a verdict line may rest on.
-const verdictMethods = `t interval|bootstrap interval|normal interval|hoeffding interval|Fisher|McNemar|sign test|no test|identity`
+const verdictMethods = `t interval|bootstrap interval|normal interval|hoeffding interval|clopper-pearson interval|Fisher|McNemar|sign test|no test|identity`
 
 // One run per case, a case going from pass to fail: the most common CI
 // set-up. No per-case test can reach 5 % with one run a side, so the fall

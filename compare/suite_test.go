@@ -337,7 +337,7 @@ func TestSuiteGateMetrics(t *testing.T) {
 	assert.Equal(t, Worse, c.Verdict)
 	assert.True(t, c.Gate.Failed)
 	assert.Contains(t, c.Gate.Reasons[0], "rose: +500ms")
-	assert.Equal(t, "95% t interval", checkOf(t, c.Gate, GateMetric).Test)
+	assert.Equal(t, "95% clopper-pearson interval", checkOf(t, c.Gate, GateMetric).Test, "pass rate has no spread: the exact bound")
 }
 
 func TestSuiteIdentity(t *testing.T) {
