@@ -78,7 +78,7 @@ func TestTooFewUnitsIsInconclusiveNotAReject(t *testing.T) {
 	assert.Equal(t, 6, gate.Need)
 	assert.Equal(t, "inconclusive: too few units to decide (v: 3 of the 6 units needed on validation)", ev.Sentence())
 	verdicts := strings.Join(ev.Verdicts(), "\n")
-	assert.Contains(t, verdicts, "inconclusive v: too few units: pass rate effect (default, validation) +1 [-1, +1] t 95% needs ≥ 0 with at least 6 units, has 3")
+	assert.Contains(t, verdicts, "inconclusive v: too few units: pass rate effect (default, validation) +1 [-1, +1] clopper-pearson 95% needs ≥ 0 with at least 6 units, has 3")
 	assert.NotContains(t, verdicts, "reject")
 }
 
