@@ -43,6 +43,12 @@ type Runtime struct {
 	// driver.Scripts), so editing the script changes every run's
 	// identity, as editing an executable agent does.
 	Scripts []string
+	// SearchPath is the PATH (a list of directories) a bare command name
+	// is looked up on before the harness's own: the agent's PATH, when
+	// the driver's config sets one and the driver looks its command up
+	// there (see driver.FindCommand). The orchestrator finds the command
+	// the same way to record the executable that runs.
+	SearchPath string
 }
 
 // Has reports whether the runtime declares capability c.
