@@ -6,7 +6,9 @@
 //
 // The agent gets the run through its environment:
 //
-//   - LUX_PROMPT_FILE: a file holding the prompt (removed after the run);
+//   - LUX_PROMPT_FILE: a file holding the prompt, in StartInfo.TempDir
+//     (under the runs root's live area when the orchestrator runs it),
+//     removed after the run;
 //   - LUX_PROMPT: the prompt itself, when it fits in an environment
 //     variable (at most MaxEnvPrompt bytes, about 128 KiB; a longer
 //     prompt is only in the file);
@@ -119,7 +121,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	default:
 		dir = filepath.Join(info.Workspace, c.Cwd)
 	}
-	promptDir, err := os.MkdirTemp("", "lux-prompt-")
+	promptDir, err := os.MkdirTemp(info.TempDir, "lux-prompt-")
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
 	}

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(harnessEnv) != "" {
 		os.Exit(runHarness())
 	}
+	if os.Getenv(promptHarnessEnv) != "" {
+		os.Exit(runPromptHarness())
+	}
 	dir, err := os.MkdirTemp("", "lux-subprocess-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
