@@ -111,3 +111,19 @@ func TestRunPlanListsEachCasesCommand(t *testing.T) {
 	_, err := os.Stat(p.runs)
 	assert.True(t, os.IsNotExist(err), "-plan runs nothing")
 }
+
+// validate and doctor read lux.json as run does: a case that names no
+// driver takes the project's defaultDriver in each.
+func TestValidateAndDoctorUseTheProjectDefaults(t *testing.T) {
+	p := newProject(t)
+	p.writeCase(t, "bare.case.json", `{"prompt": "write hello.txt containing hi",
+	  "assertions": [{"type": "file-contains", "path": "hello.txt", "text": "hi"}]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "lux.json"), []byte(`{
+	  "defaultDriver": {"name": "subprocess", "config": {"command": "agent/agent.sh"}}
+	}`), 0o644))
+	t.Chdir(p.dir)
+	for _, cmd := range []string{"validate", "doctor", "run"} {
+		code, out, errOut := run(t, registry(t), cmd, "cases")
+		assert.Equal(t, 0, code, "lux %s:\n%s\n%s", cmd, out, errOut)
+	}
+}
