@@ -36,7 +36,8 @@ type Choice struct {
 	Ref    *lux.PluginRef
 	Source Source
 	// Replaced is the case's own reference that an override replaced; nil
-	// when the case names none or names exactly the override.
+	// when the case names none, names exactly the override, or names the
+	// override's plugin with no config.
 	Replaced *lux.PluginRef
 }
 
@@ -57,7 +58,7 @@ func Choose(own, def, over *lux.PluginRef) (Choice, error) {
 	switch {
 	case over != nil:
 		ch := Choice{Ref: over, Source: FromOverride}
-		if own != nil && !sameRef(own, over) {
+		if own != nil && replaces(over, own) {
 			ch.Replaced = own
 		}
 		return ch, nil
@@ -75,15 +76,20 @@ func Choose(own, def, over *lux.PluginRef) (Choice, error) {
 	return Choice{Ref: ref, Source: FromCaseOverDefault}, nil
 }
 
-// sameRef reports whether a and b name the same plugin with the same
-// config, compared as canonical JSON.
-func sameRef(a, b *lux.PluginRef) bool {
-	if a.Name != b.Name {
+// replaces reports whether the override over sets aside something the
+// case's own reference says: another plugin, or a config (compared as
+// canonical JSON) other than the override's. A case naming the override's
+// plugin alone, with no config, loses nothing.
+func replaces(over, own *lux.PluginRef) bool {
+	if own.Name != over.Name {
+		return true
+	}
+	co, errO := canonicalConfig(own.Config)
+	if errO == nil && co == "{}" {
 		return false
 	}
-	ca, errA := canonicalConfig(a.Config)
-	cb, errB := canonicalConfig(b.Config)
-	return errA == nil && errB == nil && ca == cb
+	cv, errV := canonicalConfig(over.Config)
+	return errO != nil || errV != nil || co != cv
 }
 
 func canonicalConfig(v any) (string, error) {

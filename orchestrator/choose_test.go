@@ -45,6 +45,10 @@ func TestChoose(t *testing.T) {
 			want: `{"command":"bin/new","env":{"B":"flag"}}`, wantName: "subprocess", source: FromOverride, replaced: oldAgent},
 		{name: "the override replaces another plugin", own: ref("codex", ""), over: newAgent,
 			want: `{"command":"bin/new","env":{"B":"flag"}}`, wantName: "subprocess", source: FromOverride, replaced: ref("codex", "")},
+		{name: "a case naming the override's plugin alone replaces nothing", own: ref("subprocess", ""), over: newAgent,
+			want: `{"command":"bin/new","env":{"B":"flag"}}`, wantName: "subprocess", source: FromOverride},
+		{name: "the override replaces a case naming its plugin with another config", own: ref("subprocess", `{"command":"bin/new"}`), over: newAgent,
+			want: `{"command":"bin/new","env":{"B":"flag"}}`, wantName: "subprocess", source: FromOverride, replaced: ref("subprocess", `{"command":"bin/new"}`)},
 		{name: "a case naming exactly the override replaces nothing", own: ref("subprocess", `{"env":{"B":"flag"},"command":"bin/new"}`), over: newAgent,
 			want: `{"command":"bin/new","env":{"B":"flag"}}`, wantName: "subprocess", source: FromOverride},
 	}
