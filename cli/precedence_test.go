@@ -127,3 +127,14 @@ func TestValidateAndDoctorUseTheProjectDefaults(t *testing.T) {
 		assert.Equal(t, 0, code, "lux %s:\n%s\n%s", cmd, out, errOut)
 	}
 }
+
+// -answerer replaces the case's own answerer, and lux says so.
+func TestAnswererFlagReplacementIsSaid(t *testing.T) {
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", strings.Replace(helloCase, `"assertions"`,
+		`"answerer": {"name": "scripted", "config": {"rules": [{"match": "x", "answer": "y"}]}}, "assertions"`, 1))
+	t.Chdir(p.dir)
+	code, out, errOut := run(t, registry(t), "run", "-q", "-answerer", `{"name":"scripted","config":{"rules":[{"match":"z","answer":"w"}]}}`, "cases")
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.Contains(t, errOut, "lux: hello: answered by scripted (-answerer), not the case's own scripted")
+}

@@ -365,6 +365,9 @@ func listDrivers(e *env, o *orchestrator.Orchestrator, cases []*lux.Case) int {
 			by += "; " + d.OwnLabel + ": " + ownCommands(d)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t(%s)\n", d.CaseID, d.Driver, strings.Join(d.Commands, ", "), by)
+		if d.AnswererReplaced != nil {
+			fmt.Fprintf(tw, "%s\tanswerer %s\t\t(%s; the case's own: %s)\n", d.CaseID, d.Answerer, d.AnswererBy, d.AnswererReplaced.Name)
+		}
 	}
 	_ = tw.Flush()
 	return ExitOK
@@ -380,6 +383,9 @@ func noteDrivers(e *env, o *orchestrator.Orchestrator, cases []*lux.Case) {
 	for _, d := range drivers {
 		if d.Differs {
 			fmt.Fprintf(e.stderr, "lux: %s: runs %s (%s), not %s %s\n", d.CaseID, strings.Join(d.Commands, ", "), d.By, d.OwnLabel, ownCommands(d))
+		}
+		if d.AnswererReplaced != nil {
+			fmt.Fprintf(e.stderr, "lux: %s: answered by %s (%s), not the case's own %s\n", d.CaseID, d.Answerer, d.AnswererBy, d.AnswererReplaced.Name)
 		}
 	}
 }

@@ -171,6 +171,11 @@ type CaseDriver struct {
 	// default").
 	Own      []string
 	OwnLabel string
+	// Answerer is the answerer the case runs with ("" for none);
+	// AnswererBy and AnswererReplaced say what chose it and which of the
+	// case's own it replaced, as By and Replaced do for the driver.
+	Answerer, AnswererBy string
+	AnswererReplaced     *lux.PluginRef
 	// Differs is true when the commands are not those the case would run
 	// on its own: an override replaced the case's own with other
 	// commands, or a case that names no driver runs other commands than
@@ -188,7 +193,8 @@ func (o *Orchestrator) Drivers(cases []*lux.Case) ([]CaseDriver, error) {
 			return nil, err
 		}
 		cd := CaseDriver{CaseID: p.caseID, Driver: p.driverName, Source: p.driverChoice.Source, By: o.sourceName(p.driverChoice.Source, "Driver"),
-			Configured: p.runtime.Commands, Replaced: p.driverChoice.Replaced}
+			Configured: p.runtime.Commands, Replaced: p.driverChoice.Replaced,
+			Answerer: p.answererName, AnswererBy: o.sourceName(p.answererChoice.Source, "Answerer"), AnswererReplaced: p.answererChoice.Replaced}
 		for _, name := range p.runtime.Commands {
 			cd.Commands = append(cd.Commands, findOr(p.caseDir, name, p.runtime.SearchPath))
 		}

@@ -21,6 +21,13 @@
 // the project's as harness.Inherit says (another provider drops the
 // project's model); its driver, answerer and environment replace the
 // project's.
+//
+// The driver and answerer of the file (the profile's, else
+// defaultDriver and defaultAnswerer) are defaults: they run the cases
+// that name none, and merge under a case naming the same plugin. The
+// command line's -driver and -answerer override them and every case's
+// own; orchestrator.Choose applies the rule, and the README's "Which
+// driver and answerer run" is its table.
 package project
 
 import (
