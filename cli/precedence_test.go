@@ -138,3 +138,20 @@ func TestAnswererFlagReplacementIsSaid(t *testing.T) {
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Contains(t, errOut, "lux: hello: answered by scripted (-answerer), not the case's own scripted")
 }
+
+func TestRunPlanJSON(t *testing.T) {
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", helloCase)
+	p.writeAgent(t, "bin/new-agent", newAgent)
+	t.Chdir(p.dir)
+	code, out, errOut := run(t, registry(t), "run", "-plan", "-json", "-driver", `{"name":"subprocess","config":{"command":"bin/new-agent"}}`, "cases")
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	doc := decodeJSON(t, out, "lux.run-plan/v1")
+	cases := doc["cases"].([]any)
+	require.Len(t, cases, 1)
+	c := cases[0].(map[string]any)
+	assert.Equal(t, "override", c["source"])
+	assert.Equal(t, "-driver", c["by"])
+	assert.Equal(t, true, c["differs"])
+	assert.Equal(t, []any{"../agent/agent.sh"}, c["own"])
+}

@@ -265,7 +265,7 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	}
 	o := orchestrator.New(e.reg, opts)
 	if f.plan {
-		return listDrivers(e, o, cases)
+		return listDrivers(e, o, cases, *f.json)
 	}
 	if code := preflight(ctx, e, o, cases, f.quiet); code != ExitOK {
 		return code
@@ -349,14 +349,23 @@ func preflight(ctx context.Context, e *env, o *orchestrator.Orchestrator, cases 
 	return ExitOK
 }
 
+// RunPlan is what `lux run -plan -json` prints: what each case will run.
+type RunPlan struct {
+	Schema string                    `json:"schema"` // "lux.run-plan/v1"
+	Cases  []orchestrator.CaseDriver `json:"cases"`
+}
+
 // listDrivers prints, for lux run -plan, each case's driver, the command it
 // will start and what chose them, with the case's own command when an
 // override replaced it; it runs nothing.
-func listDrivers(e *env, o *orchestrator.Orchestrator, cases []*lux.Case) int {
+func listDrivers(e *env, o *orchestrator.Orchestrator, cases []*lux.Case, asJSON bool) int {
 	drivers, err := o.Drivers(cases)
 	if err != nil {
 		e.errorf("%v", err)
 		return ExitUsage
+	}
+	if asJSON {
+		return e.writeJSON(RunPlan{Schema: "lux.run-plan/v1", Cases: drivers})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	for _, d := range drivers {

@@ -150,37 +150,38 @@ func deepMerge(base, over any) any {
 // CaseDriver is what a case will run: its driver, the executables the
 // driver will start, and what chose them.
 type CaseDriver struct {
-	CaseID string
-	Driver string
-	Source Source
+	CaseID string `json:"caseId"`
+	Driver string `json:"driver"`
+	Source Source `json:"source"`
 	// By names the source as the caller spells it: "the case", or the
 	// option's name (see Options.OptionNames), "-driver" on the command
 	// line.
-	By string
+	By string `json:"by"`
 	// Commands are the executables, found as the driver finds them
 	// (command.Find): absolute paths, or as configured when not found.
-	Commands []string
+	Commands []string `json:"commands"`
 	// Configured are the commands as the config names them.
-	Configured []string
+	Configured []string `json:"configured"`
 	// Replaced is the case's own driver that an override replaced.
-	Replaced *lux.PluginRef
+	Replaced *lux.PluginRef `json:"replaced,omitempty"`
 	// Own are the commands, as configured, that the case would run on its
 	// own: its own driver's when an override replaced it, the driver's
 	// default when the case names none (none when that config does not
 	// parse); OwnLabel says which ("the case's own", "the driver's
 	// default").
-	Own      []string
-	OwnLabel string
+	Own      []string `json:"own,omitempty"`
+	OwnLabel string   `json:"ownLabel,omitempty"`
 	// Answerer is the answerer the case runs with ("" for none);
 	// AnswererBy and AnswererReplaced say what chose it and which of the
 	// case's own it replaced, as By and Replaced do for the driver.
-	Answerer, AnswererBy string
-	AnswererReplaced     *lux.PluginRef
+	Answerer         string         `json:"answerer,omitempty"`
+	AnswererBy       string         `json:"answererBy,omitempty"`
+	AnswererReplaced *lux.PluginRef `json:"answererReplaced,omitempty"`
 	// Differs is true when the commands are not those the case would run
 	// on its own: an override replaced the case's own with other
 	// commands, or a case that names no driver runs other commands than
 	// the driver's defaults.
-	Differs bool
+	Differs bool `json:"differs"`
 }
 
 // Drivers returns what each case will run, in order, by the precedence
@@ -194,7 +195,10 @@ func (o *Orchestrator) Drivers(cases []*lux.Case) ([]CaseDriver, error) {
 		}
 		cd := CaseDriver{CaseID: p.caseID, Driver: p.driverName, Source: p.driverChoice.Source, By: o.sourceName(p.driverChoice.Source, "Driver"),
 			Configured: p.runtime.Commands, Replaced: p.driverChoice.Replaced,
-			Answerer: p.answererName, AnswererBy: o.sourceName(p.answererChoice.Source, "Answerer"), AnswererReplaced: p.answererChoice.Replaced}
+			AnswererReplaced: p.answererChoice.Replaced}
+		if p.answererName != "" {
+			cd.Answerer, cd.AnswererBy = p.answererName, o.sourceName(p.answererChoice.Source, "Answerer")
+		}
 		for _, name := range p.runtime.Commands {
 			cd.Commands = append(cd.Commands, findOr(p.caseDir, name, p.runtime.SearchPath))
 		}
