@@ -205,14 +205,15 @@ func (o *Orchestrator) Drivers(cases []*lux.Case) ([]CaseDriver, error) {
 		var baseline []string // what the case would run on its own
 		switch {
 		case cd.Replaced != nil:
-			cd.Own, cd.OwnLabel = o.commandsOf(cd.Replaced), "the case's own"
+			rt := o.runtimeOf(cd.Replaced)
+			cd.Own, cd.OwnLabel = rt.Commands, "the case's own"
 			dir := commandDir(c, FromCase)
 			for _, name := range cd.Own {
-				baseline = append(baseline, findOr(dir, name, ""))
+				baseline = append(baseline, findOr(dir, name, rt.SearchPath))
 			}
 			cd.Differs = !slices.Equal(baseline, cd.Commands) || len(baseline) == 0
 		case c.Driver == nil:
-			cd.Own, cd.OwnLabel = o.commandsOf(&lux.PluginRef{Name: p.driverName}), "the driver's default"
+			cd.Own, cd.OwnLabel = o.runtimeOf(&lux.PluginRef{Name: p.driverName}).Commands, "the driver's default"
 			for _, name := range cd.Own {
 				baseline = append(baseline, findOr("", name, ""))
 			}
@@ -236,14 +237,14 @@ func (o *Orchestrator) sourceName(src Source, field string) string {
 	return "the case"
 }
 
-// commandsOf returns the commands ref's driver runs, as configured; none
-// when its config does not parse.
-func (o *Orchestrator) commandsOf(ref *lux.PluginRef) []string {
+// runtimeOf returns the runtime ref's driver declares (its commands as
+// configured); none when its config does not parse.
+func (o *Orchestrator) runtimeOf(ref *lux.PluginRef) lux.Runtime {
+	var rt lux.Runtime
 	plugin, err := o.reg.Driver(ref.Name)
 	if err != nil {
-		return nil
+		return rt
 	}
-	var cmds []string
 	_ = safecall.Protect(func() error {
 		raw, err := lux.ConfigJSON(ref.Config)
 		if err != nil {
@@ -256,10 +257,10 @@ func (o *Orchestrator) commandsOf(ref *lux.PluginRef) []string {
 		if err != nil || cfg == nil {
 			return err
 		}
-		cmds = cfg.Runtime().Commands
+		rt = cfg.Runtime()
 		return nil
 	})
-	return cmds
+	return rt
 }
 
 // findOr returns the executable command.Find finds, or name as configured.
