@@ -209,7 +209,10 @@ func runCommand() command {
 		doc: `Run the cases as one suite: every case (each -repeat times) runs in a fresh
 workspace, is graded by its assertions, and is recorded under -runs-root.
 The doctor's checks run first: a suite whose agent commands are missing is
-refused before anything starts (exit status 2). Progress lines go to
+refused before anything starts (exit status 2). -driver and -answerer replace
+what every case names (lux.json's defaults only fill what a case leaves
+out); each case whose command (or answerer) is not its own is named on
+stderr, and -plan lists what each case will run without running it. Progress lines go to
 stderr; the results table (or -json) to stdout: each run's verdict (pass,
 FAIL, ERROR when the harness could not grade it, cancelled, not run), its
 failed assertions, duration, agent tokens and directory. The pass rate is
