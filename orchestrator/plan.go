@@ -108,15 +108,19 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 		probs.AddFix("driver", "required", fmt.Sprintf("name a driver in the case, or set %s (for every case) or %s (for cases that name none)",
 			o.optionName("Driver"), o.optionName("DefaultDriver")))
 	case strings.TrimSpace(dch.Ref.Name) == "":
-		// reported by c.Validate, or by the option's own check
+		o.blankName(&probs, "driver", dch.Source) // the case's own is reported by c.Validate
 	default:
 		p.driverChoice = dch
 		p.caseDir = commandDir(c, dch.Source)
 		capErr = o.planDriver(&probs, b, p, dch.Ref, c.Requires)
 	}
-	if ach, ok := o.choose(&probs, b, "answerer", c.Answerer, o.opts.DefaultAnswerer, o.opts.Answerer); ok && ach.Ref != nil && strings.TrimSpace(ach.Ref.Name) != "" {
-		p.answererChoice = ach
-		o.planAnswerer(&probs, b, p, ach.Ref)
+	if ach, ok := o.choose(&probs, b, "answerer", c.Answerer, o.opts.DefaultAnswerer, o.opts.Answerer); ok && ach.Ref != nil {
+		if strings.TrimSpace(ach.Ref.Name) == "" {
+			o.blankName(&probs, "answerer", ach.Source)
+		} else {
+			p.answererChoice = ach
+			o.planAnswerer(&probs, b, p, ach.Ref)
+		}
 	}
 	var evaluators []evaluatorID
 	p.checks, evaluators = o.assertionPlan(c, &probs)
@@ -176,6 +180,18 @@ func (o *Orchestrator) planAnswerer(probs *lux.Problems, b binder, p *plan, ref 
 	}
 	if cfg, hash, ok := parsePlugin(probs, o.harness, b, "answerer", ref, plugin.Harness, plugin.Parse); ok {
 		p.answerer, p.hashes.answererConfigHash = cfg, hash
+	}
+}
+
+// blankName reports a driver or answerer (kind) given by an option with
+// no name; a case's own is reported by lux.Case.Validate.
+func (o *Orchestrator) blankName(probs *lux.Problems, kind string, src Source) {
+	field := "Driver"
+	if kind == "answerer" {
+		field = "Answerer"
+	}
+	if src == FromDefault || src == FromOverride {
+		probs.AddFix(kind+".name", "required in "+o.sourceName(src, field), "name a registered plugin")
 	}
 }
 

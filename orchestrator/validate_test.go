@@ -61,6 +61,7 @@ func TestValidateDriverResolution(t *testing.T) {
 		{"unknown driver", nil, &lux.PluginRef{Name: "warp"}, `driver.name: unknown plugin: driver "warp" (known: fake)`},
 		{"default used", &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x"}}, nil, ""},
 		{"default merged with the case", &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x"}}, &lux.PluginRef{Name: "fake", Config: map[string]any{"idle": 3}}, ""},
+		{"a default with no name", &lux.PluginRef{Config: map[string]any{"scenario": "x"}}, nil, "driver.name: required in Options.DefaultDriver"},
 		{"merge keeps problems", &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x"}}, &lux.PluginRef{Name: "fake", Config: map[string]any{"idle": -3}}, "driver.config.idle: must be positive"},
 	}
 	for _, tt := range tests {
