@@ -31,12 +31,14 @@ func onlyRun(t *testing.T, runs, id string) string {
 	return dirs[0]
 }
 
-// recordedCommand is the first command of run.json's runtime.
-func recordedCommand(t *testing.T, runDir string) (path, sha string) {
+// recordedCommand is the path of the first command of run.json's runtime,
+// and what chose the driver.
+func recordedCommand(t *testing.T, runDir string) (path, chosenBy string) {
 	t.Helper()
 	var m struct {
 		Provenance struct {
-			Runtime struct {
+			DriverChosenBy string `json:"driverChosenBy"`
+			Runtime        struct {
 				Commands []struct {
 					Path   string `json:"path"`
 					SHA256 string `json:"sha256"`
@@ -46,7 +48,7 @@ func recordedCommand(t *testing.T, runDir string) (path, sha string) {
 	}
 	require.NoError(t, record.ReadJSON(filepath.Join(runDir, record.MetadataFile), &m))
 	require.NotEmpty(t, m.Provenance.Runtime.Commands)
-	return m.Provenance.Runtime.Commands[0].Path, m.Provenance.Runtime.Commands[0].SHA256
+	return m.Provenance.Runtime.Commands[0].Path, m.Provenance.DriverChosenBy
 }
 
 // -driver chooses the driver of every case, the case's own included: the
@@ -72,8 +74,9 @@ func TestDriverFlagReplacesTheCasesOwnDriver(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, "artifacts", "hello.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "new case= flag=flag\n", string(got), "the flag's config alone")
-	path, _ := recordedCommand(t, dir)
+	path, chosenBy := recordedCommand(t, dir)
 	assert.Equal(t, agent, path)
+	assert.Equal(t, "override", chosenBy, "run.json says the case's own driver was replaced")
 }
 
 // -driver and a -profile that names a driver both choose the driver: lux

@@ -135,6 +135,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 				Host: hostInfo(), Environment: o.env,
 				CaseHash: p.hashes.caseHash, AssertionsHash: p.hashes.assertionsHash,
 				DriverConfigHash: p.hashes.driverConfigHash, AnswererConfigHash: p.hashes.answererConfigHash,
+				DriverChosenBy:      string(p.driverChoice.Source),
 				EvaluatorConfigHash: p.hashes.evaluatorConfigHash,
 				ExperimentID:        o.opts.Experiment.ID, CandidateID: o.opts.Experiment.CandidateID,
 				SubjectHash: o.opts.Experiment.SubjectHash,
