@@ -43,6 +43,12 @@ type Runtime struct {
 	// driver.Scripts), so editing the script changes every run's
 	// identity, as editing an executable agent does.
 	Scripts []string
+	// SearchPath is the PATH (a list of directories) a bare command name
+	// is looked up on before the harness's own: the agent's PATH, when
+	// the driver's config sets one and the driver looks its command up
+	// there (see driver.FindCommand). The orchestrator finds the command
+	// the same way to record the executable that runs.
+	SearchPath string
 }
 
 // Has reports whether the runtime declares capability c.
@@ -132,6 +138,13 @@ type StartInfo struct {
 	// when the case names its driver; "" (the harness's working directory)
 	// for an inline case or a driver the harness supplies.
 	CaseDir string
+	// TempDir is a directory for the driver's own files (such as the
+	// prompt file it hands the agent), outside the workspace and the
+	// record: empty at the start and removed after the run. The
+	// orchestrator puts it under the runs root's live area, so that what
+	// a killed harness left there is removed when the suite is resumed.
+	// Empty: use the system's temporary directory.
+	TempDir string
 	// Stderr receives the agent's standard error; the harness keeps it in
 	// the record. Never nil when the orchestrator starts a driver.
 	Stderr io.Writer

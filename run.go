@@ -188,6 +188,11 @@ type Provenance struct {
 	DriverConfigHash    string `json:"driverConfigHash"`
 	AnswererConfigHash  string `json:"answererConfigHash,omitempty"`
 	EvaluatorConfigHash string `json:"evaluatorConfigHash"`
+	// DriverChosenBy says what chose the driver (see orchestrator.Choose):
+	// "case", "default", "case+default" or "override" — an override
+	// replaced the driver case.json names. Not part of the run's identity,
+	// which holds what ran, not how it was chosen.
+	DriverChosenBy string `json:"driverChosenBy,omitempty"`
 
 	ExperimentID string `json:"experimentId,omitempty"`
 	CandidateID  string `json:"candidateId,omitempty"`

@@ -19,14 +19,22 @@ is installed (with an install hint when one is missing). Exit status 1 when a
 check fails.`,
 		setup: func(fs *flag.FlagSet) action {
 			var f caseFlags
+			var proj projectFlags
 			var root string
 			f.register(fs)
 			runsRootFlag(fs, &root)
+			proj.register(fs, true)
 			asJSON := jsonFlag(fs, "the checks (schema lux.doctor/v1)")
 			return func(ctx context.Context, e *env, args []string) int {
 				opts := orchestrator.Options{RunsRoot: root}
+				if code := proj.defaultCases(e, &args); code != ExitOK {
+					return code
+				}
 				cases, code := f.load(e, args, &opts)
 				if code != ExitOK {
+					return code
+				}
+				if code := proj.apply(e, &opts); code != ExitOK {
 					return code
 				}
 				diags := orchestrator.New(e.reg, opts).Preflight(ctx, cases)

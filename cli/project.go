@@ -70,7 +70,12 @@ func (f *projectFlags) defaultCases(e *env, args *[]string) int {
 }
 
 // apply fills what the command line left unset in opts from the project
-// file and its profile.
+// file and its profile. The project's driver and answerer (the profile's,
+// else defaultDriver and defaultAnswerer) are defaults, for the cases that
+// name none; -driver and -answerer replace what every case names (see
+// orchestrator.Choose). A profile that names a driver (or answerer) and
+// the flag that replaces it are both a choice made for this run: lux
+// refuses to pick one.
 func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 	file, code := f.load(e)
 	if code != ExitOK {
@@ -81,17 +86,26 @@ func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 		e.errorf("-profile: %v", err)
 		return ExitUsage
 	}
+	for _, k := range []struct {
+		kind, flag string
+		given      bool
+	}{{"driver", opts.OptionNames["Driver"], opts.Driver != nil}, {"answerer", opts.OptionNames["Answerer"], opts.Answerer != nil}} {
+		if k.given && file.ProfileSets(f.profile, k.kind) {
+			e.errorf("%s and -profile %s both choose the %s (%s): %s replaces the %s of every case, so the profile's would never run; drop %s to run the profile's, or choose a profile that names no %s",
+				k.flag, f.profile, k.kind, file.Source(k.kind, f.profile), k.flag, k.kind, k.flag, k.kind)
+			return ExitUsage
+		}
+	}
 	if !f.set("runs-root") && p.RunsRoot != "" {
 		opts.RunsRoot = p.RunsRoot
 	}
 	if !f.set("j") && p.Concurrency > 0 {
 		opts.Concurrency = p.Concurrency
 	}
-	if !f.set("driver") && p.DefaultDriver != nil {
-		opts.DefaultDriver = p.DefaultDriver
-	}
-	if !f.set("answerer") && p.DefaultAnswerer != nil {
-		opts.DefaultAnswerer = p.DefaultAnswerer
+	opts.DefaultDriver, opts.DefaultAnswerer = p.DefaultDriver, p.DefaultAnswerer
+	if opts.OptionNames != nil {
+		opts.OptionNames["DefaultDriver"] = file.Source("driver", f.profile)
+		opts.OptionNames["DefaultAnswerer"] = file.Source("answerer", f.profile)
 	}
 	if !f.set("environment") && p.Environment != nil {
 		opts.Environment = p.Environment

@@ -7,14 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/terminal"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/project"
 	"github.com/luxeval/lux/record"
 )
 
@@ -27,13 +30,13 @@ type caseFlags struct {
 }
 
 func (f *caseFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.driver, "driver", "", "default driver for cases that name none: a name, or a JSON {\"name\":...,\"config\":{...}}")
-	fs.StringVar(&f.answerer, "answerer", "", "default answerer for cases that name none: a name, or a JSON {\"name\":...,\"config\":{...}}")
+	fs.StringVar(&f.driver, "driver", "", "driver for every case, replacing the one a case names (its config is not merged in): a name, or a JSON {\"name\":...,\"config\":{...}}")
+	fs.StringVar(&f.answerer, "answerer", "", "answerer for every case, replacing the one a case names: a name, or a JSON {\"name\":...,\"config\":{...}}")
 	fs.Var(&f.tags, "tag", "only cases with this tag (repeatable, or comma-separated)")
 }
 
 // load reads the cases named by paths (default "cases") and fills the
-// default driver and answerer of opts; on failure it has reported the
+// driver and answerer of opts from the flags; on failure it has reported the
 // problem and returns a non-zero status.
 func (f *caseFlags) load(e *env, paths []string, opts *orchestrator.Options) ([]*lux.Case, int) {
 	if code := f.defaults(e, opts); code != ExitOK {
@@ -59,19 +62,22 @@ var optionFlags = map[string]string{
 	"RunsRoot":        "-runs-root",
 	"Concurrency":     "-j",
 	"Repetitions":     "-repeat",
-	"DefaultDriver":   "-driver",
-	"DefaultAnswerer": "-answerer",
+	"Driver":          "-driver",
+	"Answerer":        "-answerer",
+	"DefaultDriver":   "defaultDriver in " + project.FileName,
+	"DefaultAnswerer": "defaultAnswerer in " + project.FileName,
 	"Environment":     "-environment",
 }
 
-// defaults fills the default driver and answerer of opts from the flags
-// that are given, and names the flags in the orchestrator's messages.
+// defaults fills the driver and answerer of opts from the flags that are
+// given (they replace what a case names: see orchestrator.Choose), and
+// names the flags in the orchestrator's messages.
 func (f *caseFlags) defaults(e *env, opts *orchestrator.Options) int {
-	opts.OptionNames = optionFlags
+	opts.OptionNames = maps.Clone(optionFlags)
 	for _, d := range []struct {
 		flag, value string
 		dst         **lux.PluginRef
-	}{{"-driver", f.driver, &opts.DefaultDriver}, {"-answerer", f.answerer, &opts.DefaultAnswerer}} {
+	}{{"-driver", f.driver, &opts.Driver}, {"-answerer", f.answerer, &opts.Answerer}} {
 		ref, err := parseRef(d.flag, d.value)
 		if err != nil {
 			e.errorf("%v", err)
@@ -106,6 +112,7 @@ type runFlags struct {
 	resume      string
 	junit       string
 	interactive bool
+	plan        bool
 	timeout     time.Duration
 	json        *bool
 	project     projectFlags
@@ -118,7 +125,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")
-	fs.BoolVar(&f.interactive, "interactive", false, "a person answers in this terminal (the terminal answerer) for cases that name no answerer; runs one at a time")
+	fs.BoolVar(&f.interactive, "interactive", false, "a person answers in this terminal (the terminal answerer) for every case, as -answerer terminal; runs one at a time")
+	fs.BoolVar(&f.plan, "plan", false, "list each case's driver, the command it will start and what chose them (the case, -driver, "+project.FileName+"); run nothing")
 	fs.DurationVar(&f.timeout, "timeout", orchestrator.DefaultRunTimeout, "each run's wall-clock limit, for cases that set no timeout (exit reason timeout)")
 	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
@@ -173,7 +181,8 @@ func (f *runFlags) useTerminal(opts *orchestrator.Options, stderr io.Writer) err
 		fmt.Fprintf(stderr, "lux: -interactive: runs proceed one at a time (-j %d ignored), since one person answers\n", opts.Concurrency)
 	}
 	opts.Concurrency = 1
-	opts.DefaultAnswerer = &lux.PluginRef{Name: terminal.Name}
+	opts.Answerer = &lux.PluginRef{Name: terminal.Name}
+	opts.OptionNames["Answerer"] = "-interactive"
 	return nil
 }
 
@@ -200,7 +209,10 @@ func runCommand() command {
 		doc: `Run the cases as one suite: every case (each -repeat times) runs in a fresh
 workspace, is graded by its assertions, and is recorded under -runs-root.
 The doctor's checks run first: a suite whose agent commands are missing is
-refused before anything starts (exit status 2). Progress lines go to
+refused before anything starts (exit status 2). -driver and -answerer replace
+what every case names (lux.json's defaults only fill what a case leaves
+out); each case whose command (or answerer) is not its own is named on
+stderr, and -plan lists what each case will run without running it. Progress lines go to
 stderr; the results table (or -json) to stdout: each run's verdict (pass,
 FAIL, ERROR when the harness could not grade it, cancelled, not run), its
 failed assertions, duration, agent tokens and directory. The pass rate is
@@ -245,19 +257,23 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		e.errorf("%v", err)
 		return ExitUsage
 	}
-	if code := f.project.apply(e, &opts); code != ExitOK {
-		return code
-	}
 	if f.interactive {
 		if err := f.useTerminal(&opts, e.stderr); err != nil {
 			e.errorf("%v", err)
 			return ExitUsage
 		}
 	}
+	if code := f.project.apply(e, &opts); code != ExitOK {
+		return code
+	}
 	o := orchestrator.New(e.reg, opts)
+	if f.plan {
+		return listDrivers(e, o, cases, *f.json)
+	}
 	if code := preflight(ctx, e, o, cases, f.quiet); code != ExitOK {
 		return code
 	}
+	noteDrivers(e, o, cases)
 	var res *orchestrator.SuiteResult
 	var err error
 	if resumed != nil {
@@ -334,4 +350,66 @@ func preflight(ctx context.Context, e *env, o *orchestrator.Orchestrator, cases 
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// RunPlan is what `lux run -plan -json` prints: what each case will run.
+type RunPlan struct {
+	Schema string                    `json:"schema"` // "lux.run-plan/v1"
+	Cases  []orchestrator.CaseDriver `json:"cases"`
+}
+
+// listDrivers prints, for lux run -plan, each case's driver, the command it
+// will start and what chose them, with the case's own command when an
+// override replaced it; it runs nothing.
+func listDrivers(e *env, o *orchestrator.Orchestrator, cases []*lux.Case, asJSON bool) int {
+	drivers, err := o.Drivers(cases)
+	if err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
+	if asJSON {
+		return e.writeJSON(RunPlan{Schema: "lux.run-plan/v1", Cases: drivers})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	for _, d := range drivers {
+		by := d.By
+		if d.Differs {
+			by += "; " + d.OwnLabel + ": " + ownCommands(d)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t(%s)\n", d.CaseID, d.Driver, strings.Join(d.Commands, ", "), by)
+		if d.AnswererReplaced != nil {
+			fmt.Fprintf(tw, "%s\tanswerer %s\t\t(%s; the case's own: %s)\n", d.CaseID, d.Answerer, d.AnswererBy, d.AnswererReplaced.Name)
+		}
+	}
+	_ = tw.Flush()
+	return ExitOK
+}
+
+// noteDrivers says on stderr, before a suite runs, which cases run another
+// command than their own (or than the driver's default), and what chose it.
+func noteDrivers(e *env, o *orchestrator.Orchestrator, cases []*lux.Case) {
+	drivers, err := o.Drivers(cases)
+	if err != nil {
+		return // the suite refuses the case, saying why
+	}
+	for _, d := range drivers {
+		if d.Differs {
+			fmt.Fprintf(e.stderr, "lux: %s: runs %s (%s), not %s %s\n", d.CaseID, strings.Join(d.Commands, ", "), d.By, d.OwnLabel, ownCommands(d))
+		}
+		if d.AnswererReplaced != nil {
+			fmt.Fprintf(e.stderr, "lux: %s: answered by %s (%s), not the case's own %s\n", d.CaseID, d.Answerer, d.AnswererBy, d.AnswererReplaced.Name)
+		}
+	}
+}
+
+// ownCommands are the commands the case would run on its own, or its own
+// driver's name when they are not known.
+func ownCommands(d orchestrator.CaseDriver) string {
+	if len(d.Own) > 0 {
+		return strings.Join(d.Own, ", ")
+	}
+	if d.Replaced != nil {
+		return "driver " + d.Replaced.Name
+	}
+	return "command"
 }

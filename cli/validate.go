@@ -22,11 +22,19 @@ is reported at once, with its field path. Nothing runs. Exit status 2 when a
 case is invalid.`,
 		setup: func(fs *flag.FlagSet) action {
 			var f caseFlags
+			var proj projectFlags
 			f.register(fs)
+			proj.register(fs, true)
 			asJSON := jsonFlag(fs, "the result (schema lux.validate/v1)")
 			return func(_ context.Context, e *env, args []string) int {
 				var opts orchestrator.Options
 				if code := f.defaults(e, &opts); code != ExitOK {
+					return code
+				}
+				if code := proj.defaultCases(e, &args); code != ExitOK {
+					return code
+				}
+				if code := proj.apply(e, &opts); code != ExitOK {
 					return code
 				}
 				o := orchestrator.New(e.reg, opts)

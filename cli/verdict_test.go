@@ -182,6 +182,6 @@ func TestMessagesSpeakTheCommandLine(t *testing.T) {
 	p.writeCase(t, "hello.case.json", `{"prompt": "p", "assertions": [{"type": "file-exists", "path": "x"}]}`)
 	code, out, _ := run(t, registry(t), "validate", p.cases)
 	require.Equal(t, cli.ExitUsage, code)
-	require.Contains(t, out, "driver: required (name a driver in the case or set -driver)")
+	require.Contains(t, out, "driver: required (name a driver in the case, or set -driver (for every case) or defaultDriver in lux.json (for cases that name none))")
 	require.NotContains(t, out, "Options.")
 }

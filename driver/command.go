@@ -43,6 +43,18 @@ func PathLike(name string) bool { return command.PathLike(name) }
 // on this process's PATH.
 func ResolveCommand(name string) (string, error) { return command.Resolve(name) }
 
+// FindCommand returns the absolute path of the executable to start for
+// the command name as configured: a path-like name relative to dir, the
+// case file's directory (StartInfo.CaseDir), else the working directory;
+// a bare name on searchPath first — the PATH the agent gets, when the
+// config sets one — then on the harness's PATH. A driver that looks a
+// bare name up on a PATH of its own declares it in lux.Runtime.SearchPath,
+// so that the orchestrator, which finds the command the same way to
+// record its identity, records the executable the driver starts.
+func FindCommand(dir, name, searchPath string) (string, error) {
+	return command.Find(dir, name, searchPath)
+}
+
 // IdentifyCommand resolves name (see ResolveCommand) and identifies it by
 // content, never running it: Path is the executable with symlinks
 // resolved, SHA256 the hash of its content (up to MaxHashBytes). A

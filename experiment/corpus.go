@@ -10,6 +10,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/glob"
+	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/stats"
 )
 
@@ -80,10 +81,20 @@ func (c *Campaign) selectCases(p *lux.Problems) *corpus {
 			} else {
 				behaviourOf[h] = id
 			}
-			for name, pr := range c.Profiles {
-				if lc.Driver != nil && pr.Driver != nil && lc.Driver.Name != pr.Driver.Name {
-					p.AddFix(at, fmt.Sprintf("case %q names driver %q but profile %s runs %q", id, lc.Driver.Name, name, pr.Driver.Name),
-						"leave the driver to the profiles, or name the same one")
+			for _, name := range sortedKeys(c.Profiles) {
+				// An arm runs its profile's driver and answerer, which
+				// replace the case's own (orchestrator.Choose) and are
+				// what the ledger identifies: a case that names others
+				// would not run them.
+				pr := c.Profiles[name]
+				for _, k := range []struct {
+					kind     string
+					own, arm *lux.PluginRef
+				}{{"driver", lc.Driver, pr.Driver}, {"answerer", lc.Answerer, pr.Answerer}} {
+					if ch, _ := orchestrator.Choose(k.own, nil, k.arm); ch.Replaced != nil {
+						p.AddFix(at, fmt.Sprintf("case %q names %s %s but profile %s runs %s", id, k.kind, refText(k.own), name, refText(k.arm)),
+							fmt.Sprintf("leave the %s to the profiles (remove it from the case), or name exactly the profile's", k.kind))
+					}
 				}
 			}
 			cases = append(cases, lc)
@@ -206,4 +217,14 @@ func behaviourHash(c *lux.Case) (string, error) {
 	return lux.HashValue(map[string]any{
 		"prompt": c.Prompt, "persona": c.Persona, "requires": c.Requires, "assertions": as, "fixtures": fixtures,
 	})
+}
+
+// refText is a plugin reference as a message shows it: its name, and its
+// config when it has one.
+func refText(r *lux.PluginRef) string {
+	raw, err := lux.ConfigJSON(r.Config)
+	if err != nil || len(raw) == 0 || string(raw) == "null" {
+		return fmt.Sprintf("%q", r.Name)
+	}
+	return fmt.Sprintf("%q %s", r.Name, raw)
 }

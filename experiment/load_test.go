@@ -96,7 +96,7 @@ func TestCampaignValidation(t *testing.T) {
 		}, []string{"splits.validation.patterns: match no case file"}},
 		{"case names another driver", func(f *fixture, c *Campaign) {
 			f.write(t, "cases/validation/own.case.json", `{"id": "own", "prompt": "p", "driver": "codex"}`)
-		}, []string{`case "own" names driver "codex" but profile default runs "subprocess"`}},
+		}, []string{`case "own" names driver "codex" but profile default runs "subprocess" {`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

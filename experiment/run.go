@@ -451,7 +451,7 @@ func (s *state) orchestrator(profile string, cand *Candidate, root string) *orch
 		env = pr.Environment
 	}
 	return orchestrator.New(s.reg, orchestrator.Options{
-		RunsRoot: s.runsRoot, DefaultDriver: pr.Driver, DefaultAnswerer: pr.Answerer, Environment: env,
+		RunsRoot: s.runsRoot, Driver: pr.Driver, Answerer: pr.Answerer, Environment: env,
 		SubjectRoot: root, Fsync: s.opts.Fsync,
 		Experiment: orchestrator.ExperimentInfo{ID: filepath.Base(s.dir), CandidateID: cand.ID, SubjectHash: cand.Hash},
 	})

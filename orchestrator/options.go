@@ -21,11 +21,20 @@ type Options struct {
 	Repetitions int
 	// DefaultDriver runs cases that name no driver. When a case names the
 	// same driver, the two configs are merged (objects key by key, the
-	// case's values winning).
+	// case's values winning). See Choose for the whole rule.
 	DefaultDriver *lux.PluginRef
-	// DefaultAnswerer answers for cases that name no answerer. Without
-	// either, an interrupt fails the run (lux.ErrNoAnswerer).
+	// DefaultAnswerer answers for cases that name no answerer, merged as
+	// DefaultDriver is. Without any answerer, an interrupt fails the run
+	// (lux.ErrNoAnswerer).
 	DefaultAnswerer *lux.PluginRef
+	// Driver, when set, runs every case, whatever driver the case names:
+	// it replaces the case's own, plugin and config whole (nothing of the
+	// case's config is merged in), and Plan says which cases it changed.
+	// A relative command path in it is relative to the working directory.
+	Driver *lux.PluginRef
+	// Answerer, when set, answers for every case, replacing the case's own
+	// as Driver does.
+	Answerer *lux.PluginRef
 	// Environment declares where the agents run (a container image, a
 	// machine class, ...): any JSON-encodable value, recorded verbatim in
 	// every run's provenance and in the suite manifest. Runs with different

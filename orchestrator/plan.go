@@ -28,7 +28,9 @@ type plan struct {
 	checks       []check
 	fixturesDir  string
 	caseDir      string // what the driver's relative command paths resolve against
-	hashes       planHashes
+	// driverChoice and answererChoice say what chose them (see Choose).
+	driverChoice, answererChoice Choice
+	hashes                       planHashes
 }
 
 // check is one assertion of the plan.
@@ -100,18 +102,25 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 	c = b.bindCase(&probs, authored)
 
 	var capErr error
-	switch dref, ok := b.mergeRef(&probs, "driver", o.opts.DefaultDriver, c.Driver); {
+	switch dch, ok := o.choose(&probs, b, "driver", c.Driver, o.opts.DefaultDriver, o.opts.Driver); {
 	case !ok:
-	case dref == nil:
-		probs.AddFix("driver", "required", "name a driver in the case or set "+o.optionName("DefaultDriver"))
-	case strings.TrimSpace(dref.Name) == "":
-		// reported by c.Validate
+	case dch.Ref == nil:
+		probs.AddFix("driver", "required", fmt.Sprintf("name a driver in the case, or set %s (for every case) or %s (for cases that name none)",
+			o.optionName("Driver"), o.optionName("DefaultDriver")))
+	case strings.TrimSpace(dch.Ref.Name) == "":
+		o.blankName(&probs, "driver", dch.Source) // the case's own is reported by c.Validate
 	default:
-		p.caseDir = commandDir(c)
-		capErr = o.planDriver(&probs, b, p, dref, c.Requires)
+		p.driverChoice = dch
+		p.caseDir = commandDir(c, dch.Source)
+		capErr = o.planDriver(&probs, b, p, dch.Ref, c.Requires)
 	}
-	if aref, ok := b.mergeRef(&probs, "answerer", o.opts.DefaultAnswerer, c.Answerer); ok && aref != nil && strings.TrimSpace(aref.Name) != "" {
-		o.planAnswerer(&probs, b, p, aref)
+	if ach, ok := o.choose(&probs, b, "answerer", c.Answerer, o.opts.DefaultAnswerer, o.opts.Answerer); ok && ach.Ref != nil {
+		if strings.TrimSpace(ach.Ref.Name) == "" {
+			o.blankName(&probs, "answerer", ach.Source)
+		} else {
+			p.answererChoice = ach
+			o.planAnswerer(&probs, b, p, ach.Ref)
+		}
 	}
 	var evaluators []evaluatorID
 	p.checks, evaluators = o.assertionPlan(c, &probs)
@@ -174,17 +183,29 @@ func (o *Orchestrator) planAnswerer(probs *lux.Problems, b binder, p *plan, ref 
 	}
 }
 
-// mergeRef resolves the case's reference own to a driver or answerer
-// (kind) against the default def (see mergeRefs), with the subject root
-// bound in the default's config. It is nil when neither names one; ok is
-// false when a problem was found.
-func (b binder) mergeRef(probs *lux.Problems, kind string, def, own *lux.PluginRef) (ref *lux.PluginRef, ok bool) {
-	ref, err := mergeRefs(b.ref(probs, kind, def), own)
+// blankName reports a driver or answerer (kind) given by an option with
+// no name; a case's own is reported by lux.Case.Validate.
+func (o *Orchestrator) blankName(probs *lux.Problems, kind string, src Source) {
+	field := "Driver"
+	if kind == "answerer" {
+		field = "Answerer"
+	}
+	if src == FromDefault || src == FromOverride {
+		probs.AddFix(kind+".name", "required in "+o.sourceName(src, field), "name a registered plugin")
+	}
+}
+
+// choose applies the precedence rule (see Choose) to the case's own
+// reference to a driver or answerer (kind), the default def and the
+// override over, with the subject root bound in the options' configs. ok
+// is false when a problem was found.
+func (o *Orchestrator) choose(probs *lux.Problems, b binder, kind string, own, def, over *lux.PluginRef) (ch Choice, ok bool) {
+	ch, err := Choose(own, b.ref(probs, kind, def), b.ref(probs, kind, over))
 	if err != nil {
 		probs.Add(kind+".config", err.Error())
-		return nil, false
+		return ch, false
 	}
-	return ref, true
+	return ch, true
 }
 
 // parsePlugin parses ref's config with parse, the Parse of the driver or
@@ -363,62 +384,13 @@ type alsoError struct {
 func (e *alsoError) Error() string   { return e.err.Error() }
 func (e *alsoError) Unwrap() []error { return []error{e.err, e.also} }
 
-// mergeRefs resolves a case's plugin reference against a default: the
-// case's own, else the default; when both name the same plugin their
-// configs merge, objects key by key, the case's values winning.
-func mergeRefs(def, own *lux.PluginRef) (*lux.PluginRef, error) {
-	switch {
-	case own == nil && def == nil:
-		return nil, nil
-	case own == nil:
-		return def, nil
-	case def == nil || def.Name != own.Name || def.Config == nil:
-		return own, nil
-	case own.Config == nil:
-		return &lux.PluginRef{Name: own.Name, Config: def.Config}, nil
-	}
-	var base, over any
-	for _, x := range []struct {
-		v   any
-		dst *any
-	}{{def.Config, &base}, {own.Config, &over}} {
-		raw, err := lux.ConfigJSON(x.v)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(raw, x.dst); err != nil {
-			return nil, fmt.Errorf("not valid JSON: %v", err)
-		}
-	}
-	merged, err := json.Marshal(deepMerge(base, over))
-	if err != nil {
-		return nil, err
-	}
-	return &lux.PluginRef{Name: own.Name, Config: json.RawMessage(merged)}, nil
-}
-
-func deepMerge(base, over any) any {
-	bm, ok1 := base.(map[string]any)
-	om, ok2 := over.(map[string]any)
-	if !ok1 || !ok2 {
-		return over
-	}
-	out := make(map[string]any, len(bm)+len(om))
-	for k, v := range bm {
-		out[k] = v
-	}
-	for k, v := range om {
-		out[k] = deepMerge(bm[k], v)
-	}
-	return out
-}
-
-// commandDir is the directory a relative command path in the case's driver
-// config resolves against (see command.Path): the case file's
-// directory when the case names its driver itself, else "" (the working
-// directory), for a driver given by Options.DefaultDriver alone.
-func commandDir(c *lux.Case) string {
-	if c.Driver == nil || c.Path == "" {
+// commandDir is the directory a relative command path in the driver's
+// config resolves against (see command.Path): the case file's directory
+// when the config is the case's own (alone, or merged over the default's),
+// else "" (the working directory): a default or an override is given by
+// the harness, not by the case file.
+func commandDir(c *lux.Case, src Source) string {
+	if c.Path == "" || (src != FromCase && src != FromCaseOverDefault) {
 		return ""
 	}
 	dir, err := filepath.Abs(filepath.Dir(c.Path))

@@ -65,6 +65,7 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 	seen := map[string]int{}
 	type cmdRef struct {
 		name, path, hint, driver string // path: name resolved against the case's directory
+		dir, searchPath          string // where the driver finds it (see command.Find)
 		cli                      bool
 	}
 	var commands []cmdRef
@@ -91,14 +92,15 @@ func (o *Orchestrator) Preflight(ctx context.Context, cases []*lux.Case) []Diagn
 			Message: fmt.Sprintf("valid: driver %s, %d assertion(s)", p.driverName, len(p.checks))})
 		for _, cmd := range p.runtime.Commands {
 			path := command.Path(p.caseDir, cmd)
-			if !cmdSeen[path] {
-				cmdSeen[path] = true
-				commands = append(commands, cmdRef{cmd, path, p.runtime.InstallHint, p.driverName, slices.Contains(p.runtime.Versioned, cmd)})
+			if key := path + "\x00" + p.runtime.SearchPath; !cmdSeen[key] {
+				cmdSeen[key] = true
+				commands = append(commands, cmdRef{cmd, path, p.runtime.InstallHint, p.driverName, p.caseDir, p.runtime.SearchPath,
+					slices.Contains(p.runtime.Versioned, cmd)})
 			}
 		}
 	}
 	for _, c := range commands {
-		info := o.prov.command(ctx, "", c.path, c.cli)
+		info := o.prov.command(ctx, c.dir, c.name, c.searchPath, c.cli)
 		d := Diagnostic{ID: "command:" + c.name}
 		switch {
 		case info.Path == "" && c.path != c.name:

@@ -49,17 +49,21 @@ func hostInfo() lux.Host {
 	return lux.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 }
 
-// command resolves name, a command as configured, against dir (see
-// command.Path), on PATH or as a path, and identifies it, once per
-// Orchestrator: a known agent CLI (cli) by its sandboxed --version, any
-// other command by its content hash, never running it (see
-// command.IdentifyCLI and command.Identify). The result keeps the
-// configured name.
-func (pc *provenanceCache) command(ctx context.Context, dir, name string, cli bool) lux.CommandInfo {
-	path := command.Path(dir, name)
-	key := path
+// command finds name, a command as configured, as the driver that starts
+// it does (command.Find, against the case directory dir and the agent's
+// searchPath: see lux.Runtime.SearchPath), and identifies the executable
+// found, once per Orchestrator and executable: a known agent CLI (cli) by
+// its sandboxed --version, any other command by its content hash, never
+// running it (see command.IdentifyCLI and command.Identify). The result
+// keeps the configured name; its Path is empty when nothing is found.
+func (pc *provenanceCache) command(ctx context.Context, dir, name, searchPath string, cli bool) lux.CommandInfo {
+	found, err := command.Find(dir, name, searchPath)
+	if err != nil {
+		return lux.CommandInfo{Name: name}
+	}
+	key := found
 	if cli {
-		key = "cli\x00" + path
+		key = "cli\x00" + found
 	}
 	pc.mu.Lock()
 	e := pc.commands[key]
@@ -70,9 +74,9 @@ func (pc *provenanceCache) command(ctx context.Context, dir, name string, cli bo
 	pc.mu.Unlock()
 	e.once.Do(func() {
 		if cli {
-			e.v = command.IdentifyCLI(context.WithoutCancel(ctx), path)
+			e.v = command.IdentifyCLI(context.WithoutCancel(ctx), found)
 		} else {
-			e.v = command.Identify(path)
+			e.v = command.Identify(found)
 		}
 	})
 	info := e.v
@@ -95,7 +99,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo {
 	ri := lux.RuntimeInfo{Driver: p.driverName, Capabilities: p.runtime.Capabilities, Model: p.runtime.Model}
 	for _, c := range p.runtime.Commands {
-		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c, slices.Contains(p.runtime.Versioned, c)))
+		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c, p.runtime.SearchPath, slices.Contains(p.runtime.Versioned, c)))
 	}
 	for _, s := range p.runtime.Scripts {
 		ri.Scripts = append(ri.Scripts, command.Script(s))

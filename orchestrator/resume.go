@@ -57,6 +57,9 @@ func (o *Orchestrator) ResumeSuite(ctx context.Context, dir string, cases []*lux
 		}
 		return nil, fmt.Errorf("orchestrator: resume: suite %s is still running (%s); wait for it or stop it first", dir, who)
 	}
+	// What the suite's killed harness gave its agents (workspaces, prompt
+	// files) is of no use now: its runs are run again.
+	record.SweepLive(o.opts.RunsRoot)
 	missing := Missing(m)
 	if len(missing) == 0 {
 		return &SuiteResult{Dir: dir, Manifest: m, Summary: s.Summary},

@@ -135,6 +135,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 				Host: hostInfo(), Environment: o.env,
 				CaseHash: p.hashes.caseHash, AssertionsHash: p.hashes.assertionsHash,
 				DriverConfigHash: p.hashes.driverConfigHash, AnswererConfigHash: p.hashes.answererConfigHash,
+				DriverChosenBy:      string(p.driverChoice.Source),
 				EvaluatorConfigHash: p.hashes.evaluatorConfigHash,
 				ExperimentID:        o.opts.Experiment.ID, CandidateID: o.opts.Experiment.CandidateID,
 				SubjectHash: o.opts.Experiment.SubjectHash,
@@ -190,7 +191,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 		return nil, nil
 	}
 	r.workspace, r.scratch = filepath.Join(r.live, "workspace"), filepath.Join(r.live, "scratch")
-	for _, d := range []string{r.workspace, r.scratch} {
+	for _, d := range []string{r.workspace, r.scratch, filepath.Join(r.live, "driver")} {
 		if err := os.Mkdir(d, record.DirPerm); err != nil {
 			r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
 			return nil, nil
@@ -238,7 +239,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(ctx, lux.StartInfo{
 			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.scratch, Workspace: r.workspace, Stderr: r.stderr,
-			CaseDir: r.p.caseDir,
+			CaseDir: r.p.caseDir, TempDir: filepath.Join(r.live, "driver"),
 		})
 		return err
 	})

@@ -57,10 +57,11 @@ func TestValidateDriverResolution(t *testing.T) {
 		own     *lux.PluginRef
 		wantErr string
 	}{
-		{"no driver at all", nil, nil, "driver: required (name a driver in the case or set Options.DefaultDriver)"},
+		{"no driver at all", nil, nil, "driver: required (name a driver in the case, or set Options.Driver (for every case) or Options.DefaultDriver (for cases that name none))"},
 		{"unknown driver", nil, &lux.PluginRef{Name: "warp"}, `driver.name: unknown plugin: driver "warp" (known: fake)`},
 		{"default used", &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x"}}, nil, ""},
 		{"default merged with the case", &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x"}}, &lux.PluginRef{Name: "fake", Config: map[string]any{"idle": 3}}, ""},
+		{"a default with no name", &lux.PluginRef{Config: map[string]any{"scenario": "x"}}, nil, "driver.name: required in Options.DefaultDriver"},
 		{"merge keeps problems", &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": "x"}}, &lux.PluginRef{Name: "fake", Config: map[string]any{"idle": -3}}, "driver.config.idle: must be positive"},
 	}
 	for _, tt := range tests {
@@ -103,19 +104,4 @@ func TestRequiresIsCheckedBeforeAnythingStarts(t *testing.T) {
 	assert.True(t, errors.Is(err, lux.ErrInvalidCase))
 	assert.Contains(t, err.Error(), `cases[1]: orchestrator: case "needs"`)
 	assert.False(t, started)
-}
-
-func TestMergeRefs(t *testing.T) {
-	def := &lux.PluginRef{Name: "fake", Config: map[string]any{"a": 1, "nested": map[string]any{"x": 1, "y": 2}, "list": []any{1, 2}}}
-	own := &lux.PluginRef{Name: "fake", Config: map[string]any{"b": 2, "nested": map[string]any{"y": 3}, "list": []any{9}}}
-	got, err := mergeRefs(def, own)
-	require.NoError(t, err)
-	raw, err := lux.ConfigJSON(got.Config)
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"a":1,"b":2,"nested":{"x":1,"y":3},"list":[9]}`, string(raw))
-
-	other := &lux.PluginRef{Name: "other", Config: map[string]any{"c": 1}}
-	got, err = mergeRefs(def, other)
-	require.NoError(t, err)
-	assert.Same(t, other, got, "a different driver replaces the default")
 }

@@ -21,6 +21,13 @@
 // the project's as harness.Inherit says (another provider drops the
 // project's model); its driver, answerer and environment replace the
 // project's.
+//
+// The driver and answerer of the file (the profile's, else
+// defaultDriver and defaultAnswerer) are defaults: they run the cases
+// that name none, and merge under a case naming the same plugin. The
+// command line's -driver and -answerer override them and every case's
+// own; orchestrator.Choose applies the rule, and the README's "Which
+// driver and answerer run" is its table.
 package project
 
 import (
@@ -211,4 +218,33 @@ func (f *File) Options(profile string) (orchestrator.Options, error) {
 		o.Environment = env
 	}
 	return o, nil
+}
+
+// ProfileSets reports whether the named profile sets the driver or the
+// answerer (kind).
+func (f *File) ProfileSets(profile, kind string) bool {
+	prof := f.Profiles[profile]
+	switch {
+	case profile == "" || prof == nil:
+		return false
+	case kind == "driver":
+		return prof.Driver != nil
+	case kind == "answerer":
+		return prof.Answerer != nil
+	}
+	return false
+}
+
+// Source names where the project's default driver or answerer (kind)
+// comes from with the named profile ("" for none) applied, for messages:
+// "profiles.ci.driver in /p/lux.json", "defaultDriver in /p/lux.json".
+func (f *File) Source(kind, profile string) string {
+	where := FileName
+	if f.Path != "" {
+		where = f.Path
+	}
+	if f.ProfileSets(profile, kind) {
+		return "profiles." + profile + "." + kind + " in " + where
+	}
+	return "default" + strings.ToUpper(kind[:1]) + kind[1:] + " in " + where
 }

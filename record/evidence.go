@@ -13,11 +13,18 @@ import (
 
 // LiveDir holds, under the runs root, what a run in progress gives its
 // agent: the workspace (moved to the run directory's artifacts/ once the
-// agent is stopped) and a scratch directory (removed). The agent is never
-// told where the record is.
+// agent is stopped), a scratch directory and the driver's own files (the
+// prompt file), both removed. The agent is never told where the record is.
+// Each run's directory names its owner (LiveOwnerFile), so that what a
+// killed harness left behind is removed by SweepLive.
 const LiveDir = ".live"
 
-// ReserveLiveDir creates a fresh directory under <root>/.live for one run.
+// LiveOwnerFile, in a run's live directory, is the Owner of the process
+// running it.
+const LiveOwnerFile = "owner.json"
+
+// ReserveLiveDir creates a fresh directory under <root>/.live for one run,
+// holding LiveOwnerFile.
 func ReserveLiveDir(root string) (string, error) {
 	parent := filepath.Join(root, LiveDir)
 	if err := os.MkdirAll(parent, DirPerm); err != nil {
@@ -27,7 +34,35 @@ func ReserveLiveDir(root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("record: %w", err)
 	}
+	if err := (Writer{}).WriteJSON(filepath.Join(dir, LiveOwnerFile), CurrentOwner()); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("record: %w", err)
+	}
 	return dir, nil
+}
+
+// SweepLive removes the live directories under root whose owner is gone
+// (a harness killed, or its machine stopped, while its runs ran): their
+// workspaces, scratch directories and prompt files. A directory whose
+// owner may be alive, or that names none, is left alone. It returns how
+// many it removed.
+func SweepLive(root string) int {
+	entries, err := os.ReadDir(filepath.Join(root, LiveDir))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		dir := filepath.Join(root, LiveDir, e.Name())
+		var o Owner
+		if !e.IsDir() || ReadJSON(filepath.Join(dir, LiveOwnerFile), &o) != nil || o.PID == 0 || o.Alive() {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // ErrEvidenceChanged reports a run whose evidence on disk is not what the

@@ -146,5 +146,5 @@ func (c *Config) Runtime() lux.Runtime {
 		}
 		caps = append(caps, cp)
 	}
-	return lux.Runtime{Commands: []string{c.Command}, Capabilities: caps, Scripts: driver.Scripts(c.Args)}
+	return lux.Runtime{Commands: []string{c.Command}, Capabilities: caps, Scripts: driver.Scripts(c.Args), SearchPath: c.searchPath()}
 }

@@ -182,5 +182,5 @@ func TestExperiment(t *testing.T) {
 	missing, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"lux-no-such-agent"}`))
 	require.NoError(t, err)
 	_, err = exp.Identity(context.Background(), missing, t.TempDir())
-	require.ErrorContains(t, err, "subprocess: identity: lux-no-such-agent not found on PATH")
+	require.ErrorContains(t, err, "subprocess: identity: command: lux-no-such-agent not found on PATH")
 }

@@ -6,7 +6,9 @@
 //
 // The agent gets the run through its environment:
 //
-//   - LUX_PROMPT_FILE: a file holding the prompt (removed after the run);
+//   - LUX_PROMPT_FILE: a file holding the prompt, in StartInfo.TempDir
+//     (under the runs root's live area when the orchestrator runs it),
+//     removed after the run;
 //   - LUX_PROMPT: the prompt itself, when it fits in an environment
 //     variable (at most MaxEnvPrompt bytes, about 128 KiB; a longer
 //     prompt is only in the file);
@@ -41,7 +43,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
@@ -94,45 +95,17 @@ func identity(ctx context.Context, c *Config, _ string) (any, error) {
 	return Identity{Command: c.Command, Path: path, SHA256: sum}, nil
 }
 
-// resolve finds the executable: a path relative to caseDir (see
-// driver.CommandPath), or a name on Env's PATH, then the harness's PATH.
+// resolve finds the executable the agent runs: a path relative to caseDir
+// (see driver.CommandPath), or a name on Env's PATH, then the harness's
+// PATH — by driver.FindCommand with the search path Runtime declares, as
+// the orchestrator finds it to record it.
 func (c *Config) resolve(caseDir string) (string, error) {
-	if strings.Contains(c.Command, "/") {
-		abs, err := filepath.Abs(driver.CommandPath(caseDir, c.Command))
-		if err != nil {
-			return "", err
-		}
-		return abs, executable(abs)
-	}
-	var dirs []string
-	if p, ok := c.Env["PATH"]; ok {
-		dirs = filepath.SplitList(p)
-	}
-	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
-	for _, dir := range dirs {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, c.Command)
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found on PATH", c.Command)
+	return driver.FindCommand(caseDir, c.Command, c.searchPath())
 }
 
-func executable(path string) error {
-	info, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return err
-	case info.IsDir():
-		return fmt.Errorf("%s is a directory", path)
-	case info.Mode()&0o111 == 0:
-		return fmt.Errorf("%s is not executable", path)
-	}
-	return nil
-}
+// searchPath is the PATH a bare command name is looked up on before the
+// harness's: the agent's own, when Env sets one.
+func (c *Config) searchPath() string { return c.Env["PATH"] }
 
 // Start launches the agent for one run.
 func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
@@ -148,7 +121,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	default:
 		dir = filepath.Join(info.Workspace, c.Cwd)
 	}
-	promptDir, err := os.MkdirTemp("", "lux-prompt-")
+	promptDir, err := os.MkdirTemp(info.TempDir, "lux-prompt-")
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
 	}

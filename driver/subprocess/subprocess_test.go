@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(harnessEnv) != "" {
 		os.Exit(runHarness())
 	}
+	if os.Getenv(promptHarnessEnv) != "" {
+		os.Exit(runPromptHarness())
+	}
 	dir, err := os.MkdirTemp("", "lux-subprocess-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -415,9 +418,9 @@ func TestStartFailure(t *testing.T) {
 		command string
 		want    string
 	}{
-		{"missing path", "/nonexistent/agent", "subprocess: failed to start /nonexistent/agent: stat /nonexistent/agent: no such file or directory"},
-		{"missing name", "lux-no-such-agent", "subprocess: failed to start lux-no-such-agent: lux-no-such-agent not found on PATH"},
-		{"not executable", "./testdata/fakeagent/main.go", "is not executable"},
+		{"missing path", "/nonexistent/agent", "subprocess: failed to start /nonexistent/agent: command: resolve /nonexistent/agent: stat /nonexistent/agent: no such file or directory"},
+		{"missing name", "lux-no-such-agent", "subprocess: failed to start lux-no-such-agent: command: lux-no-such-agent not found on PATH"},
+		{"not executable", "./testdata/fakeagent/main.go", "not an executable file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,27 +64,52 @@ func PathLike(name string) bool {
 // a path-like name (see PathLike) is a file, relative to this process's
 // working directory (resolve a case's relative command with Path
 // first), and must be an executable regular file; a bare name is looked up
-// on this process's PATH.
+// on this process's PATH. It is Find with no case directory and no
+// search path of the agent's own.
 func Resolve(name string) (string, error) {
+	return Find("", name, "")
+}
+
+// Find returns the absolute path of the executable a driver starts for
+// the command name as configured: a path-like name (see PathLike) is a
+// file, relative to dir, the case file's directory (see Path), else to
+// this process's working directory, and must be an executable regular
+// file; a bare name is looked up on searchPath first — the PATH the
+// agent is given, when its config sets one (its relative entries are
+// skipped) — then on this process's PATH.
+//
+// A driver starts the path Find returns, and the orchestrator identifies
+// (provenance, preflight) the path Find returns for the same dir, name
+// and searchPath (lux.Runtime.SearchPath), so that a run records the
+// executable that was started.
+func Find(dir, name, searchPath string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("command: empty command")
 	}
 	if PathLike(name) {
-		abs, err := filepath.Abs(name)
+		p := Path(dir, name)
+		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", fmt.Errorf("command: resolve %s: %w", name, err)
+			return "", fmt.Errorf("command: resolve %s: %w", p, err)
 		}
-		info, err := os.Stat(abs)
-		if err != nil {
-			return "", fmt.Errorf("command: resolve %s: %w", name, err)
-		}
-		if info.IsDir() || info.Mode()&0o111 == 0 {
-			return "", fmt.Errorf("command: resolve %s: not an executable file", name)
+		if err := executable(abs); err != nil {
+			return "", fmt.Errorf("command: resolve %s: %w", p, err)
 		}
 		return abs, nil
 	}
+	for _, d := range filepath.SplitList(searchPath) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		if p := filepath.Join(d, name); executable(p) == nil {
+			return p, nil
+		}
+	}
 	p, err := exec.LookPath(name)
 	if err != nil {
+		if searchPath != "" {
+			return "", fmt.Errorf("command: %s not found on the agent's PATH (%s) nor on the harness's PATH", name, searchPath)
+		}
 		return "", fmt.Errorf("command: %s not found on PATH", name)
 	}
 	abs, err := filepath.Abs(p)
@@ -92,6 +117,18 @@ func Resolve(name string) (string, error) {
 		return "", fmt.Errorf("command: resolve %s: %w", name, err)
 	}
 	return abs, nil
+}
+
+// executable reports why path is not an executable regular file, or nil.
+func executable(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case info.IsDir() || info.Mode()&0o111 == 0:
+		return fmt.Errorf("not an executable file")
+	}
+	return nil
 }
 
 // fileKey names one version of a file: a file edited in place (new size,
