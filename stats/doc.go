@@ -107,6 +107,10 @@
 //
 //	go test -run '^$' -bench SequentialSimulation -benchtime 1x ./stats/
 //
+// The cost of one update of each method is measured by
+// BenchmarkSignTestObserve, BenchmarkBettingObserve (O(Grid)) and
+// BenchmarkEBObserve.
+//
 // # Reproducible bootstrap
 //
 // The bootstrap takes a seed, and equal inputs with an equal seed give
