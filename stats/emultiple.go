@@ -21,8 +21,13 @@ import (
 // For sequential tests pass each e-process's current value, frozen at its
 // own stop (SignTestResult.EValue), never a running maximum
 // (MaxEValue): a stopped nonnegative supermartingale at any stopping time
-// is an e-value, its running maximum is not. The procedure may then be
-// applied after every round and acted on at the first round it rejects.
+// is an e-value, its running maximum is not. The guarantee covers one
+// application at one stopping time — the end of the campaign, or the
+// first round at which the procedure rejects anything, acted on then;
+// rejections gathered from repeated applications are not covered. A
+// candidate whose own test stopped at 1/α is not thereby a discovery: with
+// K candidates a lone one needs K/α. To stop each candidate on its own,
+// use [EBonferroni] instead, with every test at level 1 − α/K.
 // An e-value that is NaN or negative counts as 0 (never rejected).
 func EBenjaminiHochberg(e []float64, alpha float64) []bool {
 	if e == nil {
@@ -61,8 +66,9 @@ func EBenjaminiHochberg(e []float64, alpha float64) []bool {
 // Unlike [EBenjaminiHochberg] it also holds for running maxima of
 // e-processes: by Ville's inequality each null process ever reaches K/alpha
 // with probability at most alpha/K, so the chance that any does is at most
-// alpha, however long each is watched. An e-value that is NaN or negative
-// is never rejected.
+// alpha, however long each is watched. In a campaign this is a [SignTest]
+// (or sequence) per candidate at level 1 − alpha/K, each stopping on its
+// own. An e-value that is NaN or negative is never rejected.
 func EBonferroni(e []float64, alpha float64) []bool {
 	if e == nil {
 		return nil
