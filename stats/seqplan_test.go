@@ -55,6 +55,21 @@ func TestPlanSignTest(t *testing.T) {
 		t.Errorf("alternative plan: %+v", alt)
 	}
 	t.Logf("null %+v\nalternative %+v", null, alt)
+	limit := 0.05 + 3*math.Sqrt(0.05*0.95/500)
+	// A worse candidate lies in the one-sided null: it is rejected even
+	// less often than a fair one.
+	worse, _ := PlanSignTest(opts, better, base, PlanOptions{Campaigns: 500, Seed: 4})
+	if worse.Crossed > limit {
+		t.Errorf("a worse candidate crossed in %.3f of campaigns", worse.Crossed)
+	}
+	// Every case won with probability exactly p₁ = 0.7 (0.5 → 0.7): the
+	// edge of the futility hypothesis, where giving up is an error.
+	edge, _ := PlanSignTest(SignTestOptions{Alternative: Greater, MaxPairs: 300, Futility: 0.7},
+		[]float64{0.5, 0.5}, []float64{0.7, 0.7}, PlanOptions{Campaigns: 500, Seed: 5})
+	if edge.Futile > limit || alt.Futile > limit {
+		t.Errorf("gave up on an effect of the size sought in %.3f (edge) and %.3f (larger) of campaigns", edge.Futile, alt.Futile)
+	}
+	t.Logf("worse %+v\nedge %+v", worse, edge)
 	for name, call := range map[string]func() error{
 		"no cap":      func() error { _, err := PlanSignTest(SignTestOptions{}, base, base, PlanOptions{}); return err },
 		"lengths":     func() error { _, err := PlanSignTest(opts, base, base[:2], PlanOptions{}); return err },
