@@ -9,7 +9,9 @@ import "math"
 // summed from i = k downwards with the ratio
 // P(X=i−1)/P(X=i) = i/(n−i+1)·(1−p)/p, starting from P(X=k) computed in
 // log space (the recurrence of Johnson, Kemp & Kotz, "Univariate Discrete
-// Distributions", 3rd ed., ch. 3). It returns NaN when n < 0 or p is outside
+// Distributions", 3rd ed., ch. 3); for k above the mean n·p it is 1 minus
+// the upper tail, summed upwards the same way, since there P(X=k) can
+// underflow while the CDF is all but 1. It returns NaN when n < 0 or p is outside
 // [0, 1].
 func BinomialCDF(k, n int, p float64) float64 {
 	switch {
@@ -24,6 +26,11 @@ func BinomialCDF(k, n int, p float64) float64 {
 	case p == 1:
 		return 0
 	}
+	if float64(k) > float64(n)*p {
+		// Above the mean P(X = k) may underflow to 0 while P(X ≤ k) is all
+		// but 1: sum the upper tail instead, where the terms shrink.
+		return math.Max(0, 1-binomialUpper(k+1, n, p))
+	}
 	term := math.Exp(logChoose(n, k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 	ratio := (1 - p) / p
 	sum := term
@@ -32,6 +39,24 @@ func BinomialCDF(k, n int, p float64) float64 {
 		sum += term
 		if term < sum*1e-17 && float64(i) < float64(n)*p {
 			// Past the mode the terms only shrink geometrically.
+			break
+		}
+	}
+	return math.Min(1, sum)
+}
+
+// binomialUpper returns P(X ≥ k) for X ~ Binomial(n, p), 0 < k ≤ n and
+// 0 < p < 1, summed from i = k upwards with the ratio
+// P(X=i+1)/P(X=i) = (n−i)/(i+1)·p/(1−p); for k above the mean the terms
+// only shrink.
+func binomialUpper(k, n int, p float64) float64 {
+	term := math.Exp(logChoose(n, k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	ratio := p / (1 - p)
+	sum := term
+	for i := k; i < n; i++ {
+		term *= float64(n-i) / float64(i+1) * ratio
+		sum += term
+		if term < sum*1e-17 && float64(i) > float64(n)*p {
 			break
 		}
 	}
