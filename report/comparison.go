@@ -98,10 +98,8 @@ func comparisonPage(c *compare.SuiteComparison, ln links) *ComparisonPage {
 	for _, w := range c.Warnings {
 		p.Warnings = append(p.Warnings, w.Message)
 	}
-	for _, e := range c.Effects {
-		for _, w := range e.Warnings {
-			p.Warnings = append(p.Warnings, compare.MetricLabel(e.Metric)+": "+w.Message)
-		}
+	for _, w := range c.EffectWarnings {
+		p.Warnings = append(p.Warnings, strings.Join(labels(w.Metrics), ", ")+": "+w.Message)
 	}
 	return p
 }

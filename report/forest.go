@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/luxeval/lux/compare"
 )
@@ -32,6 +34,9 @@ type ForestPlot struct {
 	ZeroX   float64
 	X0, X1  float64 // the plot area
 	Rows    []ForestRow
+	// NoChange names, in one line, the metrics no paired case changed:
+	// there is nothing to estimate, so they get no row.
+	NoChange string
 }
 
 // ForestRow is one effect of a forest plot.
@@ -149,8 +154,13 @@ func effectsForest(effects []compare.Effect) *ForestPlot {
 	p := newForest("forest-effects", "Paired effects, B − A",
 		"Each row is one metric: the point is the mean per-case difference B − A, the bar its confidence interval. "+
 			"Every row has its own scale, symmetric about 0 (the range is written at the ends of its axis); the vertical line is 0.")
+	var same []string
 	for _, e := range effects {
 		label := compare.MetricLabel(e.Metric)
+		if e.NoChange {
+			same = append(same, label)
+			continue
+		}
 		if e.Interval == nil {
 			why := e.Unavailable
 			if why == "" {
@@ -160,6 +170,9 @@ func effectsForest(effects []compare.Effect) *ForestPlot {
 			continue
 		}
 		p.add(label, effectDetail(e), e.Unit, e.Delta, e.Interval.Lower, e.Interval.Upper, true, e.Outcome)
+	}
+	if len(same) > 0 {
+		p.NoChange = "No change in any paired case (not plotted): " + strings.Join(same, ", ") + "."
 	}
 	return p
 }
@@ -191,12 +204,13 @@ func casesForest(cases []compare.CaseDelta) (*ForestPlot, int) {
 		return nil, 0
 	}
 	p := newForest("forest-cases", "Pass rate by case, B − A",
-		"One row per paired case whose pass rate changed: the change of its pass rate over its repetitions. A single case has no interval.")
+		"One row per paired case whose pass rate changed: the change of its pass rate over its repetitions, a point without an interval; "+
+			"the label gives the one-sided p-value of Fisher's exact test on the case's own runs.")
 	for i, c := range changed {
 		if i == maxCaseRows {
 			break
 		}
-		detail := fmt.Sprintf("%d→%d runs", c.Runs.A, c.Runs.B)
+		detail := fmt.Sprintf("%d→%d runs, %s", c.Runs.A, c.Runs.B, caseTest(c))
 		if c.Cluster != "" {
 			detail += ", cluster " + c.Cluster
 		}
@@ -217,4 +231,21 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// caseTest names the per-case test of a changed case and its outcome:
+// "Fisher one-sided p = 0.05", and the gate rule it fails, if any.
+func caseTest(c compare.CaseDelta) string {
+	p := c.FallP
+	if c.PassRate.B > c.PassRate.A {
+		p = c.RiseP
+	}
+	s := "Fisher one-sided p = " + strconv.FormatFloat(p, 'g', 3, 64)
+	if !c.Testable {
+		s += " (too few runs to test)"
+	}
+	if c.GateRule != "" {
+		s += ", fails the gate (" + c.GateRule + ")"
+	}
+	return s
 }

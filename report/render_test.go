@@ -196,3 +196,51 @@ func TestComparisonMismatches(t *testing.T) {
 		}
 	}
 }
+
+// Effect caveats are said once each, with the metrics they concern; a
+// metric no case changed is named in one line and gets no plot row.
+func TestComparisonQuietStatistics(t *testing.T) {
+	p := renderFixture(t)
+	c, err := compare.Suites(context.Background(), p.a, p.b, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := Comparison(c)
+	seen := map[string]bool{}
+	for _, w := range cp.Warnings {
+		if seen[w] {
+			t.Errorf("warning said twice: %q", w)
+		}
+		seen[w] = true
+	}
+	if got, want := len(cp.Warnings), len(c.Warnings)+len(c.EffectWarnings); got != want {
+		t.Errorf("%d warnings on the page, want %d (comparison) + %d (effects, each once)", got, len(c.Warnings), len(c.EffectWarnings))
+	}
+	rows := map[string]bool{}
+	for _, r := range cp.Forest.Rows {
+		rows[r.Label] = true
+	}
+	var same int
+	for _, e := range c.Effects {
+		l := compare.MetricLabel(e.Metric)
+		switch {
+		case e.NoChange:
+			same++
+			if rows[l] {
+				t.Errorf("%s: no case changed, yet it has a plot row", l)
+			}
+			if !strings.Contains(cp.Forest.NoChange, l) {
+				t.Errorf("the no-change line %q does not name %s", cp.Forest.NoChange, l)
+			}
+		case !rows[l]:
+			t.Errorf("%s changed and has no plot row", l)
+		}
+	}
+	if same == 0 {
+		t.Fatal("the fixture has no metric without change; the test shows nothing")
+	}
+	html := string(p.compared)
+	if n := strings.Count(html, "no-change"); n != 1 {
+		t.Errorf("the no-change line appears %d times, want once", n)
+	}
+}
