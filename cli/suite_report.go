@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/casefiles"
@@ -53,12 +54,18 @@ type RunRow struct {
 }
 
 // FailedAssertion is an assertion that did not pass: its id and why, in
-// one line. Error is set when it could not grade at all.
+// one line. Error is set when it could not grade at all. Detail is the
+// whole comment or error with its lines kept (a command's output, say),
+// cut at 4 KiB; it is left out when Reason already says all of it.
 type FailedAssertion struct {
 	ID     string `json:"id"`
 	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
 	Error  bool   `json:"error,omitempty"`
 }
+
+// maxDetail is how many bytes of an assertion's comment a row keeps.
+const maxDetail = 4096
 
 // newRunRow builds the row of one run from its suite item and its records
 // (m and g nil when it has none).
@@ -100,10 +107,15 @@ func failedAssertions(g *lux.GradingReport) []FailedAssertion {
 		switch {
 		case a.Error != "":
 			f.Reason, f.Error = "could not grade: "+oneLine(a.Error, 160), true
+			f.Detail = "could not grade: " + keepLines(a.Error, maxDetail)
 		case a.Comment != "":
 			f.Reason = oneLine(a.Comment, 160)
+			f.Detail = keepLines(a.Comment, maxDetail)
 		default:
 			f.Reason = fmt.Sprintf("score %.2f below its threshold %.2f", a.Score, a.Threshold)
+		}
+		if f.Detail == f.Reason {
+			f.Detail = ""
 		}
 		out = append(out, f)
 	}
@@ -202,7 +214,7 @@ func (rep SuiteReport) writeText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s #%d: %s\n", r.CaseID, r.Repetition, verdictText(r.Verdict))
 		for _, l := range lines {
-			fmt.Fprintf(w, "  %s\n", l)
+			indent(w, "  ", l)
 		}
 	}
 	if t := rep.Totals; t != nil {
@@ -212,7 +224,9 @@ func (rep SuiteReport) writeText(w io.Writer) {
 	fmt.Fprintf(w, "records: %s\n", rep.Dir)
 }
 
-// problemLines are the lines that say why r did not pass.
+// problemLines are the lines that say why r did not pass; an assertion's
+// item holds its whole comment, its lines separated by "\n" (indent
+// prints them under the item).
 func (r RunRow) problemLines() []string {
 	var out []string
 	if r.Reason != "" {
@@ -223,9 +237,45 @@ func (r RunRow) problemLines() []string {
 		if f.Error {
 			mark = "!"
 		}
-		out = append(out, fmt.Sprintf("%s %s: %s", mark, f.ID, f.Reason))
+		why := f.Reason
+		if f.Detail != "" {
+			why = f.Detail
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", mark, f.ID, why))
 	}
 	return out
+}
+
+// indent prints a problem line at prefix, its continuation lines four
+// spaces further in.
+func indent(w io.Writer, prefix, line string) {
+	fmt.Fprintf(w, "%s%s\n", prefix, strings.ReplaceAll(line, "\n", "\n"+prefix+"    "))
+}
+
+// keepLines is s with its lines kept, for a terminal or a report: CRLF
+// and lone CRs become newlines, trailing blanks and blank ends go, other
+// control characters (an escape sequence) are shown as U+FFFD, and it is
+// cut at max bytes on a character boundary, saying so.
+func keepLines(s string, max int) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(strings.Map(func(r rune) rune {
+			if r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+				return '\uFFFD'
+			}
+			return r
+		}, l), " \t")
+	}
+	s = strings.Trim(strings.Join(lines, "\n"), "\n")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + fmt.Sprintf("… [cut: %d more bytes]", len(s)-cut)
+	}
+	return s
 }
 
 // totalsLine counts the runs by verdict, naming only the verdicts that
@@ -273,7 +323,7 @@ func progressPrinter(w io.Writer) func(orchestrator.Update) {
 		}
 		fmt.Fprintln(w)
 		for _, l := range r.problemLines() {
-			fmt.Fprintf(w, "         %s\n", l)
+			indent(w, "         ", l)
 		}
 	}
 }

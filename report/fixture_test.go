@@ -28,6 +28,10 @@ func cmpOr(a, b string) string {
 // hostile is markup that must show as text and never run.
 const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
 
+// multiLine is an assertion's comment of several lines, as a command's
+// output gives it, with markup and a control character (an escape).
+const multiLine = "hello.txt does not contain \"hi\":\n--- FAIL: TestHello (0.00s)\n    hello_test.go:9: got " + hostile + "\n\x1b[31mFAIL"
+
 // fixtureRun is one run to write.
 type fixtureRun struct {
 	caseID     string
@@ -83,7 +87,7 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 	g.Assertions = []lux.AssertionOutcome{
 		{ID: "hello", Type: "file-exists", Name: "hello", Passed: true, Score: 1, Weight: 1},
 		{ID: "says-hi", Type: "file-contains", Name: "says-hi", Passed: fr.passed != nil && *fr.passed, Score: score, Weight: 1,
-			Comment: "hello.txt does not contain \"hi\" " + hostile, Detail: map[string]any{"found": hostile}},
+			Comment: multiLine, Detail: map[string]any{"found": hostile}},
 	}
 	if fr.passed == nil {
 		g.Assertions[1].Error = "could not read hello.txt"

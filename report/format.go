@@ -13,7 +13,11 @@ import (
 )
 
 // clip cuts s to at most n bytes (on a character boundary) and says so.
+// Control characters but newline and tab are shown as U+FFFD (a carriage
+// return ends a line): the page shows text as written, lines included,
+// and nothing that could act on a terminal it is copied to.
 func clip(s string, n int) string {
+	s = plain(s)
 	if len(s) <= n {
 		return s
 	}
@@ -89,4 +93,23 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// plain is s with CRLF and lone CRs as newlines and every other control
+// character but tab shown as U+FFFD.
+func plain(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0))
 }

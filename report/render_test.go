@@ -120,6 +120,9 @@ func TestPagesAreSelfContained(t *testing.T) {
 		if !strings.Contains(s, "&lt;script&gt;window.__pwned=1") {
 			t.Errorf("%s page does not show the hostile markup as text", name)
 		}
+		if i := strings.IndexFunc(s, isControl); i >= 0 {
+			t.Errorf("%s page holds the control character %q at byte %d", name, s[i], i)
+		}
 	}
 }
 
