@@ -29,7 +29,7 @@ var contentSecurityPolicy = func() string {
 }()
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"join": func(tags []string) string { return strings.Join(tags, "\x1f") },
+	"join": joinTags,
 	"mark": func(verdict string) string {
 		switch verdict {
 		case "pass":
@@ -88,4 +88,13 @@ func writePage(w io.Writer, p any, served bool) error {
 		return fmt.Errorf("report: render %s page: %w", pg.Kind, err)
 	}
 	return nil
+}
+
+// joinTags puts tags in one attribute, one a line, for the script to split.
+func joinTags(tags []string) string {
+	out := make([]string, len(tags))
+	for i, t := range tags {
+		out[i] = strings.ReplaceAll(plain(t), "\n", " ")
+	}
+	return strings.Join(out, "\n")
 }

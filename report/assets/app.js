@@ -17,7 +17,7 @@
     var text = value("f-text").toLowerCase();
     var n = 0, visible = 0;
     rows.forEach(function (r) {
-      var ok = (!tag || r.dataset.tags.split("\u001f").indexOf(tag) >= 0) &&
+      var ok = (!tag || r.dataset.tags.split("\n").indexOf(tag) >= 0) &&
         (!cluster || r.dataset.cluster === cluster) &&
         (!verdict || r.dataset.verdict === verdict) &&
         (!text || r.dataset.id.toLowerCase().indexOf(text) >= 0);
