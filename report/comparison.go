@@ -32,7 +32,15 @@ type ComparisonPage struct {
 	Varied         []string
 	OnlyA, OnlyB   []string
 	Warnings       []string
-	Cases          []compare.CaseDelta
+	// Cases are the paired cases with their runs; FlipList the cases
+	// whose verdict changed, the surest change first (the per-case test's
+	// p-value), each with its paired view.
+	Cases    []ComparedCase
+	FlipList []FlipRow
+	// Pairs are the paired views a static page embeds; PairsNote says
+	// which were left out.
+	Pairs     []*PairPage
+	PairsNote string
 }
 
 // SideInfo is one side of a comparison.
@@ -47,16 +55,24 @@ type MismatchRow struct {
 }
 
 // Comparison builds the page of a suite comparison made by package
-// compare, as it is: no statistic is computed again.
+// compare, as it is: no statistic is computed again. When the suites'
+// directories are at hand it embeds, with the default Options, the
+// paired views of the cases that changed (ComparisonOf chooses the
+// bounds).
 func Comparison(c *compare.SuiteComparison) *ComparisonPage {
-	return comparisonPage(c, nil)
+	return comparisonPage(c, nil, Options{}.withDefaults())
 }
 
-func comparisonPage(c *compare.SuiteComparison, ln links) *ComparisonPage {
+// ComparisonOf is Comparison within the bounds of opts.
+func ComparisonOf(c *compare.SuiteComparison, opts Options) *ComparisonPage {
+	return comparisonPage(c, nil, opts.withDefaults())
+}
+
+func comparisonPage(c *compare.SuiteComparison, ln links, o Options) *ComparisonPage {
 	p := &ComparisonPage{
 		A: sideInfo("A", c.A, ln), B: sideInfo("B", c.B, ln),
 		Verdict: string(c.Verdict), GateFail: c.Gate.Failed, Reasons: c.Reasons, Gate: c.Gate.Reasons,
-		OnlyA: c.OnlyA, OnlyB: c.OnlyB, Cases: c.Cases,
+		OnlyA: c.OnlyA, OnlyB: c.OnlyB,
 		Forest: effectsForest(c.Effects),
 	}
 	p.Sentence = sentence(c)
@@ -86,6 +102,7 @@ func comparisonPage(c *compare.SuiteComparison, ln links) *ComparisonPage {
 			p.FailToPass = append(p.FailToPass, cd.CaseID)
 		}
 	}
+	comparedCases(p, c, o, ln)
 	p.Flips = fmt.Sprintf("%d pass → fail, %d fail → pass; McNemar's exact p = %s", c.Flips.PassToFail, c.Flips.FailToPass, strconv.FormatFloat(c.Flips.PValue, 'g', 3, 64))
 	for _, cm := range c.Mismatches {
 		for _, m := range cm.Mismatches {

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"maps"
+	"slices"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,13 +20,6 @@ import (
 var t0 = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 func ptr[T any](v T) *T { return &v }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // hostile is markup that must show as text and never run.
 const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
@@ -45,6 +41,7 @@ type fixtureRun struct {
 	artifacts  map[string]string
 	message    string
 	events     int    // extra agent messages, to make long trajectories
+	extraTool  bool   // a Bash call after the first message, its output multi-line
 	caseHash   string // "" for "case-" + the case id
 }
 
@@ -94,7 +91,8 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 		g.Incomplete = &lux.Incomplete{ExitReason: exit, Phase: "grading"}
 	}
 	var arts []lux.Artifact
-	for p, body := range fr.artifacts {
+	for _, p := range slices.Sorted(maps.Keys(fr.artifacts)) {
+		body := fr.artifacts[p]
 		full := filepath.Join(dir, record.ArtifactsDir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
 			t.Fatal(err)
@@ -102,7 +100,7 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 		if err := os.WriteFile(full, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		arts = append(arts, lux.Artifact{Path: p, Size: int64(len(body))})
+		arts = append(arts, lux.Artifact{Path: p, Size: int64(len(body)), SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(body)))})
 	}
 	log, err := record.CreateEventLog(filepath.Join(dir, record.EventsFile), record.LogOptions{})
 	if err != nil {
@@ -121,6 +119,13 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 		{Type: lux.EventProgress, Time: at(400), Progress: ptr(lux.NewProgress("p2", lux.KindToolCall, &lux.ToolCall{Name: "Write", ToolUseID: "t1", Input: map[string]any{"path": "hello.txt", "content": hostile}}))},
 		{Type: lux.EventProgress, Time: at(500), Progress: ptr(lux.NewProgress("p3", lux.KindToolResult, &lux.ToolResult{Name: "Write", ToolUseID: "t1", Text: "wrote " + hostile}))},
 		{Type: lux.EventProgress, Time: at(600), Progress: ptr(lux.NewProgress("p4", lux.KindUsage, &lux.UsageReport{TokenUsage: lux.TokenUsage{Input: fr.tokens, Output: 10}}))},
+	}
+	if fr.extraTool {
+		extra := []lux.Event{
+			{Type: lux.EventProgress, Time: at(150), Progress: ptr(lux.NewProgress("b1", lux.KindToolCall, &lux.ToolCall{Name: "Bash", ToolUseID: "t0", Input: map[string]any{"command": "go test ./..."}}))},
+			{Type: lux.EventProgress, Time: at(160), Progress: ptr(lux.NewProgress("b2", lux.KindToolResult, &lux.ToolResult{Name: "Bash", ToolUseID: "t0", IsError: true, Text: multiLine}))},
+		}
+		events = append(events[:2], append(extra, events[2:]...)...)
 	}
 	for i := range fr.events {
 		events = append(events, lux.Event{Type: lux.EventProgress, Time: at(700 + i), Progress: ptr(lux.NewProgress(fmt.Sprintf("x%d", i), lux.KindAgentMessage, &lux.Message{Text: fmt.Sprintf("step %d", i)}))})
@@ -196,9 +201,13 @@ func pairSuites(t testing.TB, root string, cases, reps int, failB map[int]bool) 
 				if c%2 == 1 {
 					tags = []string{"code", "slow"}
 				}
+				arts := map[string]string{"hello.txt": "line 1\nline 2\nhi from " + side + " " + hostile + "\nline 4\n", "data.bin": "\x00\x01" + side}
+				if fail[c] {
+					arts["notes.md"] = "# notes\n" + hostile + "\n"
+				}
 				out = append(out, fixtureRun{caseID: id, rep: r, cluster: fmt.Sprintf("repo-%d", c%3), tags: tags,
 					passed: ptr(!fail[c]), tokens: int64(100 + 10*c), durationMs: int64(1000 + 100*c),
-					artifacts: map[string]string{"hello.txt": "hi from " + side + " " + hostile}})
+					artifacts: arts, extraTool: fail[c]})
 			}
 		}
 		return out

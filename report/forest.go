@@ -236,6 +236,9 @@ func plural(n int, one, many string) string {
 // caseTest names the per-case test of a changed case and its outcome:
 // "Fisher one-sided p = 0.05", and the gate rule it fails, if any.
 func caseTest(c compare.CaseDelta) string {
+	if c.PassRate.A == c.PassRate.B {
+		return "no change"
+	}
 	p := c.FallP
 	if c.PassRate.B > c.PassRate.A {
 		p = c.RiseP

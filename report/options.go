@@ -25,6 +25,10 @@ type Options struct {
 	// until asked to show all (every row is in the page; filters and
 	// sorting see them all); default 500.
 	MaxRows int
+	// MaxPairs is how many paired views (one run of A and one of B of a
+	// case that changed) a static comparison page embeds; default 20, the
+	// surest changes first. A served comparison links every case's.
+	MaxPairs int
 	// Ledgers, when set, lets Handler list and show experiments. Package
 	// report does not read ledgers itself: package experiment, which drives
 	// the orchestrator, sits above it in the import graph.
@@ -55,6 +59,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxArtifacts <= 0 {
 		o.MaxArtifacts = 100
 	}
+	if o.MaxPairs <= 0 {
+		o.MaxPairs = 20
+	}
 	if o.MaxRows <= 0 {
 		o.MaxRows = 500
 	}
@@ -68,4 +75,6 @@ type links interface {
 	run(runDir string) string
 	// suite returns the href of the suite in dir.
 	suite(dir string) string
+	// pair returns the href of the paired view of the runs in a and b.
+	pair(a, b string) string
 }

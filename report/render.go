@@ -45,8 +45,9 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return "?"
 	},
-	"pct":   pct,
-	"sides": func(a, b SideInfo) []SideInfo { return []SideInfo{a, b} },
+	"pct":       pct,
+	"difflines": diffLines,
+	"sides":     func(a, b SideInfo) []SideInfo { return []SideInfo{a, b} },
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
 // page is what the layout renders.
@@ -60,8 +61,8 @@ type page struct {
 	JS     template.JS
 }
 
-// WriteHTML writes p (a *SuitePage, *RunPage, *ComparisonPage or
-// *ExperimentPage) as one
+// WriteHTML writes p (a *SuitePage, *RunPage, *ComparisonPage,
+// *PairPage or *ExperimentPage) as one
 // self-contained HTML document: styles and script embedded, nothing
 // loaded from anywhere, every string escaped for where it appears.
 func WriteHTML(w io.Writer, p any) error {
@@ -79,6 +80,8 @@ func writePage(w io.Writer, p any, served bool) error {
 		pg.Kind, pg.Title = "comparison", "lux comparison: "+x.Verdict
 	case *ExperimentPage:
 		pg.Kind, pg.Title = "experiment", x.title()
+	case *PairPage:
+		pg.Kind, pg.Title = "pair", "lux pair "+x.CaseID+": "+x.A.Name+" against "+x.B.Name
 	case *indexPage:
 		pg.Kind, pg.Title = "index", "lux records under "+x.Root
 	default:
@@ -97,4 +100,28 @@ func joinTags(tags []string) string {
 		out[i] = strings.ReplaceAll(plain(t), "\n", " ")
 	}
 	return strings.Join(out, "\n")
+}
+
+// diffLine is one line of a unified diff with its class: add, del, hunk,
+// file or ctx.
+type diffLine struct{ Class, Text string }
+
+func diffLines(diff string) []diffLine {
+	lines := strings.Split(diff, "\n")
+	out := make([]diffLine, len(lines))
+	for i, l := range lines {
+		c := "ctx"
+		switch {
+		case i < 2 && (strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- ")):
+			c = "file"
+		case strings.HasPrefix(l, "@@"):
+			c = "hunk"
+		case strings.HasPrefix(l, "+"):
+			c = "add"
+		case strings.HasPrefix(l, "-"):
+			c = "del"
+		}
+		out[i] = diffLine{c, l}
+	}
+	return out
 }

@@ -18,7 +18,7 @@ import (
 // Handler serves the records under root for browsing: an index of suites
 // and runs at /, each suite at /suite?d=REL, each run (its whole
 // trajectory) at /run?d=REL and the comparison of two suites at
-// /compare?a=REL&b=REL, and, with opts.Ledgers, each experiment at
+// /compare?a=REL&b=REL, two runs side by side at /pair?a=REL&b=REL, and, with opts.Ledgers, each experiment at
 // /experiment?d=REL, REL being a directory relative to root. Every page
 // is rendered when it is asked for, so a suite page stays small however
 // many runs it has: a run's trajectory is read only when its page is
@@ -30,6 +30,7 @@ func Handler(root string, opts Options) http.Handler {
 	mux.HandleFunc("GET /suite", s.suite)
 	mux.HandleFunc("GET /run", s.run)
 	mux.HandleFunc("GET /compare", s.compare)
+	mux.HandleFunc("GET /pair", s.pair)
 	mux.HandleFunc("GET /experiment", s.experiment)
 	return mux
 }
@@ -59,6 +60,10 @@ func (l serveLinks) run(dir string) string {
 
 func (l serveLinks) experiment(dir string) string {
 	return "/experiment?" + url.Values{"d": {l.rel(dir)}}.Encode()
+}
+
+func (l serveLinks) pair(a, b string) string {
+	return "/pair?" + url.Values{"a": {l.rel(a)}, "b": {l.rel(b)}}.Encode()
 }
 
 func (l serveLinks) suite(dir string) string {
@@ -131,6 +136,22 @@ func (s *server) run(w http.ResponseWriter, r *http.Request) {
 	s.write(w, runPage(rec, s.opts, 0))
 }
 
+func (s *server) pair(w http.ResponseWriter, r *http.Request) {
+	var runs [2]*record.Run
+	for i, key := range []string{"a", "b"} {
+		dir, err := s.dir(r, key)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		if runs[i], err = record.ReadRun(dir, record.ReadOptions{Events: true}); err != nil {
+			fail(w, err)
+			return
+		}
+	}
+	s.write(w, pairPage(runs[0], runs[1], "", "", s.opts, 0, serveLinks{s.root}))
+}
+
 func (s *server) compare(w http.ResponseWriter, r *http.Request) {
 	a, err := s.dir(r, "a")
 	if err != nil {
@@ -147,7 +168,7 @@ func (s *server) compare(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.write(w, comparisonPage(c, serveLinks{s.root}))
+	s.write(w, comparisonPage(c, serveLinks{s.root}, s.opts))
 }
 
 func (s *server) experiment(w http.ResponseWriter, r *http.Request) {

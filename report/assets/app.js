@@ -1,3 +1,17 @@
+// Opening a link to a step of a paired view unfolds that step's inputs
+// and results on both sides.
+(function () {
+  "use strict";
+  function unfold() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    if (el && el.tagName === "TR") {
+      Array.prototype.forEach.call(el.querySelectorAll("details"), function (d) { d.open = true; });
+    }
+  }
+  window.addEventListener("hashchange", unfold);
+  unfold();
+})();
 // Sorting and filtering of the case table. Every value comes from data-*
 // attributes of the rows; nothing is ever inserted as HTML.
 (function () {
