@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 

@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-
 // From a regressed case of a static comparison, two clicks reach the
 // failing assertion, the step where the trajectories diverged and the
 // workspace diff: the flip list links the case's paired view, whose first
