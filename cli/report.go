@@ -121,7 +121,9 @@ func htmlReport(ctx context.Context, e *env, out string, force bool, opts report
 				e.errorf("report: %s is not a suite, a run or an experiment's ledger: %v", args[0], lerr)
 				return ExitUsage
 			}
-			page, ledger = experimentPage(rep), rep.Dir
+			ep := experimentPage(rep)
+			ep.EmbedPairs(opts)
+			page, ledger = ep, rep.Dir
 		}
 	case 2:
 		for _, dir := range args {
@@ -134,7 +136,7 @@ func htmlReport(ctx context.Context, e *env, out string, force bool, opts report
 			e.errorf("%v", err)
 			return ExitUsage
 		}
-		page = report.Comparison(c)
+		page = report.ComparisonOf(c, opts)
 	default:
 		return e.usageError("report", "-html takes a suite, a run or an experiment directory, or two suite directories; got %d arguments", len(args))
 	}

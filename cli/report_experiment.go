@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/experiment"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/report"
 )
 
@@ -43,5 +45,28 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 		{What: "cost", Spent: fmt.Sprintf("$%.4f", s.CostUSD), Budget: fmt.Sprintf("$%.2f", b.MaxCostUSD)},
 		{What: "active time", Spent: (time.Duration(s.WallTimeMs) * time.Millisecond).String(), Budget: time.Duration(b.MaxWallTime).String()},
 	}
+	in.Baseline, in.Runs = experiment.BaselineID, experimentRuns(r.Dir)
 	return report.Experiment(in)
+}
+
+// experimentRuns are the runs the ledger in dir recorded, for the page's
+// links to them; none when it cannot be read again.
+func experimentRuns(dir string) []report.ExperimentRun {
+	l, err := experiment.Open(dir)
+	if err != nil {
+		return nil
+	}
+	out := make([]report.ExperimentRun, 0, len(l.Units))
+	for _, u := range l.Units {
+		v := record.SuiteItem{Status: record.ItemCompleted, ExitReason: u.Sample.ExitReason, Passed: u.Sample.Passed}.Verdict()
+		if u.Error != "" {
+			v = record.VerdictFail // the harness failed the unit: it counts as not passed
+		}
+		r := report.ExperimentRun{Candidate: u.Candidate, Profile: u.Profile, Split: u.Split, CaseID: u.CaseID, Repetition: u.Repetition, Verdict: v}
+		if u.RunDir != "" {
+			r.Dir = filepath.Join(l.RunsRoot, filepath.FromSlash(u.RunDir))
+		}
+		out = append(out, r)
+	}
+	return out
 }

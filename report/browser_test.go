@@ -391,6 +391,20 @@ func TestBrowserServeLinks(t *testing.T) {
 	}
 	check(links())
 	screenshot(t, ctx, "served-comparison.png")
+
+	// The regressed case's paired view, from the flip list.
+	run(t, ctx, chromedp.Click(chromedp.CSS(`#flips a.pair-link`)), chromedp.WaitVisible(chromedp.CSS("table.steps")))
+	if kind() != "pair" {
+		t.Fatalf("the flip's link opened a %q page", kind())
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("pre.diff .add").length`); n == 0 {
+		t.Error("the served paired view shows no diff")
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("a.run-link[href^='/run?']").length`); n != 2 {
+		t.Errorf("the paired view links %d runs, want both", n)
+	}
+	check(links())
+	screenshot(t, ctx, "served-pair.png")
 }
 
 // A suite page lays out only the first matching rows until "show all";

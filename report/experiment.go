@@ -25,6 +25,10 @@ type ExperimentReport struct {
 	// Spend is each resource spent against its budget.
 	Spend     []SpendRow
 	Reproduce []string
+	// Baseline is the baseline's candidate id; Runs the runs the ledger
+	// recorded, which the page groups by case with links to them.
+	Baseline string
+	Runs     []ExperimentRun
 }
 
 // ExperimentGate is one constraint checked for one candidate.
@@ -53,6 +57,13 @@ type SpendRow struct {
 type ExperimentPage struct {
 	ExperimentReport
 	Forests []*ForestPlot
+	// Cases are the runs by case; FlipList the cases whose verdict under a
+	// candidate differs from the baseline's, the surest first; Pairs the
+	// paired views a static page embeds (EmbedPairs).
+	Cases     []ExperimentCase
+	FlipList  []ExperimentFlip
+	Pairs     []*PairPage
+	PairsNote string
 }
 
 // Experiment builds the page of an experiment's report.
@@ -68,6 +79,7 @@ func Experiment(r ExperimentReport) *ExperimentPage {
 		f.Title = fmt.Sprintf("%s against the baseline (%s)", g.Candidate, where)
 		p.Forests = append(p.Forests, f)
 	}
+	experimentCases(p)
 	return p
 }
 

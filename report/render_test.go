@@ -14,6 +14,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/internal/golden"
+	"github.com/luxeval/lux/record"
 )
 
 // pages renders the three page kinds of one fixture: a suite, one of its
@@ -44,7 +45,9 @@ func renderFixture(t testing.TB) pages {
 		t.Fatal(err)
 	}
 	p.compared = render(t, Comparison(c))
-	p.experiment = render(t, Experiment(experimentFixture(c)))
+	ep := Experiment(experimentFixture(c))
+	ep.EmbedPairs(Options{MaxPairs: 2})
+	p.experiment = render(t, ep)
 	return p
 }
 
@@ -64,7 +67,24 @@ func experimentFixture(c *compare.SuiteComparison) ExperimentReport {
 		},
 		Spend:     []SpendRow{{"runs", "48", "100"}, {"cost", "$0.4800", "$100.00"}},
 		Reproduce: []string{"lux view '$LEDGER'"},
+		Baseline:  "baseline",
+		Runs:      append(experimentRuns(c.A.Dir, "baseline"), experimentRuns(c.B.Dir, "variant-y "+hostile)...),
 	}
+}
+
+// experimentRuns are the runs of the suite in dir as an experiment's
+// units of candidate.
+func experimentRuns(dir, candidate string) []ExperimentRun {
+	s, err := record.ReadSuite(dir)
+	if err != nil {
+		panic(err)
+	}
+	var out []ExperimentRun
+	for i, it := range s.Manifest.Items {
+		out = append(out, ExperimentRun{Candidate: candidate, Profile: "default", Split: "validation", CaseID: it.CaseID,
+			Repetition: it.Repetition, Verdict: it.Verdict(), Dir: s.RunDir(i)})
+	}
+	return out
 }
 
 func render(t testing.TB, page any) []byte {

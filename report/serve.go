@@ -186,6 +186,7 @@ func (s *server) experiment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	p.linkRuns(serveLinks{s.root})
 	s.write(w, p)
 }
 

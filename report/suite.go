@@ -54,6 +54,12 @@ type CaseRow struct {
 	TokenKey float64
 	Duration string
 	DurKey   float64
+	// Href leads to the run that best explains the case (the first that
+	// did not pass); PairHref, on a served page, to the paired view of a
+	// repetition that passed and one that did not.
+	Href, PairHref string
+	// FailedIDs are the ids of the failed assertions, for filtering.
+	FailedIDs string
 }
 
 // RunCell is one repetition in a case's pass/fail strip.
@@ -62,6 +68,7 @@ type RunCell struct {
 	Verdict    string // the run's record.Verdict as a class name: pass, fail, error, cancelled, not-run, ungraded
 	Title      string
 	Href       string
+	dir        string // the run's directory
 }
 
 // FailedAssertion is an assertion that failed in some runs of a case.
@@ -133,7 +140,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		}
 		verdict := it.Verdict()
 		counts.Add(i, it, nil, nil)
-		cell := RunCell{Repetition: it.Repetition, Verdict: cssName(verdict), Title: fmt.Sprintf("repetition %d: %s", it.Repetition, verdict)}
+		cell := RunCell{Repetition: it.Repetition, Verdict: cssName(verdict), Title: fmt.Sprintf("repetition %d: %s", it.Repetition, verdict), dir: runDir}
 		if verdict == record.VerdictNotRun {
 			cb.row.Runs = append(cb.row.Runs, cell)
 			continue
@@ -250,6 +257,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 	if ln == nil {
 		embedRuns(p, s, o, embedCandidates)
 	}
+	caseLinks(p, ln)
 	return p, nil
 }
 
