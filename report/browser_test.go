@@ -230,11 +230,40 @@ func TestBrowserSuiteFilters(t *testing.T) {
 	set("f-verdict", "")
 	set("f-tag", "")
 	set("f-cluster", "")
+	set("f-failed", "says-hi") // the assertion that failed, in the 4 failing cases
+	if got := visible(); len(got) != 4 {
+		t.Errorf("failed assertion says-hi shows %v, want the 4 failing cases", got)
+	}
+	set("f-failed", "")
+	set("f-tokens", "200") // 100 + 10·c input tokens, +10 output: cases 09, 10 and 11
+	if got := visible(); strings.Join(got, ",") != "case-09,case-10,case-11" {
+		t.Errorf("tokens ≥ 200 shows %v, want case-09, case-10 and case-11", got)
+	}
+	set("f-tokens", "")
+	set("f-duration", "2000") // 1000 + 100·c ms: case-10 and case-11
+	if got := visible(); strings.Join(got, ",") != "case-10,case-11" {
+		t.Errorf("duration ≥ 2000 ms shows %v, want case-10 and case-11", got)
+	}
+	set("f-duration", "")
 	run(t, ctx, chromedp.Click(chromedp.CSS(`th[data-sort="duration"]`)), chromedp.Click(chromedp.CSS(`th[data-sort="duration"]`)))
 	if got := visible(); len(got) != 12 || got[0] != "case-11" || got[11] != "case-00" {
 		t.Errorf("sorted by duration, longest first: %v", got)
 	}
 	screenshot(t, ctx, "suite.png")
+
+	// The comparison's tables filter and sort too.
+	run(t, ctx, chromedp.Navigate(writePageFile(t, t.TempDir(), "comparison.html", p.compared)))
+	paired := func() []string {
+		return eval[[]string](t, ctx, `[...document.querySelectorAll("#paired tbody tr")].filter(r => !r.hidden).map(r => r.dataset.id)`)
+	}
+	run(t, ctx, chromedp.SetValue(chromedp.CSS(`.filters[data-table="paired"] select[data-key="status"]`), "regressed"))
+	eval[bool](t, ctx, `document.querySelector('.filters[data-table="paired"] select').dispatchEvent(new Event("change"))`)
+	if got := paired(); len(got) != 4 {
+		t.Errorf("status=regressed shows %v, want the 4 cases that fell", got)
+	}
+	if s := eval[string](t, ctx, `document.querySelector('.filters[data-table="paired"] .shown').textContent`); s != "4 of 12 cases shown" {
+		t.Errorf("the paired table's count says %q", s)
+	}
 }
 
 // Markup in what an agent wrote, a case author typed or an artifact holds

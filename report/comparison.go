@@ -41,6 +41,9 @@ type ComparisonPage struct {
 	// which were left out.
 	Pairs     []*PairPage
 	PairsNote string
+	// RowLimit is how many rows of the paired cases the page lays out
+	// before "show all".
+	RowLimit int
 }
 
 // SideInfo is one side of a comparison.
@@ -72,7 +75,7 @@ func comparisonPage(c *compare.SuiteComparison, ln links, o Options) *Comparison
 	p := &ComparisonPage{
 		A: sideInfo("A", c.A, ln), B: sideInfo("B", c.B, ln),
 		Verdict: string(c.Verdict), GateFail: c.Gate.Failed, Reasons: c.Reasons, Gate: c.Gate.Reasons,
-		OnlyA: c.OnlyA, OnlyB: c.OnlyB,
+		OnlyA: c.OnlyA, OnlyB: c.OnlyB, RowLimit: o.MaxRows,
 		Forest: effectsForest(c.Effects),
 	}
 	p.Sentence = sentence(c)

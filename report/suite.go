@@ -32,6 +32,8 @@ type SuitePage struct {
 	Tags     []string
 	Clusters []string
 	Verdicts []string
+	// FailedAssertions are the ids of the assertions that failed in some run.
+	FailedAssertions []string
 	// Runs are the runs whose details the page embeds (a static page);
 	// RunsNote says which were left out.
 	Runs     []*RunPage

@@ -1,11 +1,14 @@
 package report
 
-import "strings"
+import (
+	"strings"
+)
 
 // caseLinks sets each case row's links from its strip: the first run that
 // did not pass (else the first with a link), and on a served page the
 // paired view of a passing and a failing repetition of a flaky case.
 func caseLinks(p *SuitePage, ln links) {
+	failed := map[string]bool{}
 	for i := range p.Cases {
 		c := &p.Cases[i]
 		var pass, notPass *RunCell
@@ -35,7 +38,9 @@ func caseLinks(p *SuitePage, ln links) {
 		ids := make([]string, len(c.Failed))
 		for k, f := range c.Failed {
 			ids[k] = f.ID
+			failed[f.ID] = true
 		}
 		c.FailedIDs = strings.Join(ids, "\n")
 	}
+	p.FailedAssertions = sortedKeys(failed)
 }

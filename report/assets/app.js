@@ -12,62 +12,83 @@
   window.addEventListener("hashchange", unfold);
   unfold();
 })();
-// Sorting and filtering of the case table. Every value comes from data-*
-// attributes of the rows; nothing is ever inserted as HTML.
+
+// Sorting, filtering and paging of every table that has a filter bar
+// (<div class="filters" data-table="ID">) or sortable headers. Every value
+// comes from data-* attributes of the rows; nothing is ever inserted as
+// HTML. A control of the bar names the row attribute it filters in
+// data-key, and how in data-match: "eq" (the default), "list" (one of the
+// newline-separated values), "contains" (case-insensitive), "min" (a
+// number at least the control's).
 (function () {
   "use strict";
-  var table = document.getElementById("cases");
-  if (!table) { return; }
-  var body = table.tBodies[0];
-  var rows = Array.prototype.slice.call(body.rows);
-  var shown = document.getElementById("shown");
-  var more = document.getElementById("show-all");
-  // Only the first rows that match are laid out, so that a suite of
-  // thousands of cases opens quickly; "show all" lifts the limit.
-  var limit = parseInt(table.dataset.limit, 10) || Infinity;
-  function value(id) { var el = document.getElementById(id); return el ? el.value : ""; }
-  function filter() {
-    var tag = value("f-tag"), cluster = value("f-cluster"), verdict = value("f-verdict");
-    var text = value("f-text").toLowerCase();
-    var n = 0, visible = 0;
-    rows.forEach(function (r) {
-      var ok = (!tag || r.dataset.tags.split("\n").indexOf(tag) >= 0) &&
-        (!cluster || r.dataset.cluster === cluster) &&
-        (!verdict || r.dataset.verdict === verdict) &&
-        (!text || r.dataset.id.toLowerCase().indexOf(text) >= 0);
-      if (ok) { n++; }
-      var show = ok && n <= limit;
-      if (r.hidden === show) { r.hidden = !show; }
-      if (show) { visible++; }
-    });
-    if (shown) {
-      shown.textContent = visible < n ?
-        "the first " + visible + " of " + n + " matching cases shown (of " + rows.length + ")" :
-        n + " of " + rows.length + " cases shown";
+  function setup(table) {
+    var body = table.tBodies[0];
+    if (!body) { return; }
+    var rows = Array.prototype.slice.call(body.rows);
+    var bar = document.querySelector('.filters[data-table="' + table.id + '"]');
+    var controls = bar ? Array.prototype.slice.call(bar.querySelectorAll("[data-key]")) : [];
+    var shown = bar && bar.querySelector(".shown");
+    var more = bar && bar.querySelector(".show-all");
+    var noun = (bar && bar.dataset.noun) || "rows";
+    // Only the first rows that match are laid out, so that a suite of
+    // thousands of cases opens quickly; "show all" lifts the limit.
+    var limit = parseInt(table.dataset.limit, 10) || Infinity;
+    function matches(r, c) {
+      var want = c.value;
+      if (!want) { return true; }
+      var have = r.dataset[c.dataset.key] || "";
+      switch (c.dataset.match) {
+        case "list": return have.split("\n").indexOf(want) >= 0;
+        case "contains": return have.toLowerCase().indexOf(want.toLowerCase()) >= 0;
+        case "min": return parseFloat(have) >= parseFloat(want);
+      }
+      return have === want;
     }
-    if (more) { more.hidden = visible >= n; }
-  }
-  if (more) { more.addEventListener("click", function () { limit = Infinity; filter(); }); }
-  ["f-tag", "f-cluster", "f-verdict", "f-text"].forEach(function (id) {
-    var el = document.getElementById(id);
-    if (el) { el.addEventListener("input", filter); el.addEventListener("change", filter); }
-  });
-  Array.prototype.forEach.call(table.tHead.querySelectorAll("th[data-sort]"), function (th) {
-    th.addEventListener("click", function () {
-      var key = th.dataset.sort, numeric = th.dataset.type === "number";
-      var asc = th.getAttribute("aria-sort") !== "ascending";
-      Array.prototype.forEach.call(table.tHead.querySelectorAll("th"), function (o) { o.removeAttribute("aria-sort"); });
-      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
-      rows.sort(function (a, b) {
-        var x = a.dataset[key], y = b.dataset[key];
-        var c = numeric ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
-        return asc ? c : -c;
+    function filter() {
+      var n = 0, visible = 0;
+      rows.forEach(function (r) {
+        var ok = controls.every(function (c) { return matches(r, c); });
+        if (ok) { n++; }
+        var show = ok && n <= limit;
+        if (r.hidden === show) { r.hidden = !show; }
+        if (show) { visible++; }
       });
-      var frag = document.createDocumentFragment();
-      rows.forEach(function (r) { frag.appendChild(r); });
-      body.appendChild(frag);
-      filter();
+      if (shown) {
+        shown.textContent = visible < n ?
+          "the first " + visible + " of " + n + " matching " + noun + " shown (of " + rows.length + ")" :
+          n + " of " + rows.length + " " + noun + " shown";
+      }
+      if (more) { more.hidden = visible >= n; }
+    }
+    if (more) { more.addEventListener("click", function () { limit = Infinity; filter(); }); }
+    controls.forEach(function (el) {
+      el.addEventListener("input", filter);
+      el.addEventListener("change", filter);
     });
+    Array.prototype.forEach.call(table.tHead ? table.tHead.querySelectorAll("th[data-sort]") : [], function (th) {
+      th.tabIndex = 0;
+      function sort() {
+        var key = th.dataset.sort, numeric = th.dataset.type === "number";
+        var asc = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(table.tHead.querySelectorAll("th"), function (o) { o.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+        rows.sort(function (a, b) {
+          var x = a.dataset[key] || "", y = b.dataset[key] || "";
+          var c = numeric ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+          return asc ? c : -c;
+        });
+        var frag = document.createDocumentFragment();
+        rows.forEach(function (r) { frag.appendChild(r); });
+        body.appendChild(frag);
+        filter();
+      }
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); } });
+    });
+    filter();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table[id]"), function (t) {
+    if (t.querySelector("th[data-sort]") || document.querySelector('.filters[data-table="' + t.id + '"]')) { setup(t); }
   });
-  filter();
 })();
