@@ -267,3 +267,56 @@ func TestComparisonQuietStatistics(t *testing.T) {
 		t.Errorf("the no-change line appears %d times, want once", n)
 	}
 }
+
+// A flaky case's row leads to the paired view of a repetition that passed
+// and one that did not; a static page embeds it.
+func TestSuiteFlakyPair(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "runs")
+	dir := writeSuite(t, root, t0, []fixtureRun{
+		{caseID: "flaky", rep: 1, passed: ptr(true), durationMs: 10},
+		{caseID: "flaky", rep: 2, passed: ptr(false), durationMs: 10, extraTool: true},
+		{caseID: "steady", rep: 1, passed: ptr(true), durationMs: 10},
+	})
+	p, err := Suite(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Pairs) != 1 || p.Cases[0].PairHref != "#pair-1" || p.Cases[1].PairHref != "" {
+		t.Fatalf("%d pairs, row links %q and %q; want one pair, linked from the flaky case", len(p.Pairs), p.Cases[0].PairHref, p.Cases[1].PairHref)
+	}
+	pp := p.Pairs[0]
+	if pp.A.Name != "repetition 1" || pp.B.Name != "repetition 2" || pp.A.Verdict != "pass" || pp.B.Verdict != "fail" {
+		t.Errorf("pair %s (%s) against %s (%s), want repetition 1 (pass) against repetition 2 (fail)", pp.A.Name, pp.A.Verdict, pp.B.Name, pp.B.Verdict)
+	}
+	if pp.Diverged == 0 || pp.Steps[pp.Diverged-1].A != nil || pp.Steps[pp.Diverged-1].B.Label != "tool call Bash" {
+		t.Errorf("first differing step %d, want the Bash call repetition 2 inserted", pp.Diverged)
+	}
+	if !strings.Contains(string(render(t, p)), `id="pair-1"`) {
+		t.Error("the page does not hold the paired view")
+	}
+}
+
+// Alignment keeps the steps after an inserted one on the same rows.
+func TestAlignSteps(t *testing.T) {
+	e := func(kind, label string) Entry { return Entry{Kind: kind, Label: label} }
+	a := []Entry{e("message", "agent"), e("tool", "tool call Read"), e("tool", "tool call Write"), e("done", "done")}
+	b := []Entry{e("message", "agent"), e("tool", "tool call Bash"), e("tool", "tool call Read"), e("tool", "tool call Write"), e("done", "done")}
+	var got []string
+	for _, s := range alignSteps(a, b) {
+		row := "-"
+		if s.A != nil {
+			row = s.A.Label
+		}
+		row += "|"
+		if s.B != nil {
+			row += s.B.Label
+		} else {
+			row += "-"
+		}
+		got = append(got, row)
+	}
+	want := []string{"agent|agent", "-|tool call Bash", "tool call Read|tool call Read", "tool call Write|tool call Write", "done|done"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("aligned rows (-want +got):\n%s", d)
+	}
+}

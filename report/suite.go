@@ -38,6 +38,11 @@ type SuitePage struct {
 	// RunsNote says which were left out.
 	Runs     []*RunPage
 	RunsNote string
+	// Pairs are the paired views of flaky cases (a repetition that passed
+	// against one that did not) a static page embeds; PairsNote says
+	// which were left out.
+	Pairs     []*PairPage
+	PairsNote string
 }
 
 // CaseRow is one case of a suite over its repetitions.
@@ -62,6 +67,7 @@ type CaseRow struct {
 	Href, PairHref string
 	// FailedIDs are the ids of the failed assertions, for filtering.
 	FailedIDs string
+	pair      [2]string // a passing and a failing run's directories
 }
 
 // RunCell is one repetition in a case's pass/fail strip.
@@ -260,6 +266,9 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		embedRuns(p, s, o, embedCandidates)
 	}
 	caseLinks(p, ln)
+	if ln == nil {
+		embedPairs(p, o)
+	}
 	return p, nil
 }
 
