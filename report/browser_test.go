@@ -273,7 +273,7 @@ func TestBrowserHostileTextIsInert(t *testing.T) {
 	ctx := browser(t)
 	p := renderFixture(t)
 	dir := t.TempDir()
-	for name, b := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment} {
+	for name, b := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment, "pair.html": p.pair} {
 		t.Run(name, func(t *testing.T) {
 			type dom struct {
 				Pwned   bool   `json:"pwned"`

@@ -90,6 +90,10 @@ func TestBrowserPairedView(t *testing.T) {
 	if pwned := eval[bool](t, ctx, `window.__pwned !== undefined`); pwned {
 		t.Error("hostile markup ran")
 	}
+	// Nothing was fetched: the page works with no network.
+	if res := eval[[]string](t, ctx, `performance.getEntriesByType("resource").map(e => e.name)`); len(res) != 0 {
+		t.Errorf("the page fetched %q", res)
+	}
 	shot(t, ctx, "pair-diverged.png", chromedp.CaptureScreenshot())
 }
 

@@ -22,6 +22,7 @@ import (
 type pages struct {
 	root, a, b                       string
 	suite, run, compared, experiment []byte
+	pair                             []byte // a passing run of A against a failing one of B
 }
 
 func renderFixture(t testing.TB) pages {
@@ -44,7 +45,13 @@ func renderFixture(t testing.TB) pages {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.compared = render(t, Comparison(c))
+	cp := Comparison(c)
+	p.compared = render(t, cp)
+	pp, err := Pair(cp.Pairs[0].A.Dir, cp.Pairs[0].B.Dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.pair = render(t, pp)
 	ep := Experiment(experimentFixture(c))
 	ep.EmbedPairs(Options{MaxPairs: 2})
 	p.experiment = render(t, ep)
@@ -108,7 +115,7 @@ func normalize(b []byte, root string) []byte {
 
 func TestGoldenPages(t *testing.T) {
 	p := renderFixture(t)
-	for name, got := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment} {
+	for name, got := range map[string][]byte{"suite.html": p.suite, "run.html": p.run, "comparison.html": p.compared, "experiment.html": p.experiment, "pair.html": p.pair} {
 		t.Run(name, func(t *testing.T) {
 			got := normalize(got, p.root)
 			golden.Equal(t, filepath.Join("testdata", name), got)
@@ -123,7 +130,7 @@ func TestPagesAreSelfContained(t *testing.T) {
 	p := renderFixture(t)
 	fetching := regexp.MustCompile(`(?i)<(img|link|iframe|object|embed|audio|video|source|base)\b|<script\b[^>]*\bsrc`)
 	url := regexp.MustCompile(`(?i)\b(https?:)?//[a-z0-9]`)
-	for name, b := range map[string][]byte{"suite": p.suite, "run": p.run, "comparison": p.compared, "experiment": p.experiment} {
+	for name, b := range map[string][]byte{"suite": p.suite, "run": p.run, "comparison": p.compared, "experiment": p.experiment, "pair": p.pair} {
 		s := string(b)
 		if n := strings.Count(s, "<script"); n != 1 {
 			t.Errorf("%s page has %d <script> elements, want its own one", name, n)
