@@ -35,7 +35,9 @@ and a sortable, filterable table of the cases with a pass/fail strip each,
 and the details of up to -runs runs (those that did not pass first). Of a
 run directory: its trajectory, assertions, artifacts and provenance. Of two
 suite directories A and B: the comparison of B with A as lux compare makes
-it (the same flags), with a forest plot of the paired effects. Of an
+it (the same flags), with a forest plot of the paired effects, the flipped
+cases and the paired views (two runs side by side: assertions,
+trajectories aligned by step, workspace diff) of up to 20 changed cases. Of an
 experiment's ledger: its decision, gates, and a forest plot of each
 candidate's effects against the baseline per profile and split, and the
 spend against the budget. The exit status is 0 once the page is written,

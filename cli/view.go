@@ -31,7 +31,8 @@ when there is no suite); a case id is that case's latest run.
 With -serve, serve the records under -runs-root as HTML pages on -addr (a
 loopback address only) until interrupted: an index of suites and runs, each
 suite with its case table, each run with its whole trajectory (read when its
-page is opened), each experiment, and the comparison of any two suites.`,
+page is opened), each experiment, the comparison of any two suites, and
+two runs of a case side by side.`,
 		setup: viewFlags,
 	}
 }
