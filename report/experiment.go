@@ -64,6 +64,9 @@ type ExperimentPage struct {
 	FlipList  []ExperimentFlip
 	Pairs     []*PairPage
 	PairsNote string
+	// Live, on a served page of an experiment still running, refreshes it
+	// as units finish.
+	Live *Live
 }
 
 // Experiment builds the page of an experiment's report.

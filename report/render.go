@@ -50,6 +50,10 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"sides":     func(a, b SideInfo) []SideInfo { return []SideInfo{a, b} },
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
+// servedSecurityPolicy is the policy of a served page: the same, and the
+// page may ask its own server whether the record changed (the live view).
+var servedSecurityPolicy = contentSecurityPolicy + "; connect-src 'self'"
+
 // page is what the layout renders.
 type page struct {
 	Kind   string // suite, run, comparison, index
@@ -71,6 +75,9 @@ func WriteHTML(w io.Writer, p any) error {
 
 func writePage(w io.Writer, p any, served bool) error {
 	pg := page{Body: p, Served: served, CSP: contentSecurityPolicy, CSS: template.CSS(styleCSS), JS: template.JS(appJS)}
+	if served {
+		pg.CSP = servedSecurityPolicy
+	}
 	switch x := p.(type) {
 	case *SuitePage:
 		pg.Kind, pg.Title = "suite", "lux suite "+x.SuiteID

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/record"
@@ -18,26 +19,34 @@ import (
 // Handler serves the records under root for browsing: an index of suites
 // and runs at /, each suite at /suite?d=REL, each run (its whole
 // trajectory) at /run?d=REL and the comparison of two suites at
-// /compare?a=REL&b=REL, two runs side by side at /pair?a=REL&b=REL, and, with opts.Ledgers, each experiment at
+// /compare?a=REL&b=REL, two runs side by side at /pair?a=REL&b=REL,
+// whether a record changed at /changes?d=REL&v=VERSION (for the live view
+// of a suite or experiment still running, see Live), and, with opts.Ledgers, each experiment at
 // /experiment?d=REL, REL being a directory relative to root. Every page
 // is rendered when it is asked for, so a suite page stays small however
 // many runs it has: a run's trajectory is read only when its page is
 // opened. A path that leaves root is refused.
 func Handler(root string, opts Options) http.Handler {
-	s := &server{root: root, opts: opts.withDefaults()}
+	return newHandler(root, opts, liveTick, liveWait)
+}
+
+func newHandler(root string, opts Options, tick, wait time.Duration) http.Handler {
+	s := &server{root: root, opts: opts.withDefaults(), tick: tick, wait: wait}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /suite", s.suite)
 	mux.HandleFunc("GET /run", s.run)
 	mux.HandleFunc("GET /compare", s.compare)
 	mux.HandleFunc("GET /pair", s.pair)
+	mux.HandleFunc("GET /changes", s.changes)
 	mux.HandleFunc("GET /experiment", s.experiment)
 	return mux
 }
 
 type server struct {
-	root string
-	opts Options
+	root       string
+	opts       Options
+	tick, wait time.Duration // of /changes
 }
 
 // serveLinks makes the URLs of served pages.
@@ -94,7 +103,7 @@ func (s *server) write(w http.ResponseWriter, p any) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("Content-Security-Policy", servedSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	_, _ = w.Write(buf.Bytes())
@@ -118,6 +127,9 @@ func (s *server) suite(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		fail(w, err)
 		return
+	}
+	if p.Status == string(record.SuiteRunning) {
+		p.Live = &Live{Changes: serveLinks{s.root}.changes(dir), Done: p.done, Total: p.planned}
 	}
 	s.write(w, p)
 }
@@ -187,6 +199,9 @@ func (s *server) experiment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.linkRuns(serveLinks{s.root})
+	if p.Status == "running" {
+		p.Live = &Live{Changes: serveLinks{s.root}.changes(dir), Done: len(p.Runs)}
+	}
 	s.write(w, p)
 }
 

@@ -43,6 +43,10 @@ type SuitePage struct {
 	// which were left out.
 	Pairs     []*PairPage
 	PairsNote string
+	// Live, on a served page of a suite still running, refreshes it as
+	// runs finish.
+	Live          *Live
+	done, planned int
 }
 
 // CaseRow is one case of a suite over its repetitions.
@@ -51,7 +55,8 @@ type CaseRow struct {
 	Cluster string
 	Tags    []string
 	// Verdict is pass (every graded run passed), fail (none did), flaky
-	// (some did), error (no run graded, some could not be) or ungraded.
+	// (some did), error (no run graded, some could not be), ungraded, or
+	// not-run (no run ran yet).
 	Verdict  string
 	Runs     []RunCell
 	Score    string
@@ -103,6 +108,7 @@ type caseBuild struct {
 	failed        map[string]*FailedAssertion
 	failedOrder   []string
 	firstRunDir   string
+	ran           int // runs that ran (not pending)
 }
 
 // suitePage builds the page; with links nil it embeds run details (a
@@ -113,7 +119,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	m := s.Manifest
-	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.Status), StartedAt: stamp(m.StartedAt), RowLimit: o.MaxRows}
+	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.LiveStatus()), StartedAt: stamp(m.StartedAt), RowLimit: o.MaxRows}
 	samples := map[int]*record.Sample{}
 	if s.Summary != nil {
 		for i := range s.Summary.Samples {
@@ -154,6 +160,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 			continue
 		}
 		ran++
+		cb.ran++
 		score, metrics := it.Score, map[string]float64(nil)
 		if sm := samples[i]; sm != nil {
 			score, metrics = sm.Score, sm.Metrics
@@ -229,6 +236,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		cb.row.Runs = append(cb.row.Runs, cell)
 	}
 	tot := counts.Build(m.Status, m.StartedAt).Totals
+	p.done, p.planned = tot.Completed, tot.Attempts
 	p.PassRate = fmt.Sprintf("%s (%d passed of %d graded runs)", pct(tot.PassRate), tot.Passed, tot.Graded)
 	p.PassRateInterval = passRateInterval(order, byCase)
 	p.Totals = []Fact{
@@ -297,6 +305,8 @@ func cellTitle(it record.SuiteItem, v record.Verdict, sc *float64, meta *lux.Run
 func finishCase(cb *caseBuild) {
 	r := cb.row
 	switch {
+	case cb.ran == 0:
+		r.Verdict = "not-run" // pending, or never ran
 	case cb.graded == 0 && cb.errored > 0:
 		r.Verdict = "error"
 	case cb.graded == 0:

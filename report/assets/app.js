@@ -62,9 +62,18 @@
       if (more) { more.hidden = visible >= n; }
     }
     if (more) { more.addEventListener("click", function () { limit = Infinity; filter(); }); }
+    // The controls' values outlive a reload (the live view reloads).
+    var store = "lux-filters " + location.pathname + location.search + " " + table.id;
+    try {
+      var saved = JSON.parse(sessionStorage.getItem(store) || "{}");
+      controls.forEach(function (c, i) { if (saved[i]) { c.value = saved[i]; } });
+    } catch (e) { /* no storage: start unfiltered */ }
+    function save() {
+      try { sessionStorage.setItem(store, JSON.stringify(controls.map(function (c) { return c.value; }))); } catch (e) { /* ignore */ }
+    }
     controls.forEach(function (el) {
-      el.addEventListener("input", filter);
-      el.addEventListener("change", filter);
+      el.addEventListener("input", function () { filter(); save(); });
+      el.addEventListener("change", function () { filter(); save(); });
     });
     Array.prototype.forEach.call(table.tHead ? table.tHead.querySelectorAll("th[data-sort]") : [], function (th) {
       th.tabIndex = 0;
@@ -91,4 +100,26 @@
   Array.prototype.forEach.call(document.querySelectorAll("table[id]"), function (t) {
     if (t.querySelector("th[data-sort]") || document.querySelector('.filters[data-table="' + t.id + '"]')) { setup(t); }
   });
+})();
+
+// The live view of a served suite or experiment still running: ask the
+// server whether the record changed (it answers when it did, or after a
+// while that it did not) and reload only then.
+(function () {
+  "use strict";
+  var el = document.getElementById("live");
+  if (!el || !window.fetch) { return; }
+  var state = document.getElementById("live-state");
+  function poll() {
+    fetch(el.dataset.changes, { cache: "no-store" }).then(function (r) {
+      if (!r.ok) { throw new Error("HTTP " + r.status); }
+      return r.json();
+    }).then(function (j) {
+      if (j.changed) { location.reload(); } else { poll(); }
+    }).catch(function (e) {
+      if (state) { state.textContent = "Lost the server (" + e.message + "); trying again in 5 s."; }
+      setTimeout(poll, 5000);
+    });
+  }
+  poll();
 })();
