@@ -14,18 +14,33 @@
 //     errored and cancelled runs, agent tokens, cost, duration) and one row
 //     per case: its repetitions as a pass/fail strip, mean score, the
 //     assertions that failed with the first reason, tokens and duration.
-//     The rows sort by column and filter by tag, cluster, verdict and id.
+//     The rows sort by column and filter by tag, cluster, verdict, failed
+//     assertion, id and least duration or tokens. A case links to its first
+//     failing run, a flaky case to the paired view of a passing against a
+//     failing repetition.
 //   - Run ([Run]): the trajectory as a timeline (agent messages, tool calls
 //     with their input and result collapsed, questions and the answers
 //     given, usage per model call, offsets and timestamps), the assertions
 //     with their evidence, the artifacts with a preview of their text, the
 //     standard error's tail and the provenance.
+//   - Pair ([Pair]): two runs of one case side by side (A and B, or two
+//     repetitions): verdicts, assertions paired by id with their whole
+//     comments, the trajectories aligned by a longest common subsequence of
+//     the steps' kinds (and tools), and the workspace diff (files added,
+//     removed, changed; unified diffs of text files by compare.UnifiedDiff,
+//     sizes and SHA-256 of binary ones).
 //   - Comparison ([Comparison]): the verdict and the gate in one sentence;
 //     a forest plot of the paired effects, one row per metric with the
 //     estimate as a point, its confidence interval as a bar, a zero line,
-//     and the method and number of units in the row's label; on demand, the
-//     change of every changed case's pass rate; the cases whose verdict
-//     flipped; the identity mismatches with the field and both values.
+//     and the method and number of units in the row's label (a metric no
+//     case changed is named in one line instead, and each caveat is said
+//     once with its metrics); on demand, the change of every changed
+//     case's pass rate; the flip list, the surest change first by the
+//     case's own Fisher test; every paired case with its runs and its
+//     paired view; the identity mismatches with the field and both values.
+//   - Experiment ([Experiment]): the decision, gates, forest plots, the
+//     flipped cases against the baseline (Fisher's test per case, computed
+//     here from the runs' verdicts) and every case's runs per candidate.
 //
 // Plots are SVG written by this package: each has a title and a
 // description, every mark has its value written beside it, and the pages
@@ -38,8 +53,10 @@
 // through html/template, which escapes it for where it appears (text,
 // attribute, URL). Data is never placed inside the script. The page also
 // carries a Content-Security-Policy that allows only its own style and its
-// one script (by hash) and no request at all, so markup that escaped the
-// escaping still could not run or fetch. Artifacts are read through
+// one script (by hash) and no request at all (a served page may ask its own
+// server whether a running record changed), so markup that escaped the
+// escaping still could not run or fetch. Control characters in a record's
+// text are shown as U+FFFD. Artifacts are read through
 // internal/safefs: a path that leaves the workspace or goes through a
 // symbolic link is not previewed.
 //
@@ -56,7 +73,18 @@
 // case, plus at most about 50 × 400 × 4 KiB of embedded trajectories in the
 // worst case (typically tens of KiB per run). The served suite page embeds
 // nothing: each run's page is read from disk when its link is followed,
-// with its whole trajectory.
+// with its whole trajectory. A static comparison or experiment embeds the
+// paired views of at most Options.MaxPairs (20) changed cases, and a
+// static suite those of as many flaky cases, each bounded as an embedded
+// run is, with diffs of at most 400 lines.
+//
+// # Live view
+//
+// A served suite or experiment still running says how far it got and
+// reloads when its directory changes: the page asks /changes, which looks
+// at the directory's entries (never their contents) once a second for up
+// to 25 s and answers as soon as they change, so the records are read
+// and the page rendered again only after a run finished.
 //
 // # Performance
 //
