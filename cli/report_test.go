@@ -138,6 +138,9 @@ func TestExperimentHTML(t *testing.T) {
 	requireHTML(t, html, `promote variant-x: pass rate effect (echoagent, validation) &#43;0.75`)
 	require.Equal(t, 2, strings.Count(html, `<svg class="forest"`), "one forest plot per candidate, profile and split")
 	requireHTML(t, html, `<td>runs</td><td>24</td><td>100</td>`, "the spend against the budget")
+	requireHTML(t, html, `<table id="exp-cases"`, "the runs by case")
+	requireHTML(t, html, `<table id="flips"`, "the cases whose verdict the candidate changed")
+	requireHTML(t, html, `<section class="pair" id="pair-1"`, "a flip's paired view")
 
 	code, _, errOut = run(t, reg, "report", "-html", filepath.Join(ledger, "x.html"), ledger)
 	require.Equal(t, cli.ExitUsage, code)
@@ -147,7 +150,12 @@ func TestExperimentHTML(t *testing.T) {
 	index := get(t, url)
 	link := regexp.MustCompile(`href="(/experiment\?d=[^"]+)"`).FindStringSubmatch(index)
 	require.NotNil(t, link, "the index links the experiment")
-	requireHTML(t, get(t, url+strings.TrimPrefix(strings.ReplaceAll(link[1], "&amp;", "&"), "/")), `<body data-kind="experiment">`)
+	served := get(t, url+strings.TrimPrefix(strings.ReplaceAll(link[1], "&amp;", "&"), "/"))
+	requireHTML(t, served, `<body data-kind="experiment">`)
+	pair := regexp.MustCompile(`href="/(pair\?[^"]+)"`).FindStringSubmatch(served)
+	require.NotNil(t, pair, "the served experiment links paired views")
+	requireHTML(t, get(t, url+strings.ReplaceAll(pair[1], "&amp;", "&")), `<body data-kind="pair">`)
+	require.Regexp(t, `href="/run\?d=[^"]+"`, served, "the served experiment links its runs")
 	require.Equal(t, cli.ExitOK, stop())
 }
 
