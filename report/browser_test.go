@@ -325,6 +325,8 @@ func TestBrowserHostileTextIsInert(t *testing.T) {
 		t.Errorf("experiment page plots %v marks, want [%d %d]", marks, want0, want)
 	}
 	screenshot(t, ctx, "experiment.png")
+	eval[bool](t, ctx, `(document.getElementById("flips").scrollIntoView(), true)`)
+	shot(t, ctx, "experiment-flips.png", chromedp.CaptureScreenshot())
 }
 
 // The served pages link to one another: the index to suites and runs, a
