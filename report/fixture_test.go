@@ -24,6 +24,13 @@ func ptr[T any](v T) *T { return &v }
 // hostile is markup that must show as text and never run.
 const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
 
+// hostileName is an artifact's name and hostileTag a tag that are markup
+// with a control character.
+const (
+	hostileName = "odd <img src=x onerror=window.__pwned=3>\x1b.txt"
+	hostileTag  = "<b onmouseover=window.__pwned=4>t</b>\x07"
+)
+
 // multiLine is an assertion's comment of several lines, as a command's
 // output gives it, with markup and a control character (an escape).
 const multiLine = "hello.txt does not contain \"hi\":\n--- FAIL: TestHello (0.00s)\n    hello_test.go:9: got " + hostile + "\n\x1b[31mFAIL"
@@ -199,11 +206,12 @@ func pairSuites(t testing.TB, root string, cases, reps int, failB map[int]bool) 
 				}
 				tags := []string{"docs"}
 				if c%2 == 1 {
-					tags = []string{"code", "slow"}
+					tags = []string{"code", "slow", hostileTag}
 				}
 				arts := map[string]string{"hello.txt": "line 1\nline 2\nhi from " + side + " " + hostile + "\nline 4\n", "data.bin": "\x00\x01" + side}
 				if fail[c] {
 					arts["notes.md"] = "# notes\n" + hostile + "\n"
+					arts[hostileName] = "x"
 				}
 				out = append(out, fixtureRun{caseID: id, rep: r, cluster: fmt.Sprintf("repo-%d", c%3), tags: tags,
 					passed: ptr(!fail[c]), tokens: int64(100 + 10*c), durationMs: int64(1000 + 100*c),

@@ -70,7 +70,7 @@ func TestBrowserPairedView(t *testing.T) {
 			t.Errorf("the question after the inserted step is marked as differing: %q", d)
 		}
 	}
-	want := []string{"data.bin changed", "hello.txt changed", "notes.md added"}
+	want := []string{"data.bin changed", "hello.txt changed", "notes.md added", strings.ReplaceAll(hostileName, "\x1b", "\uFFFD") + " added"}
 	if strings.Join(got.Files, "|") != strings.Join(want, "|") {
 		t.Errorf("workspace files %q, want %q", got.Files, want)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
@@ -94,8 +95,24 @@ func writePage(w io.Writer, p any, served bool) error {
 	default:
 		return fmt.Errorf("report: cannot render a %T (want *SuitePage, *RunPage, *ComparisonPage or *ExperimentPage)", p)
 	}
-	if err := pageTemplate.ExecuteTemplate(w, "layout", pg); err != nil {
+	var buf bytes.Buffer
+	if err := pageTemplate.ExecuteTemplate(&buf, "layout", pg); err != nil {
 		return fmt.Errorf("report: render %s page: %w", pg.Kind, err)
+	}
+	// Whatever field a control character came in by (a tag, a file name,
+	// a tool's name), the page shows it as U+FFFD: the templates' own text
+	// has none.
+	out := buf.Bytes()
+	if bytes.IndexFunc(out, func(r rune) bool { return r != '\r' && isControl(r) }) >= 0 {
+		out = bytes.Map(func(r rune) rune {
+			if r != '\r' && isControl(r) {
+				return '\uFFFD'
+			}
+			return r
+		}, out)
+	}
+	if _, err := w.Write(out); err != nil {
+		return fmt.Errorf("report: write %s page: %w", pg.Kind, err)
 	}
 	return nil
 }

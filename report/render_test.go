@@ -141,7 +141,7 @@ func TestPagesAreSelfContained(t *testing.T) {
 		if m := url.FindString(strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, "")); m != "" {
 			t.Errorf("%s page names a URL: %q", name, m)
 		}
-		if strings.Contains(s, hostile) || strings.Contains(s, "<script>window") {
+		if strings.Contains(s, hostile) || strings.Contains(s, "<script>window") || strings.Contains(s, "<img src=x onerror=window") || strings.Contains(s, "<b onmouseover") {
 			t.Errorf("%s page holds the hostile markup unescaped", name)
 		}
 		if !strings.Contains(s, "&lt;script&gt;window.__pwned=1") {
