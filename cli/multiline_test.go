@@ -71,3 +71,19 @@ func TestSuiteTableNeutralizesControls(t *testing.T) {
 		t.Errorf("keepLines = %q, want %q", got, want)
 	}
 }
+
+// lux view RUN keeps a failed assertion's lines too, indented under it.
+func TestRunDetailKeepsLines(t *testing.T) {
+	r := &record.Run{Metadata: &lux.RunMetadata{CaseID: "add-abs", ExitReason: lux.ExitDone}, Grading: &lux.GradingReport{
+		Passed: new(bool), Assertions: []lux.AssertionOutcome{{ID: "tests-pass", Name: "tests-pass", Comment: goTestFailure}},
+	}}
+	var out bytes.Buffer
+	writeRunDetail(&out, r, viewOptions{})
+	want := "  ✗ tests-pass (0.00) — go test ./... failed:\n" +
+		"      --- FAIL: TestAbs (0.00s)\n" +
+		"          abs_test.go:9: Abs(-2) = -2, want 2\n" +
+		"      FAIL\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("lux view says\n%s\nwant it to hold\n%s", out.String(), want)
+	}
+}

@@ -245,11 +245,13 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 			line := fmt.Sprintf("  %s %s (%.2f)", mark, name, a.Score)
 			switch {
 			case a.Error != "":
-				line = fmt.Sprintf("  ! %s — could not grade: %s", name, oneLine(a.Error, 200))
+				line = fmt.Sprintf("! %s — could not grade: %s", name, keepLines(a.Error, maxDetail))
 			case a.Comment != "":
-				line += " — " + oneLine(a.Comment, 200)
+				line = strings.TrimPrefix(line, "  ") + " — " + keepLines(a.Comment, maxDetail)
+			default:
+				line = strings.TrimPrefix(line, "  ")
 			}
-			fmt.Fprintln(w, line)
+			indent(w, "  ", line)
 		}
 		if g.Incomplete != nil {
 			fmt.Fprintf(w, "  (incomplete: %s in %s)\n", g.Incomplete.ExitReason, g.Incomplete.Phase)
