@@ -242,16 +242,14 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 			if a.ID != "" && a.ID != a.Name {
 				name = a.ID + ": " + a.Name
 			}
-			line := fmt.Sprintf("  %s %s (%.2f)", mark, name, a.Score)
+			line := fmt.Sprintf("%s %s (%.2f)", mark, name, a.Score)
 			switch {
 			case a.Error != "":
 				line = fmt.Sprintf("! %s — could not grade: %s", name, keepLines(a.Error, maxDetail))
 			case a.Comment != "":
-				line = strings.TrimPrefix(line, "  ") + " — " + keepLines(a.Comment, maxDetail)
-			default:
-				line = strings.TrimPrefix(line, "  ")
+				line += " — " + keepLines(a.Comment, maxDetail)
 			}
-			indent(w, "  ", line)
+			indent(w, "  ", line) // a comment's further lines under it
 		}
 		if g.Incomplete != nil {
 			fmt.Fprintf(w, "  (incomplete: %s in %s)\n", g.Incomplete.ExitReason, g.Incomplete.Phase)
