@@ -250,6 +250,9 @@ func TestBrowserSuiteFilters(t *testing.T) {
 		t.Errorf("sorted by duration, longest first: %v", got)
 	}
 	screenshot(t, ctx, "suite.png")
+	set("f-failed", "says-hi")
+	eval[bool](t, ctx, `(document.getElementById("case-section").scrollIntoView(), true)`)
+	shot(t, ctx, "suite-filtered.png", chromedp.CaptureScreenshot())
 
 	// The comparison's tables filter and sort too.
 	run(t, ctx, chromedp.Navigate(writePageFile(t, t.TempDir(), "comparison.html", p.compared)))
