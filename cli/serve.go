@@ -37,7 +37,10 @@ func serveRecords(ctx context.Context, e *env, root, addr string) int {
 			return experimentPage(rep), nil
 		},
 	}
-	srv := &http.Server{Handler: report.Handler(root, report.Options{Ledgers: ledgers}), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: report.Handler(root, report.Options{Ledgers: ledgers}), ReadHeaderTimeout: 10 * time.Second,
+		// Requests end with the command: a live page's pending question
+		// (report's /changes waits up to 25 s) does not hold up the stop.
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	fmt.Fprintf(e.stdout, "serving the records under %s at http://%s/ (interrupt to stop)\n", root, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
