@@ -73,12 +73,13 @@ func Pair(a, b string, opts Options) (*PairPage, error) {
 }
 
 // pairPage builds the view of a (named nameA) against b; empty names are
-// "A" and "B", or the repetitions when both runs are of one suite. It
+// "A" and "B" with their repetitions, or the repetitions alone when both
+// runs are of one suite. It
 // shows at most maxEvents events a side (0: all).
 func pairPage(a, b *record.Run, nameA, nameB string, o Options, maxEvents int, ln links) *PairPage {
 	ma, mb := a.Metadata, b.Metadata
 	if nameA == "" || nameB == "" {
-		nameA, nameB = "A", "B"
+		nameA, nameB = fmt.Sprintf("A (repetition %d)", ma.Repetition), fmt.Sprintf("B (repetition %d)", mb.Repetition)
 		if ma.SuiteID != "" && ma.SuiteID == mb.SuiteID {
 			nameA, nameB = fmt.Sprintf("repetition %d", ma.Repetition), fmt.Sprintf("repetition %d", mb.Repetition)
 		}
