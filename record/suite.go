@@ -42,6 +42,13 @@ type SuiteManifest struct {
 	Status        SuiteStatus `json:"status"`
 	Concurrency   int         `json:"concurrency"`
 	Repetitions   int         `json:"repetitions"`
+	// Label names the suite for later reference ("label:NAME" wherever a
+	// suite is named; see ResolveSuite): lux run -label, luxtest's
+	// Suite.Label. Empty when none was given.
+	Label string `json:"label,omitempty"`
+	// GitBranch is the git branch checked out in the working directory
+	// when the suite started, when git could tell: data, never a label.
+	GitBranch string `json:"gitBranch,omitempty"`
 	// Environment is the user's declaration, as in every run's provenance.
 	Environment json.RawMessage `json:"environment,omitempty"`
 	Error       string          `json:"error,omitempty"`
