@@ -49,6 +49,11 @@ type Options struct {
 	// cases (see SubjectRootToken). A case that uses the token without a
 	// SubjectRoot is invalid.
 	SubjectRoot string
+	// Label names the suites RunSuite records (record.SuiteManifest.Label),
+	// so that "label:NAME" finds the newest of them (record.ResolveSuite).
+	// Runs are not labelled: a label says which suite, never what was
+	// measured.
+	Label string
 	// Experiment, when its ID is set, is recorded in every run's
 	// provenance: the experiment the run is a unit of, the candidate it
 	// measured and the candidate's content hash.

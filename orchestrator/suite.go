@@ -54,6 +54,7 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	m := &record.SuiteManifest{
 		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
 		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env, Owner: record.CurrentOwner(),
+		Label: o.opts.Label, GitBranch: workingBranch(ctx),
 		Items: make([]record.SuiteItem, 0, len(plans)*reps),
 	}
 	jobs := make([]job, 0, len(plans)*reps)
