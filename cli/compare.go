@@ -12,7 +12,7 @@ import (
 func compareCommand() command {
 	return command{
 		name:    "compare",
-		args:    "[flags] A B   (two run directories or two suite directories; B is the change)",
+		args:    "[flags] A B   (two run directories or two suites: directories, latest or label:NAME; B is the change)",
 		summary: "compare two runs or two suites; exit status 1 on a regression",
 		doc: `Compare run B with run A, or suite B with suite A: identity differences
 (what makes them not comparable, each with the -vary flag that accepts it),
@@ -31,7 +31,11 @@ sign test over them shows a fall (5 of 5 fell: p = 1/32). A fall that
 could have been tested and is not significant passes, and the gate says
 so. -strict also fails it on any fall or pass → fail flip. The text lists
 each rule with the test it rests on and what it found, passed or failed.
-Exit status 1 when the gate fails.`,
+Exit status 1 when the gate fails.
+
+A suite is named by its directory, by "latest" (the suite under -runs-root
+that started last) or by "label:NAME" (the newest suite run with -label
+NAME): lux compare label:main latest.`,
 		setup: compareFlags,
 	}
 }
@@ -39,11 +43,18 @@ Exit status 1 when the gate fails.`,
 func compareFlags(fs *flag.FlagSet) action {
 	asJSON := jsonFlag(fs, "the comparison")
 	options := comparisonFlags(fs)
+	var root string
+	runsRootFlag(fs, &root)
 	return func(ctx context.Context, e *env, args []string) int {
 		if len(args) != 2 {
 			return e.usageError("compare", "give two run directories or two suite directories, got %d arguments", len(args))
 		}
-		return compareDirs(ctx, e, args[0], args[1], *asJSON, options())
+		dirs, err := resolveSuites(root, args)
+		if err != nil {
+			e.errorf("compare: %v", err)
+			return ExitUsage
+		}
+		return compareDirs(ctx, e, dirs[0], dirs[1], *asJSON, options())
 	}
 }
 

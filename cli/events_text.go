@@ -24,13 +24,16 @@ func resolveRecord(root, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if arg == "latest" {
+	if strings.HasPrefix(arg, record.LabelPrefix) {
+		return record.ResolveSuite(root, arg)
+	}
+	if arg == record.LatestRef {
 		suites, err := record.FindSuites(root)
 		if err != nil {
 			return "", err
 		}
-		if l := latest(suites, 1); len(l) == 1 {
-			return l[0], nil
+		if len(suites) > 0 {
+			return record.ResolveSuite(root, arg)
 		}
 		if l := latest(runs, 1); len(l) == 1 {
 			return l[0], nil
@@ -43,7 +46,7 @@ func resolveRecord(root, arg string) (string, error) {
 			return sorted[i], nil
 		}
 	}
-	return "", errors.New(arg + ` is neither a run or suite directory, nor the id of a case recorded under ` + root + ` (nor "latest")`)
+	return "", errors.New(arg + ` is neither a run or suite directory, nor the id of a case recorded under ` + root + ` (nor "latest" or "label:NAME")`)
 }
 
 // writeEvents prints the run's last events (all with -events 0), the

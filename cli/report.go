@@ -53,10 +53,17 @@ func reportFlags(fs *flag.FlagSet) action {
 	htmlOut := fs.String("html", "", "write a self-contained HTML page to this file")
 	runs := fs.Int("runs", 0, "with -html, how many runs' details a suite page embeds (default 50)")
 	options := comparisonFlags(fs)
+	var root string
+	runsRootFlag(fs, &root)
 	return func(ctx context.Context, e *env, args []string) int {
 		if *htmlOut != "" {
 			if *asJSON || *out != "" {
 				return e.usageError("report", "-html writes a page; it does not go with -json or -out")
+			}
+			args, err := resolveSuites(root, args)
+			if err != nil {
+				e.errorf("report: %v", err)
+				return ExitUsage
 			}
 			return htmlReport(ctx, e, *htmlOut, *force, report.Options{MaxEmbeddedRuns: *runs}, options, args)
 		}

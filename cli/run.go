@@ -67,6 +67,7 @@ var optionFlags = map[string]string{
 	"DefaultDriver":   "defaultDriver in " + project.FileName,
 	"DefaultAnswerer": "defaultAnswerer in " + project.FileName,
 	"Environment":     "-environment",
+	"Label":           "-label",
 }
 
 // defaults fills the driver and answerer of opts from the flags that are
@@ -116,6 +117,7 @@ type runFlags struct {
 	timeout     time.Duration
 	json        *bool
 	project     projectFlags
+	label       string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -131,6 +133,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
 	f.json = jsonFlag(fs, "the suite (schema lux.suite/v1)")
+	fs.StringVar(&f.label, "label", "", `name the suite, so that "label:NAME" finds the newest suite so named (lux compare label:main latest)`)
 	f.project.register(fs, true)
 }
 
@@ -143,6 +146,7 @@ func runsRootFlag(fs *flag.FlagSet, root *string) {
 // options fills opts from the flags.
 func (f *runFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
 	opts.RunsRoot, opts.Concurrency, opts.Repetitions, opts.RunTimeout = f.runsRoot, f.concurrency, f.repeat, f.timeout
+	opts.Label = f.label
 	var err error
 	if f.environment != "" {
 		raw := []byte(f.environment)

@@ -20,7 +20,11 @@ type SuiteReport struct {
 	Dir     string             `json:"dir"`
 	SuiteID string             `json:"suiteId"`
 	Status  record.SuiteStatus `json:"status"`
-	Runs    []RunRow           `json:"runs"`
+	// Label is the suite's label (lux run -label), GitBranch the git
+	// branch of the working directory it ran in; absent when unknown.
+	Label     string   `json:"label,omitempty"`
+	GitBranch string   `json:"gitBranch,omitempty"`
+	Runs      []RunRow `json:"runs"`
 	// Totals counts the runs by verdict; its passRate is over the graded
 	// (pass or fail) runs only. Absent when the suite never finished.
 	Totals *record.Outcome `json:"totals,omitempty"`
@@ -127,7 +131,8 @@ var displayPath = casefiles.DisplayPath
 
 // newSuiteReport reads the records of the suite's runs into its rows.
 func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary) SuiteReport {
-	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []RunRow{}}
+	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []RunRow{},
+		Label: m.Label, GitBranch: m.GitBranch}
 	if m.EndedAt != nil {
 		rep.DurationMS = m.EndedAt.Sub(m.StartedAt).Milliseconds()
 	}
@@ -222,6 +227,16 @@ func (rep SuiteReport) writeText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "took %s; agent tokens: %s\n", durationText(rep.DurationMS), tokenCount(rep.AgentTokens))
 	fmt.Fprintf(w, "records: %s\n", rep.Dir)
+	if rep.Label != "" || rep.GitBranch != "" {
+		var parts []string
+		if rep.Label != "" {
+			parts = append(parts, "label: "+rep.Label)
+		}
+		if rep.GitBranch != "" {
+			parts = append(parts, "git branch: "+rep.GitBranch)
+		}
+		fmt.Fprintln(w, strings.Join(parts, "; "))
+	}
 }
 
 // problemLines are the lines that say why r did not pass; an assertion's
