@@ -15,9 +15,12 @@
 //	}
 //
 // so that go test -run 'TestEvals/login' runs the case "login" alone (ids
-// with slashes nest: "api/login" is TestEvals/api/login). A subtest runs its
-// case Options.Repetitions times, recorded as a suite of that one case, and
-// passes when every run passes, or the share Suite.MinPassRate asks for.
+// with slashes nest: "api/login" is TestEvals/api/login). The cases a Run
+// selects run together as one suite, recorded as `lux run` records one
+// (one suite directory under the runs root, every case and repetition in
+// it), so that a go test run can be viewed, reported and compared like
+// any suite. A subtest runs its case Options.Repetitions times and passes
+// when every run passes, or the share Suite.MinPassRate asks for.
 // A run passes when it ended done and every assertion passed. A run that
 // could not be graded (an assertion returned an error) does not pass: no
 // verdict is never a silent pass. Neither does a case without assertions,
@@ -29,13 +32,33 @@
 //
 // Records go to a fresh temporary directory, removed when the test passes
 // and kept when it fails (the test log says where), unless
-// Options.RunsRoot names a directory or Suite.KeepRuns is set. A
-// t.TempDir would vanish with the test and take the evidence of a failure
-// with it.
+// Options.RunsRoot (or LUX_RUNS_ROOT) names a directory, or Suite.KeepRuns
+// (or LUX_KEEP_RUNS=1) asks to keep them. A t.TempDir would vanish with
+// the test and take the evidence of a failure with it.
+//
+// # A baseline and a gate
+//
+// Suite.Label (or LUX_LABEL) names the suite; Suite.Baseline (or
+// LUX_BASELINE) names a suite to gate on: a directory, "latest" or
+// "label:NAME", found under the runs root. The two suites are compared as
+// `lux compare BASELINE NEW` compares them (compare.Suites, default
+// options), and a gate that fails fails the test calling Run with the
+// comparison's text: which rule failed, on which case, on what test. The
+// recipe for CI: on the main branch,
+//
+//	LUX_RUNS_ROOT=$PWD/.lux-runs LUX_LABEL=main go test ./evals
+//
+// and keep .lux-runs (a cache or an artifact); on a pull request, with the
+// same runs root,
+//
+//	LUX_RUNS_ROOT=$PWD/.lux-runs LUX_LABEL=pr LUX_BASELINE=label:main go test ./evals
 //
 // Under go test -short, cases tagged "slow" (SlowTag; see
-// Suite.ShortSkipTags) are skipped. Suite.Parallel runs the cases'
-// subtests in parallel. Runs get the subtest's t.Context().
+// Suite.ShortSkipTags) are skipped. The subtests are parallel subtests:
+// each is selected and validated, the suite runs when every case is known,
+// under the context of the test calling Run, and the subtests report when
+// that test's function returns. Suite.Parallel lets the runs of different
+// cases overlap.
 //
 // LoadCases reads a directory of *.case.json files the way the lux command
 // does. NewRun builds the evidence of a run for testing assertions.

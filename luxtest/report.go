@@ -21,10 +21,13 @@ type runOutcome struct {
 	readErr    error
 }
 
-// readRuns reads the record of every run of a one-case suite.
-func readRuns(res *orchestrator.SuiteResult) []runOutcome {
-	out := make([]runOutcome, 0, len(res.Manifest.Items))
+// readRuns reads the record of every run of the case id in a suite.
+func readRuns(res *orchestrator.SuiteResult, id string) []runOutcome {
+	var out []runOutcome
 	for _, it := range res.Manifest.Items {
+		if it.CaseID != id {
+			continue
+		}
 		r := runOutcome{repetition: it.Repetition, item: it}
 		r.verdict = string(it.Verdict())
 		if it.RunDir != "" {

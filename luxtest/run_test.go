@@ -42,6 +42,14 @@ func registry(t testing.TB) *lux.Registry {
 		reg.RegisterAssertion(assertion.Predicate("cannot-grade", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			return lux.Result{}, errors.New("the grader is out of order")
 		})),
+		// Fails the second repetition when LUXTEST_REGRESS is set: a
+		// change that makes a case worse without failing it outright.
+		reg.RegisterAssertion(assertion.Predicate("regress-when-asked", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+			if os.Getenv("LUXTEST_REGRESS") != "" && run.Metadata.Repetition == 2 {
+				return lux.Fail("regressed on purpose", nil), nil
+			}
+			return lux.Pass("as before", nil), nil
+		})),
 	))
 	return reg
 }
@@ -144,8 +152,15 @@ func TestChildSuite(t *testing.T) {
 // output and whether it passed.
 func child(t *testing.T, args ...string) (string, bool) {
 	t.Helper()
+	return childEnv(t, nil, args...)
+}
+
+// childEnv is child with env added to the child's environment.
+func childEnv(t *testing.T, env []string, args ...string) (string, bool) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.v"}, args...)...)
 	cmd.Env = append(os.Environ(), "LUXTEST_CHILD=1", "LUXTEST_ECHOAGENT="+echoagent, "TMPDIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {

@@ -1,0 +1,31 @@
+package luxtest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/luxeval/lux/compare"
+)
+
+// gate compares the suite in dir with the baseline suite base as `lux
+// compare base dir` does, with default options, and fails t with the
+// comparison's text when the gate fails; when it passes, the text is
+// logged.
+func gate(t *testing.T, base, dir string) {
+	t.Helper()
+	c, err := compare.Suites(t.Context(), base, dir, compare.Options{})
+	if err != nil {
+		t.Errorf("luxtest: comparing the suite with the baseline %s: %v", base, err)
+		return
+	}
+	var b strings.Builder
+	if err := c.WriteText(&b); err != nil {
+		t.Errorf("luxtest: writing the comparison with the baseline %s: %v", base, err)
+		return
+	}
+	if c.Gate.Failed {
+		t.Errorf("luxtest: the suite regressed against the baseline %s (the gate of lux compare %s %s):\n%s", base, base, dir, b.String())
+		return
+	}
+	t.Logf("luxtest: no regression against the baseline %s (lux compare %s %s):\n%s", base, base, dir, b.String())
+}
