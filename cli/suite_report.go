@@ -28,6 +28,9 @@ type SuiteReport struct {
 	// Totals counts the runs by verdict; its passRate is over the graded
 	// (pass or fail) runs only. Absent when the suite never finished.
 	Totals *record.Outcome `json:"totals,omitempty"`
+	// PassK is pass@k and pass^k for k = the suite's repetitions, when
+	// they are more than one (see record.PassK).
+	PassK *record.PassK `json:"passK,omitempty"`
 	// AgentTokens is the sum over the runs that reported usage; null when
 	// none did.
 	AgentTokens *int64 `json:"agentTokens"`
@@ -153,6 +156,7 @@ func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary)
 	if s != nil {
 		rep.Totals = &s.Totals
 	}
+	rep.PassK = record.SuitePassK(m.Items, m.Repetitions)
 	return rep
 }
 
@@ -224,6 +228,9 @@ func (rep SuiteReport) writeText(w io.Writer) {
 	}
 	if t := rep.Totals; t != nil {
 		fmt.Fprintf(w, "\n%s\n", totalsLine(*t))
+	}
+	if rep.PassK != nil {
+		fmt.Fprintln(w, rep.PassK.Text())
 	}
 	fmt.Fprintf(w, "took %s; agent tokens: %s\n", durationText(rep.DurationMS), tokenCount(rep.AgentTokens))
 	fmt.Fprintf(w, "records: %s\n", rep.Dir)
