@@ -183,7 +183,9 @@ func writeOut(e *env, path, ledger string, data []byte, force bool) int {
 		e.errorf("report: %s: %v", path, err)
 		return ExitUsage
 	}
-	if err := record.WriteFileAtomic(abs, data); err != nil {
+	// A page or report is meant to be shared: readable by others, as the
+	// umask allows (records stay private).
+	if err := (record.Writer{Sync: true, Perm: 0o644}).WriteFile(abs, data); err != nil {
 		e.errorf("report: %v", err)
 		return ExitUsage
 	}

@@ -310,9 +310,46 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	}
 	if err != nil {
 		e.errorf("%v", err)
+		if missing := len(orchestrator.Missing(res.Manifest)); missing > 0 && ctx.Err() != nil {
+			e.errorf("interrupted: %d of %d runs did not finish; run them into the same suite with:\n  %s", missing, len(res.Manifest.Items), f.resumeCommand(res.Dir, args))
+		}
 		return ExitFailed
 	}
 	return suiteExit(res.Summary)
+}
+
+// resumeCommand is the command line that finishes the suite in dir: lux
+// run -resume with the flags that gave the cases their defaults, which
+// the suite does not record, and the case paths given.
+func (f *runFlags) resumeCommand(dir string, args []string) string {
+	parts := []string{"lux", "run", "-resume", displayPath(dir)}
+	for _, fl := range []struct{ name, value string }{
+		{"-driver", f.cases.driver}, {"-answerer", f.cases.answerer}, {"-environment", f.environment},
+	} {
+		if fl.value != "" {
+			parts = append(parts, fl.name, shellQuote(fl.value))
+		}
+	}
+	if f.timeout != orchestrator.DefaultRunTimeout {
+		parts = append(parts, "-timeout", f.timeout.String())
+	}
+	if f.concurrency > 1 {
+		parts = append(parts, "-j", fmt.Sprint(f.concurrency))
+	}
+	if f.resume == "" {
+		for _, a := range args {
+			parts = append(parts, shellQuote(a))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // suiteExit is the exit status of a suite: 0 when every run passed.

@@ -323,8 +323,9 @@ func totalsLine(t record.Outcome) string {
 	return fmt.Sprintf("%d runs: %s (%s)", t.Attempts, strings.Join(parts, ", "), rate)
 }
 
-// progressPrinter prints one line per finished run on w: its verdict and,
-// for a run that did not pass, why.
+// progressPrinter prints one line per finished run on w: its verdict, and
+// for a run that did not pass, its directory. Why it did not pass is told
+// once, by the results table at the end.
 func progressPrinter(w io.Writer) func(orchestrator.Update) {
 	return func(u orchestrator.Update) {
 		if u.Kind != orchestrator.RunFinished {
@@ -344,8 +345,5 @@ func progressPrinter(w io.Writer) func(orchestrator.Update) {
 			fmt.Fprintf(w, " %s", r.RunDir)
 		}
 		fmt.Fprintln(w)
-		for _, l := range r.problemLines() {
-			indent(w, "         ", l)
-		}
 	}
 }

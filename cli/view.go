@@ -19,14 +19,16 @@ import (
 func viewCommand() command {
 	return command{
 		name:    "view",
-		args:    "[flags] [run or suite directory | case id | latest]",
+		args:    "[flags] [run or suite directory | case id | latest | label:NAME]",
 		summary: "list recorded runs and suites, or show one run or suite",
-		doc: `Without an argument, list the latest suites and runs under -runs-root. With a
+		doc: `Without an argument, list the latest -n (20) suites and runs under
+-runs-root, saying how many there are in all. With a
 suite directory, print its results table; with a run directory, print the
 run: exit, provenance, usage, grading and its last events (tool calls with
 their input, each event with its time since the run started; the harness's
-lifecycle events with -v). "latest" is the latest suite (the latest run
-when there is no suite); a case id is that case's latest run.
+lifecycle events with -v). "latest" is the suite that started last (the
+latest run when there is no suite), "label:NAME" the newest suite run with
+-label NAME; a case id is that case's latest run.
 
 With -serve, serve the records under -runs-root as HTML pages on -addr (a
 loopback address only) until interrupted: an index of suites and runs, each
@@ -40,7 +42,7 @@ two runs of a case side by side.`,
 func viewFlags(fs *flag.FlagSet) action {
 	var root string
 	runsRootFlag(fs, &root)
-	limit := fs.Int("n", 20, "how many of the latest runs and suites to list")
+	limit := fs.Int("n", 20, "how many of the latest runs and suites to list (0: all)")
 	events := fs.Int("events", 10, "how many of the last events to show for a run (0: all)")
 	verbose := fs.Bool("v", false, "also show the harness's lifecycle events")
 	asJSON := jsonFlag(fs, "the listing (lux.records/v1), suite (lux.suite/v1) or run (lux.run-record/v1)")
@@ -118,7 +120,7 @@ func listRecords(e *env, o viewOptions) int {
 	writeExperimentList(e.stdout, rep.Experiments)
 	if len(rep.Suites) > 0 {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SUITE\tSTATUS\tRUNS\tPASSED\tFAILED\tUNGRADED")
+		fmt.Fprintln(tw, "SUITE\tSTATUS\tRUNS\tPASSED\tFAILED\tUNGRADED\tLABEL")
 		for _, s := range rep.Suites {
 			if s.Unreadable != "" {
 				fmt.Fprintf(tw, "%s\tunreadable: %s\t\t\t\t\n", s.Dir, s.Unreadable)
@@ -128,9 +130,10 @@ func listRecords(e *env, o viewOptions) int {
 			if s.Totals != nil {
 				t = *s.Totals
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", s.Dir, s.Status, s.Runs, t.Passed, t.Failed, t.Ungraded)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.Dir, s.Status, s.Runs, t.Passed, t.Failed, t.Ungraded, s.Label)
 		}
 		tw.Flush()
+		writeCut(e.stdout, len(rep.Suites), rep.SuitesFound, "suites")
 		fmt.Fprintln(e.stdout)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
@@ -143,7 +146,16 @@ func listRecords(e *env, o viewOptions) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Dir, r.CaseID, verdictText(r.Verdict), r.scoreText, r.ExitReason, time.Duration(r.DurationMS)*time.Millisecond)
 	}
 	tw.Flush()
+	writeCut(e.stdout, len(rep.Runs), rep.RunsFound, "runs")
 	return ExitOK
+}
+
+// writeCut says that a listing shows only the latest shown of found
+// records, and how to see more.
+func writeCut(w io.Writer, shown, found int, what string) {
+	if shown < found {
+		fmt.Fprintf(w, "(the latest %d of %d %s; -n 0 lists them all, -n N the latest N)\n", shown, found, what)
+	}
 }
 
 // latest returns the last n of dirs, which are in recording order per case;

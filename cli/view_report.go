@@ -13,6 +13,10 @@ type RecordsReport struct {
 	Experiments []ExperimentListItem `json:"experiments"`
 	Suites      []SuiteListItem      `json:"suites"`
 	Runs        []RunListItem        `json:"runs"`
+	// SuitesFound and RunsFound count every suite and run under Root;
+	// Suites and Runs hold the latest -n of them.
+	SuitesFound int `json:"suitesFound"`
+	RunsFound   int `json:"runsFound"`
 }
 
 // SuiteListItem is one suite of a listing.
@@ -21,6 +25,7 @@ type SuiteListItem struct {
 	Status     record.SuiteStatus `json:"status,omitempty"`
 	Runs       int                `json:"runs"`
 	Totals     *record.Outcome    `json:"totals,omitempty"` // absent when the suite never finished
+	Label      string             `json:"label,omitempty"`
 	Unreadable string             `json:"unreadable,omitempty"`
 }
 
@@ -45,7 +50,8 @@ func newRecordsReport(root string, limit int) (*RecordsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &RecordsReport{Schema: "lux.records/v1", Root: root, Suites: []SuiteListItem{}, Runs: []RunListItem{}}
+	rep := &RecordsReport{Schema: "lux.records/v1", Root: root, Suites: []SuiteListItem{}, Runs: []RunListItem{},
+		SuitesFound: len(suites), RunsFound: len(runs)}
 	if rep.Experiments, err = listExperiments(root, limit); err != nil {
 		return nil, err
 	}
@@ -55,7 +61,7 @@ func newRecordsReport(root string, limit int) (*RecordsReport, error) {
 			rep.Suites = append(rep.Suites, SuiteListItem{Dir: dir, Unreadable: err.Error()})
 			continue
 		}
-		it := SuiteListItem{Dir: dir, Status: s.Manifest.LiveStatus(), Runs: len(s.Manifest.Items)}
+		it := SuiteListItem{Dir: dir, Status: s.Manifest.LiveStatus(), Runs: len(s.Manifest.Items), Label: s.Manifest.Label}
 		if s.Summary != nil {
 			it.Totals = &s.Summary.Totals
 		}

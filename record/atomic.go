@@ -23,6 +23,10 @@ import (
 // flushes per file (milliseconds on most disks).
 type Writer struct {
 	Sync bool
+	// Perm is the permission of the files written, before the umask; 0
+	// means FilePerm (records are private). A file meant to be shared (a
+	// report page) is written 0o644.
+	Perm fs.FileMode
 }
 
 // WriteJSON writes v to path with Writer{Sync: true}.
@@ -100,7 +104,11 @@ func (w Writer) writeTemp(path string, data []byte) (string, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FilePerm)
+	perm := w.Perm
+	if perm == 0 {
+		perm = FilePerm
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return "", err
 	}
