@@ -70,6 +70,7 @@ func commands() []command {
 		experimentCommand(),
 		reportCommand(),
 		applyCommand(),
+		modeltestCommand(),
 	}
 }
 

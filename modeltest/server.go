@@ -45,6 +45,31 @@ type config struct {
 	sideCall func(*Request) bool
 	sideText string
 	oneShot  bool
+	addr     string
+}
+
+// WithAddr makes the server listen on addr, a loopback host and a port
+// ("127.0.0.1:8080"; port 0 is a free port), instead of 127.0.0.1 on a
+// free port. A host other than a loopback address is refused: the server
+// answers anyone with a script and records what they send.
+func WithAddr(addr string) Option {
+	return func(c *config) { c.addr = addr }
+}
+
+// listenLoopback listens on addr, refusing a host that is not loopback.
+func listenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("modeltest: address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("modeltest: address %q: the host must be a loopback address (127.0.0.1, ::1 or localhost)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("modeltest: listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // WithOneShotTurns is for clients that make one-shot calls, such as a
@@ -79,7 +104,8 @@ func WithSideText(text string) Option {
 	return func(c *config) { c.sideText = text }
 }
 
-// NewServer starts a server for the script on 127.0.0.1, on a free port.
+// NewServer starts a server for the script on 127.0.0.1, on a free port
+// (or on the address WithAddr gives).
 // The script is validated first. Call Close when done.
 func NewServer(script Script, opts ...Option) (*Server, error) {
 	if err := script.Validate(); err != nil {
@@ -89,9 +115,12 @@ func NewServer(script Script, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if cfg.addr == "" {
+		cfg.addr = "127.0.0.1:0"
+	}
+	ln, err := listenLoopback(cfg.addr)
 	if err != nil {
-		return nil, fmt.Errorf("modeltest: listen on 127.0.0.1: %w", err)
+		return nil, err
 	}
 	closing, stop := context.WithCancel(context.Background())
 	s := &Server{
