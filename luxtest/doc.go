@@ -41,17 +41,22 @@
 // Suite.Label (or LUX_LABEL) names the suite; Suite.Baseline (or
 // LUX_BASELINE) names a suite to gate on: a directory, "latest" or
 // "label:NAME", found under the runs root. The two suites are compared as
-// `lux compare BASELINE NEW` compares them (compare.Suites, default
-// options), and a gate that fails fails the test calling Run with the
-// comparison's text: which rule failed, on which case, on what test. The
-// recipe for CI: on the main branch,
+// `lux compare BASELINE NEW` compares them (compare.Suites, with
+// Suite.Compare: default options unless set), and a gate that fails fails
+// the test calling Run with the comparison's text: which rule failed, on
+// which case, on what test. A change is meant to change something the
+// runs' identity holds (the commit of the case files, "source"; the
+// agent's command, "runtime"; its config, "driverConfigHash"): name it in
+// Suite.Compare.Vary or LUX_VARY (comma-separated), as lux compare -vary
+// does, or the suites are not comparable and the gate fails saying so.
+// The recipe for CI: on the main branch,
 //
 //	LUX_RUNS_ROOT=$PWD/.lux-runs LUX_LABEL=main go test ./evals
 //
 // and keep .lux-runs (a cache or an artifact); on a pull request, with the
 // same runs root,
 //
-//	LUX_RUNS_ROOT=$PWD/.lux-runs LUX_LABEL=pr LUX_BASELINE=label:main go test ./evals
+//	LUX_RUNS_ROOT=$PWD/.lux-runs LUX_LABEL=pr LUX_BASELINE=label:main LUX_VARY=source go test ./evals
 //
 // Under go test -short, cases tagged "slow" (SlowTag; see
 // Suite.ShortSkipTags) are skipped. The subtests are parallel subtests:

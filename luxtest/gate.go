@@ -8,14 +8,13 @@ import (
 )
 
 // gate compares the suite in dir with the baseline suite base as `lux
-// compare base dir` does, with default options, and fails t with the
-// comparison's text when the gate fails; when it passes, the text is
-// logged.
-func gate(t *testing.T, base, dir string) {
+// compare base dir` does, with opts, and fails t with the comparison's
+// text when the gate fails; when it passes, the text is logged.
+func gate(t *testing.T, base, dir string, opts compare.Options) {
 	t.Helper()
-	c, err := compare.Suites(t.Context(), base, dir, compare.Options{})
+	c, err := compare.Suites(t.Context(), base, dir, opts)
 	if err != nil {
-		t.Errorf("luxtest: comparing the suite with the baseline %s: %v", base, err)
+		t.Errorf("luxtest: comparing the suite with the baseline %s (options: Suite.Compare, and $%s for Vary): %v", base, EnvVary, err)
 		return
 	}
 	var b strings.Builder

@@ -12,6 +12,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/casefiles"
+	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
@@ -67,9 +68,17 @@ type Suite struct {
 	// $LUX_BASELINE, and no gate when that is empty too. It is resolved
 	// before anything runs, so "latest" is never this suite. After the
 	// cases ran, the two suites are compared with compare.Suites and
-	// default options, the gate of `lux compare`, and a gate that fails
-	// fails the test calling Run with the comparison's text.
+	// Compare's options (default options by default: the gate of `lux
+	// compare`), and a gate that fails fails the test calling Run with
+	// the comparison's text.
 	Baseline string
+	// Compare configures the comparison with the baseline, as lux
+	// compare's flags do; its zero value is lux compare's default. The
+	// identity fields in $LUX_VARY (comma-separated, as -vary takes them)
+	// are added to Compare.Vary: what a change is meant to change, such
+	// as "source" (the commit of the case files) or "runtime" (the
+	// agent's command), without which the suites are not comparable.
+	Compare compare.Options
 }
 
 // The environment variables that configure a Suite whose fields leave
@@ -79,6 +88,7 @@ const (
 	EnvLabel    = "LUX_LABEL"
 	EnvBaseline = "LUX_BASELINE"
 	EnvKeepRuns = "LUX_KEEP_RUNS"
+	EnvVary     = "LUX_VARY"
 )
 
 // Run runs each case through o as a subtest of t (see Suite.Run), with
@@ -163,7 +173,7 @@ func (s Suite) Run(t *testing.T, cases ...*lux.Case) {
 	}
 	t.Logf("luxtest: suite recorded in %s", res.Dir)
 	if baseline != "" {
-		gate(t, baseline, res.Dir)
+		gate(t, baseline, res.Dir, s.compareOptions())
 	}
 }
 
@@ -222,6 +232,18 @@ func (s Suite) baseline() string {
 		return s.Baseline
 	}
 	return strings.TrimSpace(os.Getenv(EnvBaseline))
+}
+
+// compareOptions are Compare with the fields of $LUX_VARY added to Vary.
+func (s Suite) compareOptions() compare.Options {
+	opts := s.Compare
+	opts.Vary = slices.Clone(opts.Vary)
+	for f := range strings.SplitSeq(os.Getenv(EnvVary), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			opts.Vary = append(opts.Vary, compare.Field(f))
+		}
+	}
+	return opts
 }
 
 // keepRuns reports whether the records of a passing test are kept.

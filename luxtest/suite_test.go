@@ -61,9 +61,14 @@ func TestChildGate(t *testing.T) {
 	if os.Getenv("LUXTEST_CHILD") == "" {
 		t.Skip("run by TestSuiteGatesOnBaseline in a child process")
 	}
+	// The agent's config changes when LUXTEST_AGENT_CONFIG does: a change
+	// that makes the runs measure something else, unless it is varied on
+	// purpose.
+	driver := echoDriver()
+	driver.Config.(map[string]any)["env"] = map[string]any{"AGENT_CONFIG": os.Getenv("LUXTEST_AGENT_CONFIG")}
 	luxtest.Suite{
 		Registry:    registry(t),
-		Options:     orchestrator.Options{DefaultDriver: echoDriver(), Repetitions: 2},
+		Options:     orchestrator.Options{DefaultDriver: driver, Repetitions: 2},
 		MinPassRate: 0.5,
 	}.Run(t, gateCases()...)
 }
@@ -100,6 +105,20 @@ func TestSuiteGatesOnBaseline(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 
+	// A change of what the runs measure fails the gate, unless the
+	// comparison is told it is on purpose (LUX_VARY, lux compare -vary).
+	out, ok = gate("LUX_BASELINE=label:main", "LUXTEST_AGENT_CONFIG=v2")
+	require.False(t, ok, out)
+	assert.Contains(t, out, "driverConfigHash")
+	assert.Contains(t, out, "-vary driverConfigHash")
+	out, ok = gate("LUX_BASELINE=label:main", "LUXTEST_AGENT_CONFIG=v2", "LUX_VARY=driverConfigHash,source")
+	require.True(t, ok, out)
+	assert.Contains(t, out, "luxtest: no regression against the baseline")
+	out, ok = gate("LUX_BASELINE=label:main", "LUX_VARY=colour")
+	require.False(t, ok, out)
+	assert.Contains(t, out, `unknown identity field "colour"`)
+	assert.Contains(t, out, "LUX_VARY")
+
 	// A baseline that cannot be found fails before anything runs, naming
 	// what was searched.
 	out, ok = gate("LUX_BASELINE=label:nightly")
@@ -109,7 +128,7 @@ func TestSuiteGatesOnBaseline(t *testing.T) {
 
 	suites, err := record.FindSuites(root)
 	require.NoError(t, err)
-	assert.Len(t, suites, 3, "one suite per go test invocation that ran")
+	assert.Len(t, suites, 6, "one suite per go test invocation that ran")
 	if t.Failed() {
 		t.Log(out)
 	}
