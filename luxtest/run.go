@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/internal/casefiles"
 	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/internal/casefiles"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
