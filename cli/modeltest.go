@@ -87,7 +87,7 @@ func serveModel(ctx context.Context, e *env, path, addr string) int {
 		e.errorf("modeltest: %v", err)
 		return ExitUsage
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, "modeltest: "+format+"\n", args...) }
+	logf := func(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) }
 	srv, err := modeltest.NewServer(script, modeltest.WithAddr(addr), modeltest.WithLogf(logf))
 	if err != nil {
 		e.errorf("%v", err)

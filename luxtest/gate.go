@@ -1,6 +1,7 @@
 package luxtest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,7 +24,11 @@ func gate(t *testing.T, base, dir string, opts compare.Options) {
 		return
 	}
 	if c.Gate.Failed {
-		t.Errorf("luxtest: the suite regressed against the baseline %s (the gate of lux compare %s %s):\n%s", base, base, dir, b.String())
+		hint := ""
+		if c.Verdict == compare.NotComparable {
+			hint = fmt.Sprintf("\nluxtest: to accept a difference made on purpose, name the field in $%s (comma-separated: %s=source,runtime) or Suite.Compare.Vary, as -vary does for lux compare", EnvVary, EnvVary)
+		}
+		t.Errorf("luxtest: the gate failed against the baseline %s (lux compare %s %s):\n%s%s", base, base, dir, b.String(), hint)
 		return
 	}
 	t.Logf("luxtest: no regression against the baseline %s (lux compare %s %s):\n%s", base, base, dir, b.String())

@@ -97,7 +97,7 @@ func TestSuiteGatesOnBaseline(t *testing.T) {
 	require.False(t, ok, out)
 	for _, want := range []string{
 		"--- PASS: TestChildGate/fragile",
-		"luxtest: the suite regressed against the baseline",
+		"luxtest: the gate failed against the baseline",
 		"Gate: FAILED",
 		"untested falls",
 		"fragile: pass rate 100.0% → 50.0%",
@@ -111,6 +111,7 @@ func TestSuiteGatesOnBaseline(t *testing.T) {
 	require.False(t, ok, out)
 	assert.Contains(t, out, "driverConfigHash")
 	assert.Contains(t, out, "-vary driverConfigHash")
+	assert.Contains(t, out, "name the field in $LUX_VARY")
 	out, ok = gate("LUX_BASELINE=label:main", "LUXTEST_AGENT_CONFIG=v2", "LUX_VARY=driverConfigHash,source")
 	require.True(t, ok, out)
 	assert.Contains(t, out, "luxtest: no regression against the baseline")
