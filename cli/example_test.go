@@ -30,6 +30,7 @@ func ExampleMain() {
 	//   experiment  run a controlled experiment to a decision: promote a variant, retain the baseline, or reject
 	//   report      report an experiment (Markdown, JSON), or write an HTML page of a suite, run, comparison or experiment
 	//   apply       write an experiment's champion into the subject
+	//   modeltest   serve a scripted model on 127.0.0.1, to run the real agent CLIs offline
 	//
 	// Run 'lux help <command>' or 'lux <command> -h' for a command's description and flags,
 	// 'lux --version' for the version.
