@@ -116,13 +116,23 @@ func Run(t *testing.T, o *orchestrator.Orchestrator, cases ...*lux.Case) {
 func (s Suite) Run(t *testing.T, cases ...*lux.Case) {
 	t.Helper()
 	o := s.Orchestrator
+	tempRoot := false
 	if o == nil {
 		if s.Registry == nil {
 			t.Fatal("luxtest: a Suite needs a Registry or an Orchestrator")
 		}
-		o = orchestrator.New(s.Registry, s.options(t, len(cases)))
-	} else if s.Label != "" {
-		t.Fatal("luxtest: Suite.Label is ignored with an Orchestrator; set the orchestrator's Options.Label")
+		var opts orchestrator.Options
+		opts, tempRoot = s.options(t, len(cases))
+		o = orchestrator.New(s.Registry, opts)
+	} else {
+		if s.Label != "" {
+			t.Fatal("luxtest: Suite.Label is ignored with an Orchestrator; set the orchestrator's Options.Label")
+		}
+		for _, v := range []string{EnvRunsRoot, EnvLabel} {
+			if os.Getenv(v) != "" {
+				t.Logf("luxtest: $%s is ignored: the Orchestrator given has its own options", v)
+			}
+		}
 	}
 	if len(cases) == 0 {
 		t.Error("luxtest: no cases to run")
@@ -134,6 +144,9 @@ func (s Suite) Run(t *testing.T, cases ...*lux.Case) {
 	baseline := s.baseline()
 	if baseline != "" {
 		dir, err := record.ResolveSuite(o.RunsRoot(), baseline)
+		if err != nil && tempRoot {
+			t.Fatalf("luxtest: the baseline %q: %v\nluxtest: the runs root is a fresh temporary directory: set %s (or Options.RunsRoot) to the runs root the baseline was recorded in", baseline, err, EnvRunsRoot)
+		}
 		if err != nil {
 			t.Fatalf("luxtest: the baseline %q: %v", baseline, err)
 		}
@@ -203,10 +216,10 @@ func (sr *suiteRun) finish(res *orchestrator.SuiteResult, err error) {
 }
 
 // options are the orchestrator's options: Options, with the runs root,
-// label and concurrency filled in.
-func (s Suite) options(t *testing.T, cases int) orchestrator.Options {
+// label and concurrency filled in; temp reports a temporary runs root.
+func (s Suite) options(t *testing.T, cases int) (opts orchestrator.Options, temp bool) {
 	t.Helper()
-	opts := s.Options
+	opts = s.Options
 	if s.Label != "" {
 		opts.Label = s.Label
 	}
@@ -217,12 +230,12 @@ func (s Suite) options(t *testing.T, cases int) orchestrator.Options {
 		opts.RunsRoot = os.Getenv(EnvRunsRoot)
 	}
 	if opts.RunsRoot == "" {
-		opts.RunsRoot = s.tempRoot(t)
+		opts.RunsRoot, temp = s.tempRoot(t), true
 	}
 	if s.Parallel && opts.Concurrency == 0 {
 		opts.Concurrency = cases * max(1, opts.Repetitions)
 	}
-	return opts
+	return opts, temp
 }
 
 // baseline is the suite to gate on, as named: Baseline, else

@@ -127,6 +127,13 @@ func TestSuiteGatesOnBaseline(t *testing.T) {
 	assert.Contains(t, out, `no suite labelled "nightly" under `+root)
 	assert.NotContains(t, out, "TestChildGate/stable")
 
+	// Without a runs root of its own, the records go to a fresh
+	// temporary directory, where no baseline can be: the error says what
+	// to set.
+	out, ok = childEnv(t, []string{"LUX_BASELINE=label:main"}, "-test.run=^TestChildGate$")
+	require.False(t, ok, out)
+	assert.Contains(t, out, "set LUX_RUNS_ROOT (or Options.RunsRoot) to the runs root the baseline was recorded in")
+
 	suites, err := record.FindSuites(root)
 	require.NoError(t, err)
 	assert.Len(t, suites, 6, "one suite per go test invocation that ran")
