@@ -185,6 +185,9 @@ func (s Suite) Run(t *testing.T, cases ...*lux.Case) {
 		t.Errorf("luxtest: %v", err)
 	}
 	t.Logf("luxtest: suite recorded in %s", res.Dir)
+	if p := record.SuitePassK(res.Manifest.Items, res.Manifest.Repetitions); p != nil {
+		t.Logf("luxtest: %s", p.Text())
+	}
 	if baseline != "" {
 		gate(t, baseline, res.Dir, s.compareOptions())
 	}

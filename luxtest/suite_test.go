@@ -84,6 +84,7 @@ func TestSuiteGatesOnBaseline(t *testing.T) {
 	out, ok := gate("LUX_LABEL=main")
 	require.True(t, ok, out)
 	assert.Contains(t, out, "luxtest: suite recorded in "+root)
+	assert.Contains(t, out, "luxtest: pass@2 100.0%, pass^2 100.0% (mean over 2 cases")
 
 	// A change that regresses nothing passes the gate, and says so.
 	out, ok = gate("LUX_LABEL=pr", "LUX_BASELINE=label:main")
