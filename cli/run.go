@@ -130,7 +130,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.interactive, "interactive", false, "a person answers in this terminal (the terminal answerer) for every case, as -answerer terminal; runs one at a time")
 	fs.BoolVar(&f.plan, "plan", false, "list each case's driver, the command it will start and what chose them (the case, -driver, "+project.FileName+"); run nothing")
 	fs.DurationVar(&f.timeout, "timeout", orchestrator.DefaultRunTimeout, "each run's wall-clock limit, for cases that set no timeout (exit reason timeout)")
-	fs.StringVar(&f.resume, "resume", "", "suite directory of an interrupted suite: run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
+	fs.StringVar(&f.resume, "resume", "", "an interrupted suite (its directory, latest or label:NAME under -runs-root): run only its cancelled and not-run items, into it (cases default to the suite's own case files; -runs-root and -repeat are the suite's)")
 	fs.StringVar(&f.junit, "junit", "", "also write the suite as JUnit XML to this file (one testcase per run), for CI systems")
 	f.json = jsonFlag(fs, "the suite (schema lux.suite/v1)")
 	fs.StringVar(&f.label, "label", "", `name the suite, so that "label:NAME" finds the newest suite so named (lux compare label:main latest)`)
@@ -233,6 +233,12 @@ interrupted; -resume finishes an interrupted suite.`,
 func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	var resumed *record.Suite
 	if f.resume != "" {
+		dir, err := record.ResolveSuite(f.runsRoot, f.resume)
+		if err != nil {
+			e.errorf("-resume: %v", err)
+			return ExitUsage
+		}
+		f.resume = dir
 		s, err := record.ReadSuite(f.resume)
 		if err != nil {
 			e.errorf("-resume: %v", err)

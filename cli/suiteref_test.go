@@ -53,3 +53,21 @@ func TestSuiteLabelsAndRefs(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, strings.Contains(string(html), filepath.Base(suites[1])), "the page is the comparison of the two suites")
 }
+
+// -resume names a suite too: latest and label:NAME work there.
+func TestResumeTakesSuiteRefs(t *testing.T) {
+	reg := registry(t)
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	writeCase(t, cases, "hello.case.json", echoHelloCase)
+	root := filepath.Join(dir, "runs")
+	code, out, errOut := run(t, reg, "run", "-q", "-label", "main", "-runs-root", root, "-driver", driverJSON(), cases)
+	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
+
+	code, _, errOut = run(t, reg, "run", "-runs-root", root, "-resume", "label:main")
+	require.Equal(t, cli.ExitOK, code, errOut)
+	require.Contains(t, errOut, "nothing left to run")
+	code, _, errOut = run(t, reg, "run", "-runs-root", root, "-resume", "label:nightly")
+	require.Equal(t, cli.ExitUsage, code)
+	require.Contains(t, errOut, `no suite labelled "nightly"`)
+}
