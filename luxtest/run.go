@@ -184,7 +184,11 @@ func (s Suite) Run(t *testing.T, cases ...*lux.Case) {
 	if err != nil {
 		t.Errorf("luxtest: %v", err)
 	}
-	t.Logf("luxtest: suite recorded in %s", res.Dir)
+	if tempRoot && !s.keepRuns() {
+		t.Logf("luxtest: suite recorded in %s (removed if the test passes; %s=1 keeps it)", res.Dir, EnvKeepRuns)
+	} else {
+		t.Logf("luxtest: suite recorded in %s", res.Dir)
+	}
 	if p := record.SuitePassK(res.Manifest.Items, res.Manifest.Repetitions); p != nil {
 		t.Logf("luxtest: %s", p.Text())
 	}
