@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -59,6 +60,12 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 
 	evidence := run.Evidence()
 	evidence.Case = c
+	// Grading writes only into a scratch directory of its own, never into
+	// the record.
+	if evidence.Scratch, err = os.MkdirTemp("", "lux-grade-"); err != nil {
+		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
+	}
+	defer os.RemoveAll(evidence.Scratch)
 	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
 	defer release()
 	rep, judge, _ := grade(ctx, limit, &plan{checks: checks}, evidence)

@@ -110,6 +110,7 @@ type runState struct {
 	started       bool     // the driver started: there is a session
 	out           *outcome // nil while the run may still end done
 	collectFailed bool
+	tree          *record.Tree // the recorded workspace's fingerprint, taken once collected
 	writeErr      error
 }
 
