@@ -120,9 +120,9 @@ func TestCommandRunsOnACopy(t *testing.T) {
 		t.Error("a command with in: run wrote into the run directory")
 	}
 	for cfg, pass := range map[string]bool{
-		`{"command":"test -f bin.txt","shareCopy":"build"}`: true,
-		`{"command":"test -f bin.txt","shareCopy":"other"}`: false,
-		`{"command":"test -f bin.txt"}`:                     false,
+		`{"command":"test -f bin.txt","shareCopy":"build"}`:  true,
+		`{"command":"test -f bin.txt","shareCopy":"other"}`:  false,
+		`{"command":"test -f bin.txt"}`:                      false,
 		`{"command":"test -f README.md && test -L link.md"}`: true,
 	} {
 		if res := grade(t, "command-exits-zero", cfg, run); res.Passed != pass {
