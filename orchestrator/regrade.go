@@ -76,5 +76,15 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	if err != nil {
 		return g, "", err
 	}
+	if run.Seal == record.SealVerified {
+		// The new grading joins the record's seal.
+		key, err := record.FindSealKey(runDir)
+		if err == nil {
+			err = o.writer.Seal(runDir, "run", key)
+		}
+		if err != nil {
+			return g, path, fmt.Errorf("orchestrator: regrade %s: reseal: %w", runDir, err)
+		}
+	}
 	return g, filepath.Clean(path), nil
 }

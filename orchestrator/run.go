@@ -186,6 +186,8 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	r.write(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
 	// The agent works outside the record: it is never told where the
 	// record is, and its workspace joins the record once it is stopped.
+	// The key exists before the run's record does (see record.VerifySeal).
+	_, _ = r.o.sealKey()
 	if r.live, err = record.ReserveLiveDir(r.o.opts.RunsRoot); err != nil {
 		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
 		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))

@@ -306,4 +306,9 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 		r.writeErr = err
 	}
 	r.write(record.MetadataFile, r.meta)
+	// The record is complete: seal it, so a change after this is refused
+	// by every reader.
+	if err := r.o.seal(r.dir, "run"); err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
 }

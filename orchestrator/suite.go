@@ -124,7 +124,7 @@ func (o *Orchestrator) suitePlans(cases []*lux.Case) ([]*plan, error) {
 // as they start and end, then finishes the suite: its status, and
 // suite-summary.json.
 func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*SuiteResult, error) {
-	w := newManifestWriter(o.writer, filepath.Join(dir, record.SuiteFile), m)
+	w := newManifestWriter(o.writer, filepath.Join(dir, record.SuiteFile), m, func() error { return o.seal(dir, "suite") })
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
 	next := make(chan job)
@@ -191,6 +191,9 @@ dispatch:
 
 	summary := o.summarize(dir, m, status)
 	if err := o.writer.WriteJSON(filepath.Join(dir, record.SuiteSummaryFile), summary); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	if err := o.seal(dir, "suite"); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
@@ -290,10 +293,11 @@ type manifestWriter struct {
 	stop chan struct{}
 	done chan struct{}
 	err  error
+	seal func() error // seals the suite directory after each write
 }
 
-func newManifestWriter(out record.Writer, path string, m *record.SuiteManifest) *manifestWriter {
-	w := &manifestWriter{out: out, m: m, path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newManifestWriter(out record.Writer, path string, m *record.SuiteManifest, seal func() error) *manifestWriter {
+	w := &manifestWriter{out: out, m: m, path: path, seal: seal, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.flush()
 	go w.loop()
 	return w
@@ -335,6 +339,9 @@ func (w *manifestWriter) flush() {
 	w.mu.Unlock()
 	if err == nil {
 		err = w.out.WriteFile(w.path, append(data, '\n'))
+	}
+	if err == nil && w.seal != nil {
+		err = w.seal()
 	}
 	if err != nil && w.err == nil {
 		w.err = err

@@ -86,11 +86,24 @@ func ReadRegradings(runDir string) ([]*Regrading, error) {
 		}
 	}
 	slices.SortFunc(names, CompareStampNames)
+	sc, err := openSeal(runDir)
+	if err != nil {
+		return nil, err
+	}
+	if sc.seal != nil {
+		for n := range sc.seal.Files {
+			if strings.HasPrefix(n, GradingsDir+"/") && !slices.Contains(names, strings.TrimPrefix(n, GradingsDir+"/")) {
+				return nil, sc.broken(n, "was removed")
+			}
+		}
+	}
 	out := make([]*Regrading, 0, len(names))
 	for _, n := range names {
 		var g Regrading
-		if err := ReadJSON(filepath.Join(dir, n), &g); err != nil {
+		if ok, err := sc.readJSON(GradingsDir+"/"+n, &g); err != nil {
 			return nil, err
+		} else if !ok {
+			continue // removed while listed
 		}
 		out = append(out, &g)
 	}

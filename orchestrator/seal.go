@@ -1,0 +1,34 @@
+package orchestrator
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/luxeval/lux/record"
+)
+
+// sealer seals the records an Orchestrator writes with its runs root's
+// key (record.OpenSealKey), opened once, when first needed.
+type sealer struct {
+	once sync.Once
+	key  *record.SealKey
+	err  error
+}
+
+// sealKey returns the runs root's sealing key, creating it when the root
+// has none.
+func (o *Orchestrator) sealKey() (*record.SealKey, error) {
+	o.sealer.once.Do(func() {
+		o.sealer.key, o.sealer.err = record.OpenSealKey(o.opts.RunsRoot)
+	})
+	return o.sealer.key, o.sealer.err
+}
+
+// seal writes the seal of the record directory dir (kind "run" or "suite").
+func (o *Orchestrator) seal(dir, kind string) error {
+	key, err := o.sealKey()
+	if err != nil {
+		return fmt.Errorf("orchestrator: seal %s: %w", dir, err)
+	}
+	return o.writer.Seal(dir, kind, key)
+}

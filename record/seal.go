@@ -1,0 +1,418 @@
+package record
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+)
+
+// The sealing key of a runs root and the seal of a record.
+const (
+	// SealKeyDir, directly under the runs root, holds the root's sealing
+	// key. Agents must never read it: a sandbox denies the directory
+	// SealKeyDirOf names.
+	SealKeyDir = ".lux-seal"
+	// SealKeyFile is the key's file in SealKeyDir.
+	SealKeyFile = "key"
+	// SealFile is the seal of a run or suite directory.
+	SealFile = "seal.json"
+)
+
+// SealState says what the seal of a record directory showed.
+type SealState string
+
+// The seal states of a record read back.
+const (
+	SealVerified SealState = "verified" // sealed, and every sealed file is as sealed
+	SealUnsealed SealState = "unsealed" // written before sealing existed: nothing to verify
+)
+
+// ErrSealBroken reports a record whose files are not those its seal
+// names: a record changed after the harness wrote it. It is not read.
+var ErrSealBroken = errors.New("record: the record changed since it was sealed")
+
+// ErrSealKey reports a sealed record whose runs root's key is missing,
+// unreadable or another one: its seal cannot be checked, so it is not read.
+var ErrSealKey = errors.New("record: the sealing key cannot be used")
+
+// SealKeyDirOf returns the directory holding root's sealing key: the path
+// a sandbox must deny to every agent (neither read nor write).
+func SealKeyDirOf(root string) string { return filepath.Join(root, SealKeyDir) }
+
+// SealKeyPath returns the path of root's sealing key file.
+func SealKeyPath(root string) string { return filepath.Join(root, SealKeyDir, SealKeyFile) }
+
+// SealKey is a runs root's secret: 32 random bytes, in a 0600 file of a
+// 0700 directory of the root, created with the root's first sealed record.
+type SealKey struct {
+	Path    string
+	ID      string    // the first 16 hex digits of the key's SHA-256: names the key, never reveals it
+	Created time.Time // records whose directory name is later must be sealed
+	secret  []byte
+}
+
+type keyFile struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Created       time.Time `json:"created"`
+	Key           string    `json:"key"`
+}
+
+// OpenSealKey returns root's sealing key, creating it when root has none.
+// Two processes creating it at once get the same key.
+func OpenSealKey(root string) (*SealKey, error) {
+	path := SealKeyPath(root)
+	if k, err := readSealKey(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return k, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), DirPerm); err != nil {
+		return nil, fmt.Errorf("record: create the sealing key: %w", err)
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("record: create the sealing key: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := encode(&buf, keyFile{SchemaVersion: 1, Created: time.Now().UTC(), Key: hex.EncodeToString(secret)}, "  "); err != nil {
+		return nil, fmt.Errorf("record: create the sealing key: %w", err)
+	}
+	tmp, err := (Writer{Sync: true}).writeTemp(path, buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("record: create the sealing key %s: %w", path, err)
+	}
+	defer os.Remove(tmp)
+	// A link never replaces a key another process made first.
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("record: create the sealing key %s: %w", path, err)
+	}
+	return readSealKey(path)
+}
+
+func readSealKey(path string) (*SealKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %s: %v (only the user who records the runs can read it; check its owner and mode 0600)", ErrSealKey, path, pathProblem(err))
+	}
+	var kf keyFile
+	secret, herr := []byte(nil), error(nil)
+	if err := json.Unmarshal(data, &kf); err == nil {
+		secret, herr = hex.DecodeString(kf.Key)
+	}
+	if err != nil || herr != nil || len(secret) < 32 {
+		return nil, fmt.Errorf("%w: %s is not a sealing key (it must hold the 32-byte key lux wrote; a key that was lost cannot be remade, and the records it sealed cannot be verified)", ErrSealKey, path)
+	}
+	sum := sha256.Sum256(secret)
+	return &SealKey{Path: path, ID: hex.EncodeToString(sum[:8]), Created: kf.Created, secret: secret}, nil
+}
+
+// findSealKey returns the key of the runs root dir is recorded in: the
+// first of dir and its parents holding a key (a run directory is
+// <root>/<case>/<driver>/<time>, where a case id with slashes adds
+// levels; a suite is <root>/.suites/<time>); nil when none has one.
+func findSealKey(dir string) (*SealKey, string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("record: %w", err)
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		path := SealKeyPath(d)
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			if filepath.Dir(d) == d {
+				break
+			}
+			continue
+		}
+		k, err := readSealKey(path)
+		return k, path, err
+	}
+	return nil, "", nil
+}
+
+// Seal is seal.json: the SHA-256 of each file of a record directory, and
+// an HMAC-SHA256 of them under the runs root's key.
+type Seal struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	Algorithm     string            `json:"algorithm"` // "HMAC-SHA256"
+	KeyID         string            `json:"keyId"`
+	Kind          string            `json:"kind"` // "run" or "suite"
+	Files         map[string]string `json:"files"`
+	MAC           string            `json:"mac"`
+}
+
+// sealedNames lists the files of dir a seal covers, by kind: a run's
+// record files and its later gradings, a suite's two files.
+func sealedNames(dir, kind string) ([]string, error) {
+	var names []string
+	if kind == "suite" {
+		names = []string{SuiteFile, SuiteSummaryFile}
+	} else {
+		names = []string{CaseFile, MetadataFile, EventsFile, GradingFile, ArtifactsFile, StderrFile}
+		entries, err := os.ReadDir(filepath.Join(dir, GradingsDir))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("record: %w", err)
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, GradingsDir+"/"+e.Name())
+			}
+		}
+	}
+	return names, nil
+}
+
+// hashFiles returns the SHA-256 of each of names present in dir.
+func hashFiles(dir string, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		path := filepath.Join(dir, filepath.FromSlash(n))
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, &FileError{Path: path, Err: pathProblem(err)}
+		}
+		if !fi.Mode().IsRegular() {
+			out[n] = "not a regular file"
+			continue
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return nil, &FileError{Path: path, Err: pathProblem(err)}
+		}
+		out[n] = sum
+	}
+	return out, nil
+}
+
+func (k *SealKey) mac(kind string, files map[string]string) string {
+	m := hmac.New(sha256.New, k.secret)
+	fmt.Fprintf(m, "lux-seal/v1\n%s\n", kind)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(m, "%q %s\n", n, files[n])
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Seal writes dir's seal.json: the SHA-256 of each of its record files as
+// they are now, under key. kind is "run" or "suite". Every write to a
+// record directory ends with its seal.
+func (w Writer) Seal(dir, kind string, key *SealKey) error {
+	names, err := sealedNames(dir, kind)
+	if err != nil {
+		return err
+	}
+	files, err := hashFiles(dir, names)
+	if err != nil {
+		return err
+	}
+	s := Seal{SchemaVersion: 1, Algorithm: "HMAC-SHA256", KeyID: key.ID, Kind: kind, Files: files, MAC: key.mac(kind, files)}
+	return w.WriteJSON(filepath.Join(dir, SealFile), s)
+}
+
+// VerifySeal checks every file of the record directory dir against its
+// seal: SealVerified, or SealUnsealed for a record made before sealing
+// existed. A record that changed since it was sealed is an error wrapping
+// ErrSealBroken naming the file; a key that is missing or another is an
+// error wrapping ErrSealKey. The readers of this package (ReadMetadata,
+// ReadRun, ReadSuite, ReadRegradings, LoadEvents) check the files they read
+// the same way.
+func VerifySeal(dir string) (SealState, error) {
+	sc, err := openSeal(dir)
+	if err != nil {
+		return "", err
+	}
+	if sc.seal == nil {
+		var complete *bool
+		var m struct {
+			Evidence json.RawMessage `json:"evidence"`
+		}
+		if ok, err := readJSONOptional(filepath.Join(dir, MetadataFile), &m); err == nil && ok {
+			done := len(m.Evidence) > 0 && string(m.Evidence) != "null"
+			complete = &done
+		}
+		if err := sc.unsealedErr(complete); err != nil {
+			return "", err
+		}
+		return SealUnsealed, nil
+	}
+	names, err := sealedNames(dir, sc.seal.Kind)
+	if err != nil {
+		return "", err
+	}
+	files, err := hashFiles(dir, names)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if err := sc.checkSum(n, files[n]); err != nil {
+			return "", err
+		}
+	}
+	return SealVerified, nil
+}
+
+// sealCheck is the verified seal of one record directory (seal nil when
+// it has none), against which the files read are checked.
+type sealCheck struct {
+	dir  string
+	seal *Seal
+	key  *SealKey // the runs root's key, when it has one
+}
+
+// openSeal reads dir's seal and checks it is the runs root key's.
+func openSeal(dir string) (*sealCheck, error) {
+	sc := &sealCheck{dir: dir}
+	key, keyPath, err := findSealKey(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w (reading %s)", err, dir)
+	}
+	sc.key = key
+	var s Seal
+	ok, err := readJSONOptional(filepath.Join(dir, SealFile), &s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w (its seal is unreadable: the record is not read; run the case again)", ErrSealBroken, err)
+	}
+	if !ok {
+		return sc, nil
+	}
+	switch {
+	case key == nil:
+		return nil, fmt.Errorf("%w: %s is sealed but no key was found in its runs root (%s, looked for in every directory above it): read it inside the runs root it was recorded in, or copy that runs root whole, its %s directory with it", ErrSealKey, dir, filepath.Join("<runs root>", SealKeyDir, SealKeyFile), SealKeyDir)
+	case s.KeyID != key.ID:
+		return nil, fmt.Errorf("%w: %s was sealed with key %s, but its runs root's key %s is %s: the key was replaced, or the record was moved from another runs root (read it there)", ErrSealKey, dir, s.KeyID, keyPath, key.ID)
+	case !hmac.Equal([]byte(key.mac(s.Kind, s.Files)), []byte(s.MAC)):
+		return nil, sc.broken(SealFile, "does not match its own seal (the seal was rewritten without the key)")
+	}
+	sc.seal = &s
+	return sc, nil
+}
+
+// broken is the error of a record whose file name is not as sealed.
+func (sc *sealCheck) broken(name, what string) error {
+	return fmt.Errorf("%w: %s: %s %s; a record changed after the harness wrote it is not read (fix: restore the file from a copy, or move %s out of the runs root and run the case again)",
+		ErrSealBroken, sc.dir, name, what, sc.dir)
+}
+
+// checkSum compares the SHA-256 of the file name (empty when absent) with
+// the seal's.
+func (sc *sealCheck) checkSum(name, sum string) error {
+	if sc.seal == nil {
+		return nil
+	}
+	want, sealed := sc.seal.Files[name]
+	switch {
+	case !sealed && sum == "":
+		return nil
+	case !sealed:
+		return sc.broken(name, "was added")
+	case sum == "":
+		return sc.broken(name, "was removed")
+	case sum != want:
+		return sc.broken(name, fmt.Sprintf("changed (SHA-256 %s; %s was sealed)", sum, want))
+	}
+	return nil
+}
+
+// check compares data, the content of the file name as read (present
+// false when it is absent), with the seal.
+func (sc *sealCheck) check(name string, data []byte, present bool) error {
+	if sc == nil || sc.seal == nil {
+		return nil
+	}
+	sum := ""
+	if present {
+		h := sha256.Sum256(data)
+		sum = hex.EncodeToString(h[:])
+	}
+	return sc.checkSum(name, sum)
+}
+
+// unsealedErr refuses an unsealed record that must have been sealed: one
+// in a runs root whose key is older than the record (by its directory's
+// name) and that is complete (complete says so; nil: judge by the name
+// alone). A record written before sealing existed is read, as unsealed.
+func (sc *sealCheck) unsealedErr(complete *bool) error {
+	if sc.seal != nil || sc.key == nil || (complete != nil && !*complete) {
+		return nil
+	}
+	stamp, _, ok := splitStamp(filepath.Base(sc.dir))
+	if !ok {
+		return nil
+	}
+	t, err := time.Parse("2006-01-02T15-04-05-000Z", stamp)
+	if err != nil || t.Before(sc.key.Created.Truncate(time.Millisecond)) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s has no %s, though it was recorded after its runs root began sealing (%s): its seal was removed, or the harness was killed while finishing it (fix: move it out of the runs root and run the case again)",
+		ErrSealBroken, sc.dir, SealFile, sc.key.Created.Format(time.RFC3339))
+}
+
+// fileSHA256 returns the SHA-256 (hex) of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// state is the seal state of the files read through sc.
+func (sc *sealCheck) state() SealState {
+	if sc == nil || sc.seal == nil {
+		return SealUnsealed
+	}
+	return SealVerified
+}
+
+// readJSON decodes the file name of the record into v, checked against the
+// seal; a missing file reports false (and is an error when it was sealed).
+func (sc *sealCheck) readJSON(name string, v any) (bool, error) {
+	path := filepath.Join(sc.dir, filepath.FromSlash(name))
+	data, ok, err := readCapped(path)
+	if err != nil {
+		return false, err
+	}
+	if err := sc.check(name, data, ok); err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, nil
+	}
+	if err := decodeJSON(data, v); err != nil {
+		return false, &FileError{Path: path, Err: err}
+	}
+	return true, nil
+}
+
+// FindSealKey returns the key of the runs root the record directory dir
+// is in (dir, or its nearest parent holding one), nil when it has none.
+func FindSealKey(dir string) (*SealKey, error) {
+	k, _, err := findSealKey(dir)
+	return k, err
+}
