@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -360,7 +361,7 @@ func (sc *sealCheck) unsealedErr(complete *bool) error {
 	if !ok {
 		return nil
 	}
-	t, err := time.Parse("2006-01-02T15-04-05-000Z", stamp)
+	t, err := stampTime(stamp)
 	if err != nil || t.Before(sc.key.Created.Truncate(time.Millisecond)) {
 		return nil
 	}
@@ -415,4 +416,20 @@ func (sc *sealCheck) readJSON(name string, v any) (bool, error) {
 func FindSealKey(dir string) (*SealKey, error) {
 	k, _, err := findSealKey(dir)
 	return k, err
+}
+
+// stampTime is the time a Timestamp names.
+func stampTime(stamp string) (time.Time, error) {
+	if len(stamp) != len("2006-01-02T15-04-05-000Z") {
+		return time.Time{}, fmt.Errorf("%q is not a timestamp", stamp)
+	}
+	t, err := time.Parse("2006-01-02T15-04-05", stamp[:19])
+	if err != nil {
+		return time.Time{}, err
+	}
+	ms, err := strconv.Atoi(stamp[20:23])
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.Add(time.Duration(ms) * time.Millisecond), nil
 }
