@@ -33,8 +33,11 @@ type Regrading struct {
 	// EvidenceVerified says the run's evidence was checked against its
 	// fingerprint before grading; false for a record made before
 	// fingerprints existed.
-	EvidenceVerified bool               `json:"evidenceVerified"`
-	Report           *lux.GradingReport `json:"report"`
+	EvidenceVerified bool `json:"evidenceVerified"`
+	// RecordSeal is what the record's seal showed before grading:
+	// "verified", or "unsealed" for a record made before sealing.
+	RecordSeal SealState          `json:"recordSeal,omitempty"`
+	Report     *lux.GradingReport `json:"report"`
 	// JudgeUsage is what the model-graded assertions of this grading spent.
 	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
 }
