@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // The sealing key of a runs root and the seal of a record.
