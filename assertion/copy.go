@@ -1,6 +1,7 @@
 package assertion
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -37,7 +38,8 @@ func commandCopy(run *lux.Run, root safefs.Root, in, share string) (dir string, 
 		scratch, cleanup = tmp, func() { removeAll(tmp) }
 	}
 	if share != "" && run.Scratch != "" {
-		dir = filepath.Join(scratch, "share-"+in+"-"+hex.EncodeToString([]byte(share)))
+		sum := sha256.Sum256([]byte(share))
+		dir = filepath.Join(scratch, "share-"+in+"-"+hex.EncodeToString(sum[:8]))
 		if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
 			return dir, cleanup, nil
 		}
