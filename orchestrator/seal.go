@@ -32,3 +32,13 @@ func (o *Orchestrator) seal(dir, kind string) error {
 	}
 	return o.writer.Seal(dir, kind, key)
 }
+
+// sealNewRun seals a run's record as the harness wrote it: the events as
+// logged, and no gradings but its own (see record.Writer.SealRun).
+func (o *Orchestrator) sealNewRun(dir string, log *record.EventLog) error {
+	key, err := o.sealKey()
+	if err != nil {
+		return fmt.Errorf("orchestrator: seal %s: %w", dir, err)
+	}
+	return o.writer.SealRun(dir, "run", key, &record.NewRun{Events: log})
+}

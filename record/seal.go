@@ -218,13 +218,40 @@ func (k *SealKey) mac(kind string, files map[string]string) string {
 // they are now, under key. kind is "run" or "suite". Every write to a
 // record directory ends with its seal.
 func (w Writer) Seal(dir, kind string, key *SealKey) error {
+	return w.SealRun(dir, kind, key, nil)
+}
+
+// NewRun describes a run's record as the harness wrote it, for sealing it
+// the first time: what the agent could have written into the directory
+// while it ran is not taken on trust.
+type NewRun struct {
+	// Events is the event log the harness wrote: its digest is sealed,
+	// not the file's, so lines appended behind the harness's back leave a
+	// file that does not match its seal.
+	Events *EventLog
+}
+
+// SealRun is Seal, given, for a run sealed the first time (n not nil),
+// what the harness knows of its files: the events' digest as written, and
+// no later gradings (a gradings/ file present then was not written by
+// lux, and is left out of the seal, so readers refuse it).
+func (w Writer) SealRun(dir, kind string, key *SealKey, n *NewRun) error {
 	names, err := sealedNames(dir, kind)
 	if err != nil {
 		return err
 	}
+	if n != nil {
+		names = slices.DeleteFunc(names, func(name string) bool { return strings.HasPrefix(name, GradingsDir+"/") })
+	}
 	files, err := hashFiles(dir, names)
 	if err != nil {
 		return err
+	}
+	if n != nil && n.Events != nil {
+		sum, size := n.Events.Digest()
+		if _, ok := files[EventsFile]; ok || size > 0 {
+			files[EventsFile] = sum
+		}
 	}
 	s := Seal{SchemaVersion: 1, Algorithm: "HMAC-SHA256", KeyID: key.ID, Kind: kind, Files: files, MAC: key.mac(kind, files)}
 	return w.WriteJSON(filepath.Join(dir, SealFile), s)
