@@ -110,7 +110,8 @@ type runState struct {
 	started       bool     // the driver started: there is a session
 	out           *outcome // nil while the run may still end done
 	collectFailed bool
-	tree          *record.Tree // the recorded workspace's fingerprint, taken once collected
+	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
+	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
 	writeErr      error
 }
 
@@ -311,8 +312,15 @@ func (r *runState) stage(s lux.Stage) {
 
 // write writes one JSON file of the record; a failure is kept for Run's error.
 func (r *runState) write(name string, v any) {
-	if err := r.o.writer.WriteJSON(filepath.Join(r.dir, name), v); err != nil && r.writeErr == nil {
+	sum, err := r.o.writer.WriteJSONSum(filepath.Join(r.dir, name), v)
+	if err != nil && r.writeErr == nil {
 		r.writeErr = err
+	}
+	if err == nil {
+		if r.written == nil {
+			r.written = map[string]string{}
+		}
+		r.written[name] = sum // sealed as written (see record.NewRun)
 	}
 }
 

@@ -34,11 +34,12 @@ func (o *Orchestrator) seal(dir, kind string) error {
 }
 
 // sealNewRun seals a run's record as the harness wrote it: the events as
-// logged, and no gradings but its own (see record.Writer.SealRun).
-func (o *Orchestrator) sealNewRun(dir string, log *record.EventLog) error {
+// logged, the JSON files as written, and no gradings (see
+// record.Writer.SealRun).
+func (o *Orchestrator) sealNewRun(dir string, n *record.NewRun) error {
 	key, err := o.sealKey()
 	if err != nil {
 		return fmt.Errorf("orchestrator: seal %s: %w", dir, err)
 	}
-	return o.writer.SealRun(dir, "run", key, &record.NewRun{Events: log})
+	return o.writer.SealRun(dir, "run", key, n)
 }

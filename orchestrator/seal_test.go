@@ -31,6 +31,9 @@ func TestAnAgentCannotForgeItsOwnRecordIntoTheSeal(t *testing.T) {
 			_, err = f.WriteString(`{"type":"progress","kind":"agent-message","data":{"text":"forged"}}` + "\n")
 			return err
 		},
+		"case": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, record.CaseFile), []byte(`{"id":"forged","prompt":"p"}`), 0o600)
+		},
 		"gradings": func(dir string) error {
 			if err := os.MkdirAll(filepath.Join(dir, record.GradingsDir), 0o700); err != nil {
 				return err
@@ -57,11 +60,16 @@ func TestAnAgentCannotForgeItsOwnRecordIntoTheSeal(t *testing.T) {
 			require.NoError(t, err)
 			_, err = record.VerifySeal(res.Dir)
 			require.ErrorIs(t, err, record.ErrSealBroken)
-			if name == "events" {
+			switch name {
+			case "case":
+				_, err = record.ReadCase(res.Dir)
+				require.ErrorIs(t, err, record.ErrSealBroken)
+				assert.Contains(t, err.Error(), record.CaseFile)
+			case "events":
 				_, err = record.ReadRun(res.Dir, record.ReadOptions{Events: true})
 				require.ErrorIs(t, err, record.ErrSealBroken)
 				assert.Contains(t, err.Error(), record.EventsFile)
-			} else {
+			default:
 				_, err = record.ReadRegradings(res.Dir)
 				require.ErrorIs(t, err, record.ErrSealBroken)
 				assert.Contains(t, err.Error(), "was added")

@@ -308,7 +308,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 	r.write(record.MetadataFile, r.meta)
 	// The record is complete: seal it, so a change after this is refused
 	// by every reader.
-	if err := r.o.sealNewRun(r.dir, r.log); err != nil && r.writeErr == nil {
+	if err := r.o.sealNewRun(r.dir, &record.NewRun{Events: r.log, Written: r.written}); err != nil && r.writeErr == nil {
 		r.writeErr = err
 	}
 }

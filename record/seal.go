@@ -229,6 +229,10 @@ type NewRun struct {
 	// not the file's, so lines appended behind the harness's back leave a
 	// file that does not match its seal.
 	Events *EventLog
+	// Written holds the SHA-256 of the files the harness wrote, as it
+	// wrote them (Writer.WriteJSONSum): those are sealed, not the files'
+	// content at sealing time.
+	Written map[string]string
 }
 
 // SealRun is Seal, given, for a run sealed the first time (n not nil),
@@ -246,6 +250,13 @@ func (w Writer) SealRun(dir, kind string, key *SealKey, n *NewRun) error {
 	files, err := hashFiles(dir, names)
 	if err != nil {
 		return err
+	}
+	if n != nil {
+		for name, sum := range n.Written {
+			if _, ok := files[name]; ok {
+				files[name] = sum
+			}
+		}
 	}
 	if n != nil && n.Events != nil {
 		sum, size := n.Events.Digest()
