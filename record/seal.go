@@ -41,8 +41,14 @@ const (
 )
 
 // ErrSealBroken reports a record whose files are not those its seal
-// names: a record changed after the harness wrote it. It is not read.
-var ErrSealBroken = errors.New("record: the record changed since it was sealed")
+// names: a record changed after the harness wrote it. It is not read. It
+// is also an ErrEvidenceChanged (errors.Is).
+var ErrSealBroken error = sealBroken{}
+
+type sealBroken struct{}
+
+func (sealBroken) Error() string        { return "record: the record changed since it was sealed" }
+func (sealBroken) Is(target error) bool { return target == ErrEvidenceChanged }
 
 // ErrSealKey reports a sealed record whose runs root's key is missing,
 // unreadable or another one: its seal cannot be checked, so it is not read.
@@ -348,8 +354,8 @@ func openSeal(dir string) (*sealCheck, error) {
 
 // broken is the error of a record whose file name is not as sealed.
 func (sc *sealCheck) broken(name, what string) error {
-	return fmt.Errorf("%w: %s: %s %s; a record changed after the harness wrote it is not read (fix: restore the file from a copy, or move %s out of the runs root and run the case again)",
-		ErrSealBroken, sc.dir, name, what, sc.dir)
+	return fmt.Errorf("%w: %s %s; a record changed after the harness wrote it is not read (fix: restore the file from a copy, or move %s out of the runs root and run the case again)",
+		ErrSealBroken, filepath.Join(sc.dir, filepath.FromSlash(name)), what, sc.dir)
 }
 
 // checkSum compares the SHA-256 of the file name (empty when absent) with
