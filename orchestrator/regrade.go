@@ -80,19 +80,18 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	g.Report = failUnlessDone(rep, run.Metadata)
 	g.JudgeUsage = judge
 	g.GradedAt = time.Now().UTC()
-	path, err := o.writer.WriteRegrading(runDir, g)
-	if err != nil {
-		return g, "", err
-	}
+	var path string
 	if seal == record.SealVerified {
 		// The new grading joins the record's seal.
-		key, err := record.FindSealKey(runDir)
-		if err == nil {
-			err = o.writer.Seal(runDir, "run", key)
+		var key *record.SealKey
+		if key, err = record.FindSealKey(runDir); err == nil {
+			path, err = o.writer.WriteRegradingSealed(runDir, g, key)
 		}
-		if err != nil {
-			return g, path, fmt.Errorf("orchestrator: regrade %s: reseal: %w", runDir, err)
-		}
+	} else {
+		path, err = o.writer.WriteRegrading(runDir, g)
+	}
+	if err != nil {
+		return g, "", err
 	}
 	return g, filepath.Clean(path), nil
 }

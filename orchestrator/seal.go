@@ -24,13 +24,14 @@ func (o *Orchestrator) sealKey() (*record.SealKey, error) {
 	return o.sealer.key, o.sealer.err
 }
 
-// seal writes the seal of the record directory dir (kind "run" or "suite").
-func (o *Orchestrator) seal(dir, kind string) error {
+// writeSuiteFile replaces the file name of the suite directory dir with
+// data, sealed (see record.Writer.WriteSealed).
+func (o *Orchestrator) writeSuiteFile(dir, name string, data []byte) error {
 	key, err := o.sealKey()
 	if err != nil {
 		return fmt.Errorf("orchestrator: seal %s: %w", dir, err)
 	}
-	return o.writer.Seal(dir, kind, key)
+	return o.writer.WriteSealed(dir, "suite", key, name, data)
 }
 
 // sealNewRun seals a run's record as the harness wrote it: the events as
@@ -42,4 +43,14 @@ func (o *Orchestrator) sealNewRun(dir string, n *record.NewRun) error {
 		return fmt.Errorf("orchestrator: seal %s: %w", dir, err)
 	}
 	return o.writer.SealRun(dir, "run", key, n)
+}
+
+// writeSuiteJSON is writeSuiteFile of v encoded as record.Writer.WriteJSON
+// does.
+func (o *Orchestrator) writeSuiteJSON(dir, name string, v any) error {
+	key, err := o.sealKey()
+	if err != nil {
+		return fmt.Errorf("orchestrator: seal %s: %w", dir, err)
+	}
+	return o.writer.WriteJSONSealed(dir, "suite", key, name, v)
 }

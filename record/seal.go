@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,7 +158,12 @@ type Seal struct {
 	KeyID         string            `json:"keyId"`
 	Kind          string            `json:"kind"` // "run" or "suite"
 	Files         map[string]string `json:"files"`
-	MAC           string            `json:"mac"`
+	// Pending are files being rewritten by the harness: each may hold its
+	// sealed content (or be absent, when Files has none) or the pending
+	// one, so that a crash between writing a file and sealing it leaves a
+	// record that still verifies.
+	Pending map[string]string `json:"pending,omitempty"`
+	MAC     string            `json:"mac"`
 }
 
 // sealedNames lists the files of dir a seal covers, by kind: a run's
@@ -206,18 +212,26 @@ func hashFiles(dir string, names []string) (map[string]string, error) {
 	return out, nil
 }
 
-func (k *SealKey) mac(kind string, files map[string]string) string {
+func (k *SealKey) mac(s *Seal) string {
 	m := hmac.New(sha256.New, k.secret)
-	fmt.Fprintf(m, "lux-seal/v1\n%s\n", kind)
-	names := make([]string, 0, len(files))
-	for n := range files {
+	fmt.Fprintf(m, "lux-seal/v1\n%s\n", s.Kind)
+	writeSums(m, s.Files)
+	if len(s.Pending) > 0 {
+		fmt.Fprintf(m, "pending\n")
+		writeSums(m, s.Pending)
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func writeSums(w io.Writer, sums map[string]string) {
+	names := make([]string, 0, len(sums))
+	for n := range sums {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		fmt.Fprintf(m, "%q %s\n", n, files[n])
+		fmt.Fprintf(w, "%q %s\n", n, sums[n])
 	}
-	return hex.EncodeToString(m.Sum(nil))
 }
 
 // Seal writes dir's seal.json: the SHA-256 of each of its record files as
@@ -270,8 +284,79 @@ func (w Writer) SealRun(dir, kind string, key *SealKey, n *NewRun) error {
 			files[EventsFile] = sum
 		}
 	}
-	s := Seal{SchemaVersion: 1, Algorithm: "HMAC-SHA256", KeyID: key.ID, Kind: kind, Files: files, MAC: key.mac(kind, files)}
+	return w.writeSeal(dir, key, &Seal{Kind: kind, Files: files})
+}
+
+func (w Writer) writeSeal(dir string, key *SealKey, s *Seal) error {
+	s.SchemaVersion, s.Algorithm, s.KeyID = 1, "HMAC-SHA256", key.ID
+	s.MAC = key.mac(s)
 	return w.WriteJSON(filepath.Join(dir, SealFile), s)
+}
+
+// WriteSealed replaces the file name of the sealed record directory dir
+// with data and seals it, so that no crash leaves a record that does not
+// verify: the seal first allows data as name's pending content, then the
+// file is written, then the seal names data alone. The other files keep
+// the sums of dir's current seal (they are not re-read: what changed
+// behind the harness's back stays refused); a directory not yet sealed is
+// sealed as it is.
+func (w Writer) WriteSealed(dir, kind string, key *SealKey, name string, data []byte) error {
+	base, err := w.sealBase(dir, kind, key, name)
+	if err != nil {
+		return err
+	}
+	h := sha256.Sum256(data)
+	sum := hex.EncodeToString(h[:])
+	if err := w.writeSeal(dir, key, &Seal{Kind: kind, Files: base, Pending: map[string]string{name: sum}}); err != nil {
+		return err
+	}
+	if err := w.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data); err != nil {
+		return err
+	}
+	base[name] = sum
+	return w.writeSeal(dir, key, &Seal{Kind: kind, Files: base})
+}
+
+// WriteJSONSealed is WriteSealed of v encoded as WriteJSON does.
+func (w Writer) WriteJSONSealed(dir, kind string, key *SealKey, name string, v any) error {
+	var buf bytes.Buffer
+	if err := encode(&buf, v, "  "); err != nil {
+		return fmt.Errorf("record: encode %s: %w", filepath.Join(dir, name), err)
+	}
+	return w.WriteSealed(dir, kind, key, name, buf.Bytes())
+}
+
+// sealBase returns the sums a new seal of dir starts from: its current
+// seal's (checked), or for a directory not yet sealed, its files as they
+// are, but name.
+func (w Writer) sealBase(dir, kind string, key *SealKey, name string) (map[string]string, error) {
+	var old Seal
+	ok, err := readJSONOptional(filepath.Join(dir, SealFile), &old)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if old.KeyID != key.ID || !hmac.Equal([]byte(key.mac(&old)), []byte(old.MAC)) {
+			return nil, (&sealCheck{dir: dir}).broken(SealFile, "does not match its own seal (the seal was rewritten without the key)")
+		}
+		base := maps.Clone(old.Files)
+		if base == nil {
+			base = map[string]string{}
+		}
+		for n, sum := range old.Pending {
+			// A write that a crash cut short: the file holds one of the two.
+			if cur, err := fileSHA256(filepath.Join(dir, filepath.FromSlash(n))); err == nil && cur == sum {
+				base[n] = sum
+			}
+		}
+		return base, nil
+	}
+	names, err := sealedNames(dir, kind)
+	if err != nil {
+		return nil, err
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == name })
+	return hashFiles(dir, names)
 }
 
 // VerifySeal checks every file of the record directory dir against its
@@ -345,7 +430,7 @@ func openSeal(dir string) (*sealCheck, error) {
 		return nil, fmt.Errorf("%w: %s is sealed but no key was found in its runs root (%s, looked for in every directory above it): read it inside the runs root it was recorded in, or copy that runs root whole, its %s directory with it", ErrSealKey, dir, filepath.Join("<runs root>", SealKeyDir, SealKeyFile), SealKeyDir)
 	case s.KeyID != key.ID:
 		return nil, fmt.Errorf("%w: %s was sealed with key %s, but its runs root's key %s is %s: the key was replaced, or the record was moved from another runs root (read it there)", ErrSealKey, dir, s.KeyID, keyPath, key.ID)
-	case !hmac.Equal([]byte(key.mac(s.Kind, s.Files)), []byte(s.MAC)):
+	case !hmac.Equal([]byte(key.mac(&s)), []byte(s.MAC)):
 		return nil, sc.broken(SealFile, "does not match its own seal (the seal was rewritten without the key)")
 	}
 	sc.seal = &s
@@ -365,6 +450,9 @@ func (sc *sealCheck) checkSum(name, sum string) error {
 		return nil
 	}
 	want, sealed := sc.seal.Files[name]
+	if pending, ok := sc.seal.Pending[name]; ok && sum == pending {
+		return nil // a write the harness began and a crash may have cut short
+	}
 	switch {
 	case !sealed && sum == "":
 		return nil
