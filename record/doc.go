@@ -39,8 +39,9 @@
 //
 // A runs root has a secret key, <root>/.lux-seal/key (see OpenSealKey;
 // SealKeyDirOf names the directory a sandbox must deny to agents). Every
-// record the harness writes ends with its seal.json (Writer.Seal): the
-// SHA-256 of each record file and an HMAC-SHA256 of them under the key.
+// record the harness writes ends with its seal.json (Writer.SealRun,
+// Writer.WriteSealed): the SHA-256 of each record file and an HMAC-SHA256
+// of them under the key.
 // The readers of this package check each file they read against it
 // (VerifySeal checks them all) and refuse a record that changed with an
 // error wrapping ErrSealBroken naming the directory and the file; a seal

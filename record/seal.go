@@ -234,13 +234,6 @@ func writeSums(w io.Writer, sums map[string]string) {
 	}
 }
 
-// Seal writes dir's seal.json: the SHA-256 of each of its record files as
-// they are now, under key. kind is "run" or "suite". Every write to a
-// record directory ends with its seal.
-func (w Writer) Seal(dir, kind string, key *SealKey) error {
-	return w.SealRun(dir, kind, key, nil)
-}
-
 // NewRun describes a run's record as the harness wrote it, for sealing it
 // the first time: what the agent could have written into the directory
 // while it ran is not taken on trust.
@@ -255,10 +248,12 @@ type NewRun struct {
 	Written map[string]string
 }
 
-// SealRun is Seal, given, for a run sealed the first time (n not nil),
-// what the harness knows of its files: the events' digest as written, and
-// no later gradings (a gradings/ file present then was not written by
-// lux, and is left out of the seal, so readers refuse it).
+// SealRun writes dir's first seal.json: the SHA-256 of each of its record
+// files, under key (kind "run" or "suite"), taking from n (when not nil)
+// what the harness knows of them: the events' digest as logged, the JSON
+// files as written, and no later gradings (a gradings/ file present then
+// was not written by lux, and is left out of the seal, so readers refuse
+// it). A file rewritten later goes through WriteSealed.
 func (w Writer) SealRun(dir, kind string, key *SealKey, n *NewRun) error {
 	names, err := sealedNames(dir, kind)
 	if err != nil {
