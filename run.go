@@ -21,6 +21,12 @@ type Run struct {
 	// are relative to (the agent's working directory, <Dir>/artifacts).
 	Dir       string
 	Workspace string
+	// Scratch is a directory grading may write into, removed once the run
+	// is graded: command assertions copy the workspace here and run on the
+	// copy, so that grading never changes the evidence it grades. Empty
+	// when the grader gives none; such an assertion then makes its own
+	// under the system's temporary directory.
+	Scratch string
 }
 
 // Artifact is a file the agent left in its workspace.
@@ -79,6 +85,14 @@ type Evidence struct {
 	EventsBytes  int64  `json:"eventsBytes"`
 	// ArtifactsHash is HashValue of the artifact list of artifacts.json.
 	ArtifactsHash string `json:"artifactsHash"`
+	// WorkspaceSHA256 fingerprints the whole recorded workspace as a tree:
+	// every entry under artifacts/, listed or not in artifacts.json (dot
+	// directories and node_modules included), by path, kind, permission
+	// bits, size and link target, in path order; WorkspaceEntries counts
+	// them. A file added, removed, resized or retyped anywhere changes it.
+	// Empty in records made before it existed.
+	WorkspaceSHA256  string `json:"workspaceSha256,omitempty"`
+	WorkspaceEntries int    `json:"workspaceEntries,omitempty"`
 }
 
 // Duration is the time from start to end of the run.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/internal/safefs"
 )
 
 // Defaults of command-exits-zero.
@@ -67,11 +68,15 @@ type commandConfig struct {
 	Env        map[string]string `json:"env,omitempty"`
 	InheritEnv inheritEnv        `json:"inheritEnv,omitzero"`
 	Timeout    lux.Duration      `json:"timeout,omitempty"`
+	// ShareCopy names a copy of the workspace (or run directory) shared
+	// by the command assertions of the case that give the same name, in
+	// order; without it each command runs on a fresh copy.
+	ShareCopy string `json:"shareCopy,omitempty"`
 }
 
 func commandExitsZero() *lux.AssertionPlugin {
 	return define("command-exits-zero",
-		"Passes when `sh -c command`, run in cwd (relative to the workspace, or the run directory with in: run) in its own process group with a minimal environment, exits 0 within timeout (default 2m).",
+		"Passes when `sh -c command`, run in cwd (relative to the workspace, or the run directory with in: run) in its own process group with a minimal environment, exits 0 within timeout (default 2m). It runs on a disposable copy of the workspace (run directory), fresh for each command unless assertions name the same shareCopy, and what it changes there is discarded.",
 		func(c *commandConfig, p *lux.Problems) {
 			if strings.TrimSpace(c.Command) == "" {
 				p.AddFix("command", "required", "give a shell command such as \"go test ./...\"")
@@ -82,6 +87,9 @@ func commandExitsZero() *lux.AssertionPlugin {
 			checkIn(&c.In, p)
 			if c.Cwd != "" {
 				checkPath("cwd", c.Cwd, c.In, p)
+			}
+			if strings.ContainsRune(c.ShareCopy, 0) {
+				p.Add("shareCopy", "contains a NUL byte")
 			}
 			for _, k := range sortedKeys(c.Env) {
 				if k == "" || strings.ContainsAny(k, "=\x00") {
@@ -107,10 +115,20 @@ func commandExitsZero() *lux.AssertionPlugin {
 }
 
 func runCommand(ctx context.Context, c *commandConfig, run *lux.Run) (lux.Result, error) {
-	root, err := rootOf(run, c.In)
+	orig, err := rootOf(run, c.In)
 	if err != nil {
 		return lux.Result{}, fmt.Errorf("assertion: command-exits-zero: %w", err)
 	}
+	// Grading never writes into the evidence: the command runs on a copy.
+	if _, err := orig.DirPath("."); err != nil {
+		return lux.Result{}, fmt.Errorf("assertion: command-exits-zero: %w", err)
+	}
+	copyDir, release, err := commandCopy(run, orig, c.In, c.ShareCopy)
+	if err != nil {
+		return lux.Result{}, fmt.Errorf("assertion: command-exits-zero: %w", err)
+	}
+	defer release()
+	root := safefs.Root{Dir: copyDir, Name: orig.Name}
 	dir, err := root.DirPath(".")
 	if c.Cwd != "" {
 		dir, err = root.DirPath(c.Cwd)

@@ -2,6 +2,8 @@ package assertion_test
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,11 +67,12 @@ func TestCommandBinaryOutput(t *testing.T) {
 // exits, so nothing outlives the assertion.
 func TestCommandBackgroundChildIsStopped(t *testing.T) {
 	run := workspace(t)
-	res := grade(t, "command-exits-zero", `{"command":"sleep 30 & echo $! > child.pid; exit 0"}`, run)
+	pidFile := filepath.Join(t.TempDir(), "child.pid") // outside the workspace: the command runs on a copy
+	res := grade(t, "command-exits-zero", `{"command":"sleep 30 & echo $! > '`+pidFile+`'; exit 0"}`, run)
 	if !res.Passed {
 		t.Fatalf("result = %+v", res)
 	}
-	b, err := os.ReadFile(filepath.Join(run.Workspace, "child.pid"))
+	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +90,81 @@ func TestCommandBackgroundChildIsStopped(t *testing.T) {
 // The command runs in cwd, inside the workspace.
 func TestCommandCwd(t *testing.T) {
 	run := workspace(t)
-	res := grade(t, "command-exits-zero", `{"command":"pwd -P","cwd":"src/deep"}`, run)
-	want, err := filepath.EvalSymlinks(filepath.Join(run.Workspace, "src", "deep"))
+	res := grade(t, "command-exits-zero", `{"command":"pwd -P; test -f x.go","cwd":"src/deep"}`, run)
+	got := strings.TrimSpace(res.Detail.(map[string]any)["stdout"].(string))
+	if !res.Passed || !strings.HasSuffix(got, filepath.Join(filepath.Base(run.Workspace), "src", "deep")) {
+		t.Errorf("pwd = %q, want the copy's src/deep (%+v)", got, res)
+	}
+}
+
+// The command runs on a copy of the workspace: what it writes, removes or
+// changes there never reaches the workspace, and the copy is gone once it
+// exits. Assertions naming the same shareCopy share one copy.
+func TestCommandRunsOnACopy(t *testing.T) {
+	run := workspace(t)
+	run.Scratch = t.TempDir()
+	before := treeOf(t, run.Workspace)
+	for _, cfg := range []string{
+		`{"command":"echo x >> README.md && rm src/main.go && mkdir -p .cache && echo c > .cache/x && chmod 0 src && touch new.txt"}`,
+		`{"command":"echo x > graded.txt","in":"run"}`,
+		`{"command":"echo built > bin.txt","shareCopy":"build"}`,
+	} {
+		if res := grade(t, "command-exits-zero", cfg, run); !res.Passed {
+			t.Fatalf("%s: %+v", cfg, res)
+		}
+	}
+	if after := treeOf(t, run.Workspace); after != before {
+		t.Errorf("the workspace changed:\n%s\nwas\n%s", after, before)
+	}
+	if _, err := os.Stat(filepath.Join(run.Dir, "graded.txt")); err == nil {
+		t.Error("a command with in: run wrote into the run directory")
+	}
+	for cfg, pass := range map[string]bool{
+		`{"command":"test -f bin.txt","shareCopy":"build"}`:  true,
+		`{"command":"test -f bin.txt","shareCopy":"other"}`:  false,
+		`{"command":"test -f bin.txt"}`:                      false,
+		`{"command":"test -f README.md && test -L link.md"}`: true,
+	} {
+		if res := grade(t, "command-exits-zero", cfg, run); res.Passed != pass {
+			t.Errorf("%s: passed %v, want %v (%s)", cfg, res.Passed, pass, res.Comment)
+		}
+	}
+	entries, err := os.ReadDir(run.Scratch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(res.Detail.(map[string]any)["stdout"].(string)); !res.Passed || got != want {
-		t.Errorf("pwd = %q, want %q (%+v)", got, want, res)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "share-") {
+			t.Errorf("a command's copy was left behind: %s", e.Name())
+		}
 	}
+}
+
+// treeOf lists every entry under dir with its mode, size and content.
+func treeOf(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %s %d", path, info.Mode(), info.Size())
+		if info.Mode().IsRegular() && info.Size() < 1<<20 {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, " %q", data)
+		}
+		b.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

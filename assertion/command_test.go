@@ -48,7 +48,8 @@ func TestCommandTimeoutStopsTheProcessGroup(t *testing.T) {
 	// timeout runs on a manual clock, advanced once the shell has started
 	// its child and written the child's pid to a fifo the test reads.
 	run := workspace(t)
-	fifo := filepath.Join(run.Workspace, "child.pid")
+	// Outside the workspace: the command runs on a copy of it.
+	fifo := filepath.Join(t.TempDir(), "child.pid")
 	if err := mkfifo(fifo); err != nil {
 		t.Skip("no fifo:", err)
 	}
@@ -57,7 +58,7 @@ func TestCommandTimeoutStopsTheProcessGroup(t *testing.T) {
 		res lux.Result
 		err error
 	}
-	a := parse(t, "command-exits-zero", `{"command":"sleep 300 & echo $! > child.pid; wait","timeout":"5m"}`)
+	a := parse(t, "command-exits-zero", `{"command":"sleep 300 & echo $! > '`+fifo+`'; wait","timeout":"5m"}`)
 	done := make(chan graded, 1)
 	go func() {
 		res, err := a.Evaluate(clock.With(context.Background(), m), run)

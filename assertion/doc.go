@@ -38,8 +38,8 @@
 //	                                                   all, any or none (mode) of the patterns match (<= 5 MiB)
 //	glob-count            glob, min, max, in           number of regular files matching glob in range
 //	json-pointer-equals   path, pointer, value, in     JSON file (<= 10 MiB) holds value at pointer
-//	command-exits-zero    command, cwd, in, env, inheritEnv, timeout
-//	                                                   sh -c command exits 0
+//	command-exits-zero    command, cwd, in, env, inheritEnv, timeout, shareCopy
+//	                                                   sh -c command exits 0, run on a disposable copy
 //	contains              text, against                the agent's messages contain text
 //	not-contains          text, against                ... do not contain text
 //	regex                 pattern, flags, against      ... match pattern
@@ -117,6 +117,18 @@
 // cannot be started, a cancelled context) is an error, which means "could
 // not grade" and leaves the case without a verdict. glob-count neither
 // follows nor counts symlinks; it lists the ones it skipped in its detail.
+//
+// # Commands
+//
+// Grading never changes the evidence it grades: command-exits-zero runs on
+// a copy of the workspace (of the run directory with "in": "run") made in
+// Run.Scratch for that command alone and removed once it exits, so what it
+// writes is seen by no other assertion. Assertions that give the same
+// shareCopy name share one copy instead, in the case's order: the first
+// makes it, the others see what the earlier ones left. Regular files are
+// copied by content (copy-on-write where the file system shares blocks,
+// never hard links), symlinks as links, other kinds are left out; over
+// MaxCopyFiles entries or MaxCopyBytes bytes is an error.
 //
 // # Regular expressions
 //

@@ -66,7 +66,7 @@ type (
 		globCountOption()
 	}
 	// CommandOption is an option of CommandExitsZero: In, Cwd, Env,
-	// InheritEnv, Timeout, or an Option.
+	// InheritEnv, Timeout, ShareCopy, or an Option.
 	CommandOption interface {
 		applier
 		commandOption()
@@ -294,6 +294,11 @@ func Env(vars map[string]string) CommandOption { return field("env", vars) }
 // InheritEnv names variables command-exits-zero passes from the grading
 // process's environment on top of the minimal ones.
 func InheritEnv(names ...string) CommandOption { return field("inheritEnv", names) }
+
+// ShareCopy makes command-exits-zero run on the copy of the workspace
+// named name, shared with the other command assertions of the case that
+// name it, in order, instead of a fresh copy of its own.
+func ShareCopy(name string) CommandOption { return field("shareCopy", name) }
 
 // Component sets the token count tokens-under bounds.
 func Component(c string) TokensUnderOption { return field("component", c) }

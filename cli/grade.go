@@ -19,7 +19,8 @@ func gradeCommand() command {
 		doc: `Grade the run recorded in RUN_DIR again, offline, from its frozen evidence
 (events, artifacts): with the assertions of its case.json, or of -case, and
 the plugins and harness model (lux.json) of today. The grading is written to
-RUN_DIR/gradings/<time>.json; grading.json is never changed.
+RUN_DIR/gradings/<time>.json; grading.json is never changed. A record whose
+files do not match its seal, or whose evidence changed, is refused.
 Exit status 1 unless the new grading passes.`,
 		setup: func(fs *flag.FlagSet) action {
 			var proj projectFlags
@@ -99,6 +100,9 @@ func writeGrading(e *env, g *record.Regrading, path string, asJSON bool) int {
 				fmt.Fprintf(e.stdout, " (%d unpriced)", u.UnpricedCalls)
 			}
 			fmt.Fprintln(e.stdout)
+		}
+		if g.RecordSeal != "" {
+			fmt.Fprintln(e.stdout, "  seal:", sealText(g.RecordSeal))
 		}
 		fmt.Fprintln(e.stdout, "saved:", filepath.Clean(path))
 	}

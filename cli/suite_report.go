@@ -47,7 +47,8 @@ type RunRow struct {
 	Score      *float64       `json:"score,omitempty"`
 	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
 	// Reason says, in one line, why a run that did not pass ended as it
-	// did (the agent's or the harness's error), when it did not end done.
+	// did (the agent's or the harness's error), when it did not end done,
+	// or why it is ungraded.
 	Reason string `json:"reason,omitempty"`
 	// FailedAssertions are the assertions that did not pass, with why.
 	FailedAssertions []FailedAssertion `json:"failedAssertions,omitempty"`
@@ -78,6 +79,9 @@ const maxDetail = 4096
 // (m and g nil when it has none).
 func newRunRow(caseID string, rep int, v record.Verdict, runDir string, m *lux.RunMetadata, g *lux.GradingReport, itemErr string) RunRow {
 	row := RunRow{CaseID: caseID, Repetition: rep, Verdict: v, RunDir: displayPath(runDir)}
+	if v == record.VerdictUngraded && g != nil && len(g.Assertions) == 0 {
+		row.Reason = `ungraded: the case has no assertions; add one, such as {"type": "run-succeeded"}`
+	}
 	if m != nil {
 		row.ExitReason = m.ExitReason
 		row.DurationMS = m.Duration().Milliseconds()

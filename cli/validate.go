@@ -70,7 +70,13 @@ type CaseValidated struct {
 	Path     string    `json:"path"`         // relative to the working directory when under it
 	Valid    bool      `json:"valid"`
 	Problems []Problem `json:"problems,omitempty"`
+	// Warnings are what makes a valid case unable to do its job, such as
+	// having no assertions (its runs are never graded).
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// NoAssertionsWarning is the warning of a case that has no assertions.
+const NoAssertionsWarning = `no assertions: every run of this case is recorded but ungraded (no verdict), and lux run exits 1; add one, such as {"type": "run-succeeded"}`
 
 // Problem is one problem of a case file: the field it is at (empty for the
 // file as a whole), what is wrong, and how to fix it when known.
@@ -110,6 +116,9 @@ func validateCases(e *env, files []casefiles.File, tags []string, asJSON bool) i
 				continue
 			}
 			v.ID = f.Case.CanonicalID()
+			if len(f.Case.Assertions) == 0 {
+				v.Warnings = append(v.Warnings, NoAssertionsWarning)
+			}
 		}
 		if err != nil {
 			v.Valid = false
@@ -124,6 +133,9 @@ func validateCases(e *env, files []casefiles.File, tags []string, asJSON bool) i
 		for _, v := range rep.Cases {
 			if v.Valid {
 				fmt.Fprintf(e.stdout, "%s: ok (%s)\n", v.Path, v.ID)
+				for _, w := range v.Warnings {
+					fmt.Fprintf(e.stdout, "  warning: %s\n", w)
+				}
 				continue
 			}
 			lines := make([]string, len(v.Problems))

@@ -77,6 +77,13 @@ func view(e *env, o viewOptions, args []string) int {
 			e.errorf("view: %v", err)
 			return ExitUsage
 		}
+		// One record is shown only as sealed, every file of it checked
+		// (or as unsealed, when it predates sealing).
+		seal, err := record.VerifySeal(dir)
+		if err != nil {
+			e.errorf("view: %v", err)
+			return ExitUsage
+		}
 		if _, err := os.Stat(filepath.Join(dir, record.SuiteFile)); err == nil {
 			s, err := record.ReadSuite(dir)
 			if err != nil {
@@ -87,6 +94,7 @@ func view(e *env, o viewOptions, args []string) int {
 				return e.writeJSON(newSuiteReport(s.Dir, s.Manifest, s.Summary))
 			}
 			newSuiteReport(s.Dir, s.Manifest, s.Summary).writeText(e.stdout)
+			fmt.Fprintf(e.stdout, "seal: %s\n", sealText(seal))
 			return ExitOK
 		}
 		r, err := record.ReadRun(dir, record.ReadOptions{Events: true})
@@ -95,9 +103,12 @@ func view(e *env, o viewOptions, args []string) int {
 			return ExitUsage
 		}
 		if o.json {
-			return e.writeJSON(newRunReport(r, o.events))
+			rep := newRunReport(r, o.events)
+			rep.Seal = seal
+			return e.writeJSON(rep)
 		}
 		writeRunDetail(e.stdout, r, o)
+		fmt.Fprintf(e.stdout, "seal:        %s\n", sealText(seal))
 		return ExitOK
 	default:
 		return e.usageError("view", "give at most one run or suite directory, case id or \"latest\", got %d arguments", len(args))
@@ -286,4 +297,12 @@ func oneLine(s string, max int) string {
 		return string([]rune(s)[:max]) + "…"
 	}
 	return s
+}
+
+// sealText says what the seal of a record showed.
+func sealText(s record.SealState) string {
+	if s == record.SealVerified {
+		return "verified (every file of the record is as the harness sealed it)"
+	}
+	return "unsealed (recorded before records were sealed: nothing verifies it)"
 }

@@ -95,6 +95,9 @@ type RunReport struct {
 	Events    []lux.Event        `json:"events"` // the last -events of them (all with -events 0)
 	NumEvents int                `json:"numEvents"`
 	Artifacts []lux.Artifact     `json:"artifacts"`
+	// Seal is "verified" (every file as sealed) or "unsealed" (recorded
+	// before records were sealed).
+	Seal record.SealState `json:"seal,omitempty"`
 }
 
 func newRunReport(r *record.Run, lastEvents int) RunReport {

@@ -2,11 +2,14 @@ package compare
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/safefs"
 	"github.com/luxeval/lux/record"
 )
@@ -37,7 +40,7 @@ const (
 // artifactDiffs diffs the first maxDiffFiles changed artifacts of two
 // runs whose directories (dirA and dirB) hold their artifacts; nothing
 // when either does not.
-func artifactDiffs(dirA, dirB string, changed []string) []ArtifactDiff {
+func artifactDiffs(dirA, dirB string, artsA, artsB []lux.Artifact, changed []string) []ArtifactDiff {
 	out := []ArtifactDiff{}
 	if dirA == "" || dirB == "" {
 		return out
@@ -53,16 +56,40 @@ func artifactDiffs(dirA, dirB string, changed []string) []ArtifactDiff {
 		if i == maxDiffFiles {
 			break
 		}
-		out = append(out, artifactDiff(ra, rb, p))
+		out = append(out, artifactDiff(ra, rb, p, hashOf(artsA, p), hashOf(artsB, p)))
 	}
 	return out
 }
 
-func artifactDiff(ra, rb safefs.Root, p string) ArtifactDiff {
+// hashOf returns the recorded SHA-256 of the artifact at path ("" when
+// none was recorded).
+func hashOf(arts []lux.Artifact, path string) string {
+	for _, a := range arts {
+		if a.Path == path {
+			return a.SHA256
+		}
+	}
+	return ""
+}
+
+// changedSince reports content whose SHA-256 is not the one recorded.
+func changedSince(data []byte, recorded string) bool {
+	if recorded == "" || len(data) > maxDiffBytes {
+		return false
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]) != recorded
+}
+
+func artifactDiff(ra, rb safefs.Root, p, hashA, hashB string) ArtifactDiff {
 	d := ArtifactDiff{Path: p}
 	a, errA := ra.ReadFile(p, maxDiffBytes+1)
 	b, errB := rb.ReadFile(p, maxDiffBytes+1)
 	switch {
+	case errA == nil && changedSince(a, hashA):
+		d.Note = "no diff: A's file changed since it was recorded (its SHA-256 is not the one in artifacts.json)"
+	case errB == nil && changedSince(b, hashB):
+		d.Note = "no diff: B's file changed since it was recorded (its SHA-256 is not the one in artifacts.json)"
 	case errA != nil:
 		d.Note = "no diff: " + errA.Error()
 	case errB != nil:

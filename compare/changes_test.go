@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -129,7 +130,7 @@ func writeArtifacts(t *testing.T, dir string, files map[string]string) {
 		full := filepath.Join(dir, record.ArtifactsDir, filepath.FromSlash(p))
 		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 		require.NoError(t, os.WriteFile(full, []byte(body), 0o644))
-		list = append(list, lux.Artifact{Path: p, Size: int64(len(body)), SHA256: fmt.Sprintf("%x", body)})
+		list = append(list, lux.Artifact{Path: p, Size: int64(len(body)), SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(body)))})
 	}
 	require.NoError(t, record.Writer{}.WriteJSON(filepath.Join(dir, record.ArtifactsFile), list))
 }

@@ -36,6 +36,10 @@ func readSuiteDir(ctx context.Context, dir string, sd *side) error {
 		return fmt.Errorf("%w: %s is a run directory, not a suite directory; compare it with another run (compare.Runs) or list run directories (compare.RunSets)", ErrKindMismatch, dir)
 	}
 	sd.info.Dir = dir
+	// The suite's files are read as sealed, or not at all.
+	if _, err := record.VerifySeal(dir); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
 	path := filepath.Join(dir, record.SuiteSummaryFile)
 	found, err := streamSummary(ctx, path, sd, func(s *record.Sample) error {
 		return sd.add(s, suiteRunDir(dir, s.RunDir))
@@ -167,16 +171,11 @@ func readRunDirs(ctx context.Context, dirs []string, sd *side) error {
 
 // readCase reads a run's case.json; nil when it has none.
 func readCase(dir string) (*record.CaseRecord, error) {
-	var c record.CaseRecord
-	err := record.ReadJSON(filepath.Join(dir, record.CaseFile), &c)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	c, err := record.ReadCase(dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	c.Path = c.CasePath
-	return &c, nil
+	return c, nil
 }
 
 // loadIdentity reads what explains a run's identity: run.json and case.json.

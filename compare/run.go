@@ -200,7 +200,7 @@ func compareRuns(a, b *record.Run, s settings) *RunComparison {
 	c.Run = runDelta(a.Metadata, b.Metadata)
 	c.Grading = gradingDelta(a.Grading, b.Grading, a.Metadata.ExitReason, b.Metadata.ExitReason)
 	c.Artifacts = artifactDelta(a.Artifacts, b.Artifacts)
-	c.Artifacts.Diffs = artifactDiffs(a.Dir, b.Dir, c.Artifacts.Changed)
+	c.Artifacts.Diffs = artifactDiffs(a.Dir, b.Dir, a.Artifacts, b.Artifacts, c.Artifacts.Changed)
 
 	regressions, improvements := c.Grading.flips()
 	id := GateCheck{Rule: GateIdentity, Test: "identity hashes of the two runs", Failed: len(notComparable) > 0,

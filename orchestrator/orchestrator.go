@@ -22,6 +22,7 @@ type Orchestrator struct {
 	writer  record.Writer
 	prov    *provenanceCache
 	progMu  sync.Mutex
+	sealer  sealer
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -19,10 +20,13 @@ import (
 // the run is modified: the new grading goes to a fresh file under
 // <runDir>/gradings/, whose path is returned with it.
 //
-// The evidence is verified first against the fingerprint run.json holds
-// (see record.VerifyEvidence): a record whose events or artifacts changed
-// since the run is refused with an error wrapping
-// record.ErrEvidenceChanged, never graded.
+// The record is verified first: every file against its seal (see
+// record.VerifySeal; a record changed since is refused with an error
+// wrapping record.ErrSealBroken), and the evidence against the fingerprint
+// run.json holds (see record.VerifyEvidence): a record whose events or
+// artifacts changed since the run, or whose workspace gained or lost a
+// file, is refused with an error wrapping record.ErrEvidenceChanged, never
+// graded. A sealed record is sealed again with its new grading.
 //
 // The rules are those of a live run: a run that did not end done never
 // passes, and an assertion that cannot be evaluated leaves no verdict.
@@ -31,6 +35,11 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	run, err := record.ReadRun(runDir, record.ReadOptions{Events: true})
 	if err != nil {
 		return nil, "", err
+	}
+	// Every file of the record, its earlier gradings too, is as sealed.
+	seal, err := record.VerifySeal(runDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
 	}
 	verified, err := record.VerifyEvidence(ctx, run)
 	if err != nil {
@@ -54,18 +63,33 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	if err != nil {
 		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
 	}
-	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified,
+	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified, RecordSeal: seal,
 		CaseHash: h.caseHash, AssertionsHash: h.assertionsHash, EvaluatorConfigHash: h.evaluatorConfigHash}
 
 	evidence := run.Evidence()
 	evidence.Case = c
+	// Grading writes only into a scratch directory of its own, never into
+	// the record.
+	if evidence.Scratch, err = os.MkdirTemp("", "lux-grade-"); err != nil {
+		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
+	}
+	defer os.RemoveAll(evidence.Scratch)
 	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
 	defer release()
 	rep, judge, _ := grade(ctx, limit, &plan{checks: checks}, evidence)
 	g.Report = failUnlessDone(rep, run.Metadata)
 	g.JudgeUsage = judge
 	g.GradedAt = time.Now().UTC()
-	path, err := o.writer.WriteRegrading(runDir, g)
+	var path string
+	if seal == record.SealVerified {
+		// The new grading joins the record's seal.
+		var key *record.SealKey
+		if key, err = record.FindSealKey(runDir); err == nil {
+			path, err = o.writer.WriteRegradingSealed(runDir, g, key)
+		}
+	} else {
+		path, err = o.writer.WriteRegrading(runDir, g)
+	}
 	if err != nil {
 		return g, "", err
 	}

@@ -76,3 +76,51 @@ func TestRegradeKeepsTheRunOutcome(t *testing.T) {
 	assert.True(t, g.Report.Assertions[0].Passed)
 	assert.Equal(t, lux.ExitIdleTimeout, g.Report.Incomplete.ExitReason)
 }
+
+// A sealed run graded again stays sealed, its new grading with it; a
+// grading slipped in afterwards is refused.
+func TestRegradeReseals(t *testing.T) {
+	o := newTestOrchestrator(t, Options{})
+	c := &lux.Case{ID: "hello", Prompt: "p", Driver: driverRef(addScenario(t, writeHello)),
+		Assertions: []lux.AssertionSpec{{Type: "file-has", ID: "greeting", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}
+	res, err := o.Run(context.Background(), c)
+	require.NoError(t, err)
+	state, err := record.VerifySeal(res.Dir)
+	require.NoError(t, err)
+	require.Equal(t, record.SealVerified, state)
+
+	g, path, err := o.Regrade(context.Background(), res.Dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, record.SealVerified, g.RecordSeal)
+	state, err = record.VerifySeal(res.Dir)
+	require.NoError(t, err, "the new grading is sealed with the record")
+	assert.Equal(t, record.SealVerified, state)
+	all, err := record.ReadRegradings(res.Dir)
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+
+	// A grading changed afterwards is refused by readers and by Regrade.
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(data, ' '), 0o600))
+	_, err = record.ReadRegradings(res.Dir)
+	require.ErrorIs(t, err, record.ErrSealBroken)
+	_, _, err = o.Regrade(context.Background(), res.Dir, nil)
+	require.ErrorIs(t, err, record.ErrSealBroken)
+	assert.Contains(t, err.Error(), filepath.Base(path))
+}
+
+// Grading a run never changes what Regrade verifies: a file the live
+// grading would once have left in the workspace is refused when added
+// later, and named.
+func TestRegradeRefusesAnAddedWorkspaceFile(t *testing.T) {
+	o := newTestOrchestrator(t, Options{})
+	c := &lux.Case{ID: "hello", Prompt: "p", Driver: driverRef(addScenario(t, writeHello)),
+		Assertions: []lux.AssertionSpec{{Type: "file-has", ID: "greeting", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}
+	res, err := o.Run(context.Background(), c)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(res.Dir, record.ArtifactsDir, "graded.txt"), []byte("x"), 0o600))
+	_, _, err = o.Regrade(context.Background(), res.Dir, nil)
+	require.ErrorIs(t, err, record.ErrEvidenceChanged)
+	assert.Contains(t, err.Error(), "graded.txt")
+}

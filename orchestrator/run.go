@@ -110,6 +110,8 @@ type runState struct {
 	started       bool     // the driver started: there is a session
 	out           *outcome // nil while the run may still end done
 	collectFailed bool
+	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
+	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
 	writeErr      error
 }
 
@@ -185,6 +187,8 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	r.write(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
 	// The agent works outside the record: it is never told where the
 	// record is, and its workspace joins the record once it is stopped.
+	// The key exists before the run's record does (see record.VerifySeal).
+	_, _ = r.o.sealKey()
 	if r.live, err = record.ReserveLiveDir(r.o.opts.RunsRoot); err != nil {
 		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
 		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
@@ -308,8 +312,15 @@ func (r *runState) stage(s lux.Stage) {
 
 // write writes one JSON file of the record; a failure is kept for Run's error.
 func (r *runState) write(name string, v any) {
-	if err := r.o.writer.WriteJSON(filepath.Join(r.dir, name), v); err != nil && r.writeErr == nil {
+	sum, err := r.o.writer.WriteJSONSum(filepath.Join(r.dir, name), v)
+	if err != nil && r.writeErr == nil {
 		r.writeErr = err
+	}
+	if err == nil {
+		if r.written == nil {
+			r.written = map[string]string{}
+		}
+		r.written[name] = sum // sealed as written (see record.NewRun)
 	}
 }
 

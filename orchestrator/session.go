@@ -150,6 +150,15 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 		}
 	}
 	r.keepWorkspace()
+	if r.workspace == filepath.Join(r.dir, record.ArtifactsDir) {
+		// The recorded workspace as collected, before grading: a change
+		// to it afterwards, by anyone, is told apart.
+		if t, err := record.WorkspaceTree(r.workspace); err == nil {
+			r.tree = t
+		} else {
+			r.note(lux.PhaseCollection, err)
+		}
+	}
 	r.stage(lux.StageCollectEnd)
 	now := time.Now().UTC()
 	if r.meta.AgentEndedAt == nil && r.started {
@@ -224,6 +233,12 @@ func (r *runState) grade(ctx, limit context.Context) {
 			Incomplete: &lux.Incomplete{ExitReason: lux.ExitError, Phase: lux.PhaseCollection, Reason: r.meta.Reason}}
 	default:
 		run := &lux.Run{Case: r.p.c, Metadata: r.meta, Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
+		if r.live != "" {
+			// Grading writes only here (removed with the live directory).
+			if scratch := filepath.Join(r.live, "grading"); os.Mkdir(scratch, record.DirPerm) == nil {
+				run.Scratch = scratch
+			}
+		}
 		rep, judge, gerr := grade(ctx, limit, r.p, run)
 		r.meta.Usage.Judge = judge
 		if rep.Incomplete != nil && ctx.Err() != nil {
@@ -283,9 +298,17 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 		}
 	}
 	if ev, err := record.Evidence(r.log, r.artifacts); err == nil {
+		if r.tree != nil {
+			ev.WorkspaceSHA256, ev.WorkspaceEntries = r.tree.SHA256, r.tree.Entries
+		}
 		r.meta.Evidence = ev
 	} else if r.writeErr == nil {
 		r.writeErr = err
 	}
 	r.write(record.MetadataFile, r.meta)
+	// The record is complete: seal it, so a change after this is refused
+	// by every reader.
+	if err := r.o.sealNewRun(r.dir, &record.NewRun{Events: r.log, Written: r.written}); err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
 }

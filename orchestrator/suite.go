@@ -125,7 +125,7 @@ func (o *Orchestrator) suitePlans(cases []*lux.Case) ([]*plan, error) {
 // as they start and end, then finishes the suite: its status, and
 // suite-summary.json.
 func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*SuiteResult, error) {
-	w := newManifestWriter(o.writer, filepath.Join(dir, record.SuiteFile), m)
+	w := newManifestWriter(m, func(data []byte) error { return o.writeSuiteFile(dir, record.SuiteFile, data) })
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
 	next := make(chan job)
@@ -191,7 +191,7 @@ dispatch:
 	writeErr := w.close()
 
 	summary := o.summarize(dir, m, status)
-	if err := o.writer.WriteJSON(filepath.Join(dir, record.SuiteSummaryFile), summary); err != nil && writeErr == nil {
+	if err := o.writeSuiteJSON(dir, record.SuiteSummaryFile, summary); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
@@ -283,18 +283,17 @@ func (o *Orchestrator) summarize(dir string, m *record.SuiteManifest, status rec
 // under a lock, and one goroutine writes the latest state, at most every
 // manifestInterval, so writes are serialized and never pile up.
 type manifestWriter struct {
-	mu   sync.Mutex
-	out  record.Writer
-	m    *record.SuiteManifest
-	path string
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
-	err  error
+	mu    sync.Mutex
+	m     *record.SuiteManifest
+	write func(data []byte) error // replaces suite.json, sealed
+	kick  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	err   error
 }
 
-func newManifestWriter(out record.Writer, path string, m *record.SuiteManifest) *manifestWriter {
-	w := &manifestWriter{out: out, m: m, path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newManifestWriter(m *record.SuiteManifest, write func(data []byte) error) *manifestWriter {
+	w := &manifestWriter{m: m, write: write, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.flush()
 	go w.loop()
 	return w
@@ -335,7 +334,7 @@ func (w *manifestWriter) flush() {
 	data, err := json.MarshalIndent(w.m, "", "  ")
 	w.mu.Unlock()
 	if err == nil {
-		err = w.out.WriteFile(w.path, append(data, '\n'))
+		err = w.write(append(data, '\n'))
 	}
 	if err != nil && w.err == nil {
 		w.err = err

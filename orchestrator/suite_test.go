@@ -93,7 +93,7 @@ func TestSuiteWithConcurrencyAndRepetitions(t *testing.T) {
 	// Records read back equal what was written.
 	got, err := record.ReadSuite(res.Dir)
 	require.NoError(t, err)
-	if diff := cmp.Diff(&record.Suite{Dir: res.Dir, Manifest: res.Manifest, Summary: res.Summary}, got, rawJSON); diff != "" {
+	if diff := cmp.Diff(&record.Suite{Dir: res.Dir, Manifest: res.Manifest, Summary: res.Summary, Seal: record.SealVerified}, got, rawJSON); diff != "" {
 		t.Errorf("suite read back (-returned +read):\n%s", diff)
 	}
 

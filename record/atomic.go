@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,21 @@ func (w Writer) WriteJSON(path string, v any) error {
 		return fmt.Errorf("record: encode %s: %w", path, err)
 	}
 	return w.WriteFile(path, buf.Bytes())
+}
+
+// WriteJSONSum is WriteJSON that also returns the SHA-256 (hex) of the
+// bytes written, for sealing what the harness wrote rather than what the
+// file holds later (see NewRun).
+func (w Writer) WriteJSONSum(path string, v any) (string, error) {
+	var buf bytes.Buffer
+	if err := encode(&buf, v, "  "); err != nil {
+		return "", fmt.Errorf("record: encode %s: %w", path, err)
+	}
+	if err := w.WriteFile(path, buf.Bytes()); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // encode writes v as JSON and a newline to buf, HTML characters as they

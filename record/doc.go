@@ -11,6 +11,7 @@
 //	    grading.json    lux.GradingReport
 //	    artifacts.json  []lux.Artifact
 //	    stderr.log      the agent's standard error (capped; absent when empty)
+//	    seal.json       the seal: each file's SHA-256, and an HMAC of them
 //	    artifacts/      the agent's workspace: fixtures staged, files it left
 //
 // (the workspace lives under <root>/.live while the agent runs, and moves
@@ -21,6 +22,7 @@
 //	<root>/.suites/<timestamp>[-N]/
 //	    suite.json          SuiteManifest: every item and its status
 //	    suite-summary.json  SuiteSummary: totals, per-case outcomes, metrics, samples
+//	    seal.json           the seal of both
 //
 // The timestamp is UTC with millisecond precision and no colons, such as
 // 2025-01-02T03-04-05-678Z; -N (2, 3, ...) keeps two runs that start in the
@@ -32,6 +34,24 @@
 // gets gradings/<timestamp>[-N].json (see Regrading). Readers ignore fields they do not know, so records written by a
 // newer version stay readable, and their errors name the file and what is
 // wrong with it.
+//
+// # Seals
+//
+// A runs root has a secret key, <root>/.lux-seal/key (see OpenSealKey;
+// SealKeyDirOf names the directory a sandbox must deny to agents). Every
+// record the harness writes ends with its seal.json (Writer.SealRun,
+// Writer.WriteSealed): the SHA-256 of each record file and an HMAC-SHA256
+// of them under the key.
+// The readers of this package check each file they read against it
+// (VerifySeal checks them all) and refuse a record that changed with an
+// error wrapping ErrSealBroken naming the directory and the file; a seal
+// that cannot be checked (no key found in the directories above the
+// record, a file that is not a key, another key) wraps ErrSealKey. A record
+// made before sealing existed reads as SealUnsealed, never as verified,
+// unless it is complete and dated after its root's key: its seal was
+// removed. The artifacts' content is covered through run.json's Evidence
+// (VerifyEvidence). The key is kept in the runs root, not in $HOME, so a
+// root copied whole keeps verifying.
 //
 // Reading is cheap by default: [ReadRun] does not load events.jsonl (use
 // [Run.LoadEvents] or [ReadEvents]), and [ReadMetadata] reads only run.json

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/digest"
@@ -130,6 +131,9 @@ func VerifyEvidence(ctx context.Context, r *Run) (verified bool, err error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		if len(arts) == 0 {
+			if err := verifyTree(dir, want, arts); err != nil {
+				return false, err
+			}
 			return true, nil
 		}
 		return false, changed(dir, err.Error())
@@ -159,5 +163,41 @@ func VerifyEvidence(ctx context.Context, r *Run) (verified bool, err error) {
 			return false, changed(path, fmt.Sprintf("SHA-256 %s; %s was recorded", sum, a.SHA256))
 		}
 	}
+	if err := verifyTree(dir, want, arts); err != nil {
+		return false, err
+	}
 	return true, nil
+}
+
+// verifyTree checks the recorded workspace's tree against its fingerprint
+// and names, when it differs, the files not in the artifact list.
+func verifyTree(dir string, want *lux.Evidence, arts []lux.Artifact) error {
+	if want.WorkspaceSHA256 == "" {
+		return nil // recorded before the tree was fingerprinted
+	}
+	t, err := WorkspaceTree(dir)
+	if err != nil {
+		return err
+	}
+	if t.SHA256 == want.WorkspaceSHA256 && t.Entries == want.WorkspaceEntries {
+		return nil
+	}
+	listed := make(map[string]bool, len(arts))
+	for _, a := range arts {
+		listed[a.Path] = true
+	}
+	var added []string
+	for _, f := range t.Files {
+		if !listed[f] {
+			added = append(added, f)
+		}
+	}
+	what := fmt.Sprintf("its file tree is not the one recorded (%d entries now, %d recorded)", t.Entries, want.WorkspaceEntries)
+	if len(added) > 0 {
+		if len(added) > 5 {
+			added = append(added[:5], "...")
+		}
+		what += "; files not in " + ArtifactsFile + ": " + strings.Join(added, ", ")
+	}
+	return fmt.Errorf("%w: %s: %s", ErrEvidenceChanged, dir, what)
 }

@@ -33,8 +33,11 @@ type Regrading struct {
 	// EvidenceVerified says the run's evidence was checked against its
 	// fingerprint before grading; false for a record made before
 	// fingerprints existed.
-	EvidenceVerified bool               `json:"evidenceVerified"`
-	Report           *lux.GradingReport `json:"report"`
+	EvidenceVerified bool `json:"evidenceVerified"`
+	// RecordSeal is what the record's seal showed before grading:
+	// "verified", or "unsealed" for a record made before sealing.
+	RecordSeal SealState          `json:"recordSeal,omitempty"`
+	Report     *lux.GradingReport `json:"report"`
 	// JudgeUsage is what the model-graded assertions of this grading spent.
 	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
 }
@@ -68,6 +71,35 @@ func (w Writer) WriteRegrading(runDir string, g *Regrading) (string, error) {
 	return path, nil
 }
 
+// WriteRegradingSealed is WriteRegrading for a sealed run: the new grading
+// joins the run's seal (see Writer.WriteSealed), so the record verifies
+// whenever a crash stops it. One writer at a time per run.
+func (w Writer) WriteRegradingSealed(runDir string, g *Regrading, key *SealKey) (string, error) {
+	dir := filepath.Join(runDir, GradingsDir)
+	if err := os.MkdirAll(dir, DirPerm); err != nil {
+		return "", fmt.Errorf("record: %w", err)
+	}
+	stamp := Timestamp(g.GradedAt)
+	var buf bytes.Buffer
+	if err := encode(&buf, g, "  "); err != nil {
+		return "", fmt.Errorf("record: encode %s: %w", filepath.Join(dir, stamp+".json"), err)
+	}
+	for n := 1; n < 10000; n++ {
+		name := stamp + ".json"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.json", stamp, n)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			continue
+		}
+		if err := w.WriteSealed(runDir, "run", key, GradingsDir+"/"+name, buf.Bytes()); err != nil {
+			return "", fmt.Errorf("record: write a grading under %s: %w", dir, err)
+		}
+		return filepath.Join(dir, name), nil
+	}
+	return "", fmt.Errorf("record: write a grading under %s: no free name", dir)
+}
+
 // ReadRegradings returns the later gradings of the run in runDir, oldest
 // first (none when it has none).
 func ReadRegradings(runDir string) ([]*Regrading, error) {
@@ -86,11 +118,24 @@ func ReadRegradings(runDir string) ([]*Regrading, error) {
 		}
 	}
 	slices.SortFunc(names, CompareStampNames)
+	sc, err := openSeal(runDir)
+	if err != nil {
+		return nil, err
+	}
+	if sc.seal != nil {
+		for n := range sc.seal.Files {
+			if strings.HasPrefix(n, GradingsDir+"/") && !slices.Contains(names, strings.TrimPrefix(n, GradingsDir+"/")) {
+				return nil, sc.broken(n, "was removed")
+			}
+		}
+	}
 	out := make([]*Regrading, 0, len(names))
 	for _, n := range names {
 		var g Regrading
-		if err := ReadJSON(filepath.Join(dir, n), &g); err != nil {
+		if ok, err := sc.readJSON(GradingsDir+"/"+n, &g); err != nil {
 			return nil, err
+		} else if !ok {
+			continue // removed while listed
 		}
 		out = append(out, &g)
 	}

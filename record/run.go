@@ -65,6 +65,9 @@ type Run struct {
 	Artifacts []lux.Artifact
 	// Events is nil until LoadEvents (or ReadRun with Events set).
 	Events []lux.Event
+	// Seal says whether the files read were checked against the record's
+	// seal (SealVerified) or the record predates sealing (SealUnsealed).
+	Seal SealState
 }
 
 // ReadOptions chooses what ReadRun loads. The zero value loads everything
@@ -83,19 +86,19 @@ func ReadRun(dir string, opts ...ReadOptions) (*Run, error) {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	meta, grading, err := ReadMetadata(dir)
+	meta, grading, sc, err := readMetadata(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Metadata: meta, Grading: grading}
+	r := &Run{Dir: dir, Metadata: meta, Grading: grading, Seal: sc.state()}
 	var c CaseRecord
-	if ok, err := readJSONOptional(filepath.Join(dir, CaseFile), &c); err != nil {
+	if ok, err := sc.readJSON(CaseFile, &c); err != nil {
 		return nil, err
 	} else if ok {
 		c.Path = c.CasePath
 		r.Case = &c
 	}
-	if _, err := readJSONOptional(filepath.Join(dir, ArtifactsFile), &r.Artifacts); err != nil {
+	if _, err := sc.readJSON(ArtifactsFile, &r.Artifacts); err != nil {
 		return nil, err
 	}
 	if o.Events {
@@ -106,39 +109,88 @@ func ReadRun(dir string, opts ...ReadOptions) (*Run, error) {
 	return r, nil
 }
 
+// ReadCase reads the case.json of the run directory dir, checked against
+// the run's seal; nil when it has none.
+func ReadCase(dir string) (*CaseRecord, error) {
+	sc, err := openSeal(dir)
+	if err != nil {
+		return nil, err
+	}
+	var c CaseRecord
+	if ok, err := sc.readJSON(CaseFile, &c); err != nil || !ok {
+		return nil, err
+	}
+	c.Path = c.CasePath
+	return &c, nil
+}
+
 // ReadMetadata reads only run.json and grading.json (nil when absent) of
-// the run directory dir: the cheapest read, for scanning many runs.
+// the run directory dir: the cheapest read, for scanning many runs. Both
+// are checked against the run's seal (see VerifySeal): a file changed
+// since is an error wrapping ErrSealBroken.
 func ReadMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, error) {
+	meta, g, _, err := readMetadata(dir)
+	return meta, g, err
+}
+
+func readMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, *sealCheck, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return nil, nil, &FileError{Path: dir, Err: pathProblem(err)}
+		return nil, nil, nil, &FileError{Path: dir, Err: pathProblem(err)}
 	}
 	if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("record: %s is not a run directory: not a directory", dir)
+		return nil, nil, nil, fmt.Errorf("record: %s is not a run directory: not a directory", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MetadataFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("record: %s is not a run directory: it has no %s", dir, MetadataFile)
+	}
+	sc, err := openSeal(dir)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var meta lux.RunMetadata
-	ok, err := readJSONOptional(filepath.Join(dir, MetadataFile), &meta)
+	ok, err := sc.readJSON(MetadataFile, &meta)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !ok {
-		return nil, nil, fmt.Errorf("record: %s is not a run directory: it has no %s", dir, MetadataFile)
+		return nil, nil, nil, fmt.Errorf("record: %s is not a run directory: it has no %s", dir, MetadataFile)
+	}
+	complete := meta.Evidence != nil
+	if err := sc.unsealedErr(&complete); err != nil {
+		return nil, nil, nil, err
 	}
 	var g lux.GradingReport
-	ok, err = readJSONOptional(filepath.Join(dir, GradingFile), &g)
+	ok, err = sc.readJSON(GradingFile, &g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !ok {
-		return &meta, nil, nil
+		return &meta, nil, sc, nil
 	}
-	return &meta, &g, nil
+	return &meta, &g, sc, nil
 }
 
 // LoadEvents reads the run's events.jsonl into r.Events. A missing file
 // means no events.
 func (r *Run) LoadEvents() error {
-	events, err := ReadEvents(filepath.Join(r.Dir, EventsFile))
+	path := filepath.Join(r.Dir, EventsFile)
+	// The events are read as sealed, whether or not the run was read
+	// from disk by ReadRun.
+	sc, err := openSeal(r.Dir)
+	if err != nil {
+		return err
+	}
+	if sc.seal != nil {
+		sum, err := fileSHA256(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &FileError{Path: path, Err: pathProblem(err)}
+		}
+		if err := sc.checkSum(EventsFile, sum); err != nil {
+			return err
+		}
+	}
+	events, err := ReadEvents(path)
 	if err != nil && errors.Is(err, fs.ErrNotExist) {
 		r.Events = []lux.Event{}
 		return nil

@@ -2,7 +2,10 @@ package record
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -86,6 +89,8 @@ type Suite struct {
 	Dir      string
 	Manifest *SuiteManifest
 	Summary  *SuiteSummary // nil when the suite never finished
+	// Seal says whether its files were checked against the suite's seal.
+	Seal SealState
 }
 
 // RunDir returns the absolute (or root-relative) run directory of item i.
@@ -99,17 +104,27 @@ func (s *Suite) RunDir(i int) string {
 
 // ReadSuite reads suite.json and, when present, suite-summary.json.
 func ReadSuite(dir string) (*Suite, error) {
+	if _, err := os.Stat(filepath.Join(dir, SuiteFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("record: %s is not a suite directory: it has no %s", dir, SuiteFile)
+	}
+	sc, err := openSeal(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.unsealedErr(nil); err != nil {
+		return nil, err
+	}
 	var m SuiteManifest
-	ok, err := readJSONOptional(filepath.Join(dir, SuiteFile), &m)
+	ok, err := sc.readJSON(SuiteFile, &m)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("record: %s is not a suite directory: it has no %s", dir, SuiteFile)
 	}
-	s := &Suite{Dir: dir, Manifest: &m}
+	s := &Suite{Dir: dir, Manifest: &m, Seal: sc.state()}
 	var sum SuiteSummary
-	if ok, err := readJSONOptional(filepath.Join(dir, SuiteSummaryFile), &sum); err != nil {
+	if ok, err := sc.readJSON(SuiteSummaryFile, &sum); err != nil {
 		return nil, err
 	} else if ok {
 		s.Summary = &sum

@@ -103,7 +103,7 @@ func TestSummaryBuilder(t *testing.T) {
 	require.NoError(t, WriteJSON(filepath.Join(dir, SuiteSummaryFile), s))
 	got, err := ReadSuite(dir)
 	require.NoError(t, err)
-	if diff := cmp.Diff(&Suite{Dir: dir, Manifest: manifest, Summary: s}, got, rawJSON); diff != "" {
+	if diff := cmp.Diff(&Suite{Dir: dir, Manifest: manifest, Summary: s, Seal: SealUnsealed}, got, rawJSON); diff != "" {
 		t.Errorf("ReadSuite (-want +got):\n%s", diff)
 	}
 	assert.Equal(t, filepath.Join(dir, "..", "..", "a", "1"), got.RunDir(0))

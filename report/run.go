@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -413,6 +415,8 @@ func artifactRows(r *record.Run, o Options) ([]ArtifactRow, string) {
 		row := ArtifactRow{Path: a.Path, Size: bytesText(a.Size)}
 		data, err := readHead(root, a.Path, o.MaxPreview)
 		switch {
+		case err == nil && !asRecorded(root, a):
+			row.Note = "no preview: the file changed since it was recorded (its SHA-256 is not the one in artifacts.json)"
 		case err != nil:
 			row.Note = "no preview: " + previewProblem(err)
 		case !isText(data):
@@ -426,6 +430,21 @@ func artifactRows(r *record.Run, o Options) ([]ArtifactRow, string) {
 		rows = append(rows, row)
 	}
 	return rows, note
+}
+
+// asRecorded reports whether the artifact a, when it was hashed and is
+// small enough to preview, still has the content recorded: a page never
+// shows a file changed after the run as its evidence.
+func asRecorded(root safefs.Root, a lux.Artifact) bool {
+	if a.SHA256 == "" || a.Size > maxPreviewSource {
+		return true
+	}
+	data, err := root.ReadFile(a.Path, maxPreviewSource)
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]) == a.SHA256
 }
 
 // maxPreviewSource is the largest artifact a page previews.

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -446,13 +445,8 @@ func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) {
 	}
 }
 
-func readCase(runDir string) (*record.CaseRecord, error) {
-	var c record.CaseRecord
-	if err := record.ReadJSON(filepath.Join(runDir, record.CaseFile), &c); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
+// readCase reads a run's case.json, checked against the run's seal.
+func readCase(runDir string) (*record.CaseRecord, error) { return record.ReadCase(runDir) }
 
 func tokensTotal(sum float64, runs, missing int) string {
 	if runs > 0 && missing == runs {
