@@ -24,7 +24,10 @@ type Campaign struct {
 	Variants    []Variant          `json:"variants,omitempty"`
 	Objectives  Objectives         `json:"objectives"`
 	Budget      Budget             `json:"budget"`
-	Meta        map[string]any     `json:"meta,omitempty"`
+	// Sequential, when set, runs the campaign in rounds and stops each
+	// variant as soon as its gates against the baseline are decided.
+	Sequential *Sequential    `json:"sequential,omitempty"`
+	Meta       map[string]any `json:"meta,omitempty"`
 
 	// Dir is the directory relative paths (subject root, case patterns)
 	// are resolved against: the campaign file's directory when loaded.
@@ -138,6 +141,10 @@ type Constraint struct {
 	RelativeTo string      `json:"relativeTo,omitempty"`
 	Relative   bool        `json:"relative,omitempty"`
 	Confidence *Confidence `json:"confidence,omitempty"`
+	// Test is the sequential test of a constraint against the baseline in
+	// a sequential campaign: sign-test (default for quality.passRate),
+	// betting (default for quality.score) or empirical-bernstein.
+	Test string `json:"test,omitempty"`
 }
 
 // Objective is a metric to minimize, on one split (default validation),
@@ -212,6 +219,7 @@ func (c Campaign) withDefaults() Campaign {
 		ms[i] = m
 	}
 	c.Objectives.Minimize = ms
+	c.withSequentialDefaults()
 	return c
 }
 

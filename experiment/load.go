@@ -133,6 +133,7 @@ func (c *Campaign) prepare() (*corpus, error) {
 	}
 	d.checkVariants(&p)
 	d.checkObjectives(&p)
+	checkSequential(&p, c, &d)
 	b := c.Budget
 	if b.MaxCandidates < 0 || b.MaxRuns < 0 || b.MaxJudgeCalls < 0 || b.MaxTokens < 0 || b.MaxCostUSD < 0 || b.MaxWallTime < 0 ||
 		math.IsNaN(b.MaxCostUSD) {
