@@ -161,7 +161,7 @@ func BenchmarkEffects(b *testing.B) {
 	ev := newEvidence(b.TempDir(), units)
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := evaluate(b.Context(), &camp, cands, ev, []string{SplitValidation})
+		res, err := evaluate(b.Context(), &camp, cands, ev, []string{SplitValidation}, nil)
 		if err != nil || len(res.Effects) != 9*3*len(effectMetrics(&camp)) {
 			b.Fatal(err)
 		}

@@ -27,6 +27,9 @@ type Decision struct {
 	// Rules is the version of the decision rules that decided (see
 	// DecisionRules); 0 in ledgers decided before it was recorded.
 	Rules int `json:"rules,omitempty"`
+	// Sequential is the spend of a sequential campaign against its worst
+	// case.
+	Sequential *SequentialSpend `json:"sequential,omitempty"`
 }
 
 // DecisionRules is the version of the rules evaluate applies. Version 2:
@@ -71,6 +74,10 @@ type Gate struct {
 	// Inconclusive: the gate failed with fewer units than Need, where no
 	// result could have passed; it is undecided, not failed on the merits.
 	Inconclusive bool `json:"inconclusive,omitempty"`
+	// Sequential is what the sequential test of the gate found, in a
+	// sequential campaign: passed when it crossed its threshold, failed
+	// when futile, undecided when it reached MaxRounds.
+	Sequential *SequentialGate `json:"sequential,omitempty"`
 }
 
 // violation is how far the gate misses its bounds, normalized; +Inf when
@@ -107,12 +114,16 @@ type Evaluation struct {
 
 // evaluate computes the effects and the decision from the units: the
 // function every reader of a ledger applies.
-func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *evidence, splits []string) (*Evaluation, error) {
+func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *evidence, splits []string, cases map[string][]CaseRef) (*Evaluation, error) {
 	effects, err := computeEffects(ctx, c, cands, ev, splits)
 	if err != nil {
 		return nil, err
 	}
-	d := &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}, Rules: DecisionRules}
+	seq, spend, err := sequentialOf(c, cands, ev, cases)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decision{Ranking: []string{}, Eligible: []string{}, Gates: []Gate{}, Rules: DecisionRules, Sequential: spend}
 	type scored struct {
 		ref        CandidateRef
 		eligible   bool
@@ -135,6 +146,9 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 		for i, k := range c.Objectives.Constraints {
 			for _, profile := range c.constraintProfiles(k) {
 				g := gateOf(c, cand, i, k, profile, ev, effects)
+				if seq != nil && c.sequentialGate(k) && cand.ID != BaselineID && cand.Invalid == "" {
+					g = seqGateOf(seq, g, k, profile)
+				}
 				d.Gates = append(d.Gates, g)
 				if !g.Passed {
 					s.eligible = false
@@ -369,6 +383,14 @@ func mean(x []float64) float64 {
 // Sentence is the decision in one sentence, e.g. "promote variant-x: pass
 // rate effect (default, validation) +0.5 [+0.2, +0.8], t 95%, 6 cases".
 func (ev *Evaluation) Sentence() string {
+	s := ev.sentence()
+	if sp := ev.Decision.Sequential; sp != nil {
+		s += "; " + sp.Text(ev.Decision.Outcome != Inconclusive)
+	}
+	return s
+}
+
+func (ev *Evaluation) sentence() string {
 	d := ev.Decision
 	switch d.Outcome {
 	case Promote:
@@ -382,9 +404,14 @@ func (ev *Evaluation) Sentence() string {
 	case Inconclusive:
 		var short []string
 		for _, id := range d.Ranking {
-			if g := ev.firstInconclusive(id); g != nil {
+			if g := ev.firstInconclusive(id); g != nil && g.Sequential != nil {
+				short = append(short, fmt.Sprintf("%s: %s undecided after %d rounds", id, g.Sequential.Test, g.Sequential.Rounds))
+			} else if g != nil {
 				short = append(short, fmt.Sprintf("%s: %d of the %d units needed on %s", id, g.Units, g.Need, g.Split))
 			}
+		}
+		if d.Sequential != nil {
+			return "inconclusive: no decision within the rounds allowed (" + strings.Join(short, "; ") + ")"
 		}
 		return "inconclusive: too few units to decide (" + strings.Join(short, "; ") + ")"
 	}
@@ -485,7 +512,9 @@ func (g Gate) Text() string {
 		s += fmt.Sprintf(" [%s, %s] %s %g%%", g.number(*g.Lower), g.number(*g.Upper), g.Method, 100*g.Level)
 	}
 	s += " needs " + g.bounds()
-	if g.Inconclusive {
+	if g.Sequential != nil {
+		s += ": " + g.Sequential.text()
+	} else if g.Inconclusive {
 		s += fmt.Sprintf(" with at least %d units, has %d", g.Need, g.Units)
 	}
 	if g.Note != "" {
@@ -494,6 +523,8 @@ func (g Gate) Text() string {
 	switch {
 	case g.Passed:
 		return s + ": passed"
+	case g.Inconclusive && g.Sequential != nil:
+		return s + ": undecided (" + string(g.Sequential.Stop) + ")"
 	case g.Inconclusive:
 		return s + ": undecided"
 	}

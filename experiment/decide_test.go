@@ -37,7 +37,7 @@ func handEvaluate(t *testing.T, c *Campaign) *Evaluation {
 	t.Helper()
 	units := append(handUnits(BaselineID, make([]int, 16)), handUnits("v", []int{1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1})...)
 	cands := []CandidateRef{{ID: BaselineID, Bytes: 10}, {ID: "v", Bytes: 12}}
-	ev, err := evaluate(t.Context(), c, cands, newEvidence(t.TempDir(), units), []string{SplitValidation})
+	ev, err := evaluate(t.Context(), c, cands, newEvidence(t.TempDir(), units), []string{SplitValidation}, nil)
 	require.NoError(t, err)
 	return ev
 }

@@ -78,12 +78,31 @@ func (s *state) execute(ctx context.Context) (*Result, error) {
 		m.Candidates[i].Invalid = s.invalid[m.Candidates[i].ID]
 	}
 
+	if s.camp.Sequential != nil {
+		return s.executeRounds(ctx, m, plan, trees)
+	}
 	var todo []plannedUnit
 	for _, u := range plan {
 		if _, done := s.done.units[u.id]; !done && s.invalid[u.cand.ID] == "" {
 			todo = append(todo, u)
 		}
 	}
+	if err := s.runUnits(ctx, todo, trees, len(plan)); err != nil {
+		return s.end(ctx, m, StatusFailed, err)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return s.end(ctx, m, StatusAborted, context.Cause(ctx))
+	case s.stopErr != nil:
+		return s.end(ctx, m, StatusFailed, s.stopErr)
+	}
+	return s.end(ctx, m, "", nil)
+}
+
+// runUnits runs todo, Concurrency at a time, until they are done, ctx is
+// cancelled or a budget is used up (s.stopErr). Its error is a ledger that
+// cannot be written.
+func (s *state) runUnits(ctx context.Context, todo []plannedUnit, trees map[string]*tree, total int) error {
 	// A unit starts only when a slot is free, so that the budget is
 	// checked against everything the finished units spent.
 	slots := make(chan struct{}, max(1, s.opts.Concurrency))
@@ -111,7 +130,7 @@ feed:
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			if err := s.runUnit(ctx, u, trees[u.cand.ID], len(plan)); err != nil {
+			if err := s.runUnit(ctx, u, trees[u.cand.ID], total); err != nil {
 				errMu.Lock()
 				if unitErr == nil {
 					unitErr = err
@@ -121,15 +140,7 @@ feed:
 		})
 	}
 	wg.Wait()
-	switch {
-	case unitErr != nil:
-		return s.end(ctx, m, StatusFailed, unitErr)
-	case ctx.Err() != nil:
-		return s.end(ctx, m, StatusAborted, context.Cause(ctx))
-	case s.stopErr != nil:
-		return s.end(ctx, m, StatusFailed, s.stopErr)
-	}
-	return s.end(ctx, m, "", nil)
+	return unitErr
 }
 
 // reserve counts the next unit's run, or refuses it when a budget is
@@ -482,7 +493,7 @@ func (s *state) end(ctx context.Context, m *Manifest, status Status, cause error
 		m.Error = cause.Error()
 	}
 	if status != StatusAborted {
-		ev, err := evaluate(context.WithoutCancel(ctx), &s.camp, m.Candidates, newEvidence(s.runsRoot, s.units), s.corp.splits)
+		ev, err := evaluate(context.WithoutCancel(ctx), &s.camp, m.Candidates, newEvidence(s.runsRoot, s.units), s.corp.splits, m.Splits)
 		switch {
 		case err != nil:
 			// The units cannot be evaluated (no case pairs): the experiment

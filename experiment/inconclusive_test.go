@@ -31,7 +31,7 @@ func flatEvaluate(t *testing.T, c *Campaign, before, after []int) *Evaluation {
 	t.Helper()
 	units := append(flatUnits(BaselineID, before), flatUnits("v", after)...)
 	cands := []CandidateRef{{ID: BaselineID, Bytes: 10}, {ID: "v", Bytes: 12}}
-	ev, err := evaluate(t.Context(), c, cands, newEvidence(t.TempDir(), units), []string{SplitValidation})
+	ev, err := evaluate(t.Context(), c, cands, newEvidence(t.TempDir(), units), []string{SplitValidation}, nil)
 	require.NoError(t, err)
 	return ev
 }
@@ -140,7 +140,7 @@ func TestNoPairedCaseIsAnError(t *testing.T) {
 		u.Sample.IdentityHash = "other-" + u.CaseID
 	}
 	cands := []CandidateRef{{ID: BaselineID, Bytes: 10}, {ID: "v", Bytes: 12}}
-	_, err := evaluate(t.Context(), c, cands, newEvidence(t.TempDir(), units), []string{SplitValidation})
+	_, err := evaluate(t.Context(), c, cands, newEvidence(t.TempDir(), units), []string{SplitValidation}, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no case of candidate v pairs with the baseline (default, validation): 6 case(s) left out")
 }

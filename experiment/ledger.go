@@ -159,7 +159,7 @@ func (k unitKey) id() string {
 
 // journalEntry is one line of journal.jsonl.
 type journalEntry struct {
-	Kind       string  `json:"kind"` // "attempt" or "unit"
+	Kind       string  `json:"kind"` // "attempt", "unit" or "round"
 	Unit       string  `json:"unit"`
 	Hash       string  `json:"hash,omitempty"` // sha256 of the unit file
 	Tokens     int64   `json:"tokens,omitempty"`
@@ -169,6 +169,10 @@ type journalEntry struct {
 	// recorded, so a resume after a kill -9 counts the time spent since
 	// the manifest's last checkpoint.
 	WallTimeMs int64 `json:"wallTimeMs,omitempty"`
+	// Round is, for a line of kind "round" (a sequential campaign), every
+	// sequential gate after the round: written once the round's units are
+	// all recorded, so a resume continues the same e-processes from it.
+	Round *roundRecord `json:"round,omitempty"`
 }
 
 // journal is the replayed accounting journal.
@@ -178,6 +182,8 @@ type journal struct {
 	order    []string
 	spend    Spend
 	torn     int64 // offset of a torn last line; -1 when none
+	// lastRound is the last sequential round journaled; nil when none.
+	lastRound *roundRecord
 }
 
 // readJournal replays dir's journal. A last line without its newline, or
@@ -197,7 +203,7 @@ func readJournal(dir string) (*journal, error) {
 	for len(data) > 0 {
 		line, rest, complete := bytes.Cut(data, []byte("\n"))
 		var e journalEntry
-		bad := json.Unmarshal(line, &e) != nil || (e.Kind != "attempt" && e.Kind != "unit")
+		bad := json.Unmarshal(line, &e) != nil || (e.Kind != "attempt" && e.Kind != "unit" && e.Kind != "round") || (e.Kind == "round" && e.Round == nil)
 		if !complete || bad {
 			if !complete || len(rest) == 0 {
 				j.torn = off
@@ -218,6 +224,8 @@ func (j *journal) add(e journalEntry) {
 	case "attempt":
 		j.attempts++
 		j.spend.Runs++
+	case "round":
+		j.lastRound = e.Round
 	case "unit":
 		if _, dup := j.units[e.Unit]; dup {
 			return

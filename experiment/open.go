@@ -77,7 +77,7 @@ func (l *Ledger) splits() []string {
 
 // Evaluate recomputes the effects and the decision from the units.
 func (l *Ledger) Evaluate(ctx context.Context) (*Evaluation, error) {
-	return evaluate(ctx, l.Campaign, l.Manifest.Candidates, newEvidence(l.RunsRoot, l.Units), l.splits())
+	return evaluate(ctx, l.Campaign, l.Manifest.Candidates, newEvidence(l.RunsRoot, l.Units), l.splits(), l.Manifest.Splits)
 }
 
 // Verify recomputes the decision and refuses, naming the difference, when

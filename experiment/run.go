@@ -51,6 +51,9 @@ type Progress struct {
 	Err         error // the unit failed
 	Elapsed     time.Duration
 	Estimate    time.Duration // of the time left, from this run's pace
+	// Round, in a sequential campaign, reports a finished round instead
+	// of a unit (the unit fields are then empty).
+	Round *RoundProgress
 }
 
 // Result is an experiment's outcome.

@@ -266,6 +266,9 @@ func (g *seqGate) observe(c *Campaign, r int, cases []string, idx sampleIndex) e
 		for _, id := range cases {
 			b := idx[sampleKey{BaselineID, g.profile, g.k.Split, id, r}]
 			v := idx[sampleKey{g.cand, g.profile, g.k.Split, id, r}]
+			if b == nil || v == nil {
+				return fmt.Errorf("experiment: round %d has no pair of runs of case %s for %s and the baseline on %s", r, id, g.cand, g.profile)
+			}
 			res = g.sign.Observe(compare.SamplePassed(*b), compare.SamplePassed(*v))
 		}
 		g.stop = res.Stop

@@ -229,6 +229,9 @@ func (c *Campaign) csOptions(k Constraint) stats.CSOptions {
 }
 
 // testLevel is the level of each test: 1 − alpha/K for K variants.
-func (c *Campaign) testLevel() float64 {
-	return 1 - c.Sequential.Alpha/float64(max(1, len(c.Variants)))
+func (c *Campaign) testLevel() float64 { return 1 - c.testAlpha() }
+
+// testAlpha is each test's error rate: alpha/K for K variants.
+func (c *Campaign) testAlpha() float64 {
+	return c.Sequential.Alpha / float64(max(1, len(c.Variants)))
 }
