@@ -40,6 +40,9 @@ func crashCampaign(dir string) (*Campaign, error) {
 		},
 	}
 	c.Objectives.Constraints = []Constraint{{Metric: MetricPassRate, RelativeTo: BaselineID, Min: zero(), Confidence: &Confidence{}}}
+	if os.Getenv("LUX_TEST_SEQUENTIAL") == "1" {
+		sequentialize(c)
+	}
 	return c, nil
 }
 

@@ -22,6 +22,7 @@ type Ledger struct {
 	Campaign   *Campaign // the snapshot the experiment ran
 	Candidates []*Candidate
 	Units      []*Unit
+	lastRound  *roundRecord // the journal's last sequential round
 }
 
 // Open reads the ledger dir.
@@ -58,6 +59,7 @@ func Open(dir string) (*Ledger, error) {
 	if l.Units, err = readUnits(abs, j); err != nil {
 		return nil, err
 	}
+	l.lastRound = j.lastRound
 	if m.Status != StatusRunning && m.Status != StatusAborted && j.spend.Units != m.Spent.Units {
 		return nil, fmt.Errorf("experiment: %s: the manifest counts %d finished units, the journal %d", abs, m.Spent.Units, j.spend.Units)
 	}
@@ -83,6 +85,9 @@ func (l *Ledger) Evaluate(ctx context.Context) (*Evaluation, error) {
 // Verify recomputes the decision and refuses, naming the difference, when
 // it is not the one the manifest recorded (decision integrity).
 func (l *Ledger) Verify(ctx context.Context) (*Evaluation, error) {
+	if err := l.verifyRounds(); err != nil {
+		return nil, err
+	}
 	ev, err := l.Evaluate(ctx)
 	if err != nil {
 		return nil, err
@@ -156,3 +161,28 @@ func List(runsRoot string) ([]string, error) {
 // ReadManifest reads a ledger's manifest without verifying the ledger (for
 // listings; Open verifies).
 func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir) }
+
+// verifyRounds refuses a sequential ledger whose journaled e-processes
+// are not those its units give: the last round's states are replayed
+// from the units and compared.
+func (l *Ledger) verifyRounds() error {
+	if l.Campaign.Sequential == nil || l.lastRound == nil {
+		return nil
+	}
+	e, err := newSeqEngine(l.Campaign, l.Manifest.Candidates, caseIDs(l.Manifest.Splits))
+	if err != nil {
+		return err
+	}
+	idx := indexSamples(newEvidence(l.RunsRoot, l.Units))
+	for r := 1; r <= l.lastRound.Round; r++ {
+		if _, err := e.observe(r, idx); err != nil {
+			return fmt.Errorf("experiment: %s: the journal records round %d, but its units do not replay: %w", l.Dir, l.lastRound.Round, err)
+		}
+	}
+	want, _ := json.Marshal(e.record())
+	got, _ := json.Marshal(l.lastRound)
+	if string(want) != string(got) {
+		return fmt.Errorf("experiment: %s: the sequential tests the journal records after round %d are not those its units give; the ledger was changed", l.Dir, l.lastRound.Round)
+	}
+	return nil
+}

@@ -157,3 +157,25 @@ func TestSequentialCampaignFileIsReadStrictly(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "sequential.futilityWinrate"), err.Error())
 }
+
+// A ledger whose journaled e-process differs from what its units give is
+// refused: the journal is the e-process a resume continues.
+func TestSequentialLedgerWithAnEditedRoundIsRefused(t *testing.T) {
+	f, c := promoteFixture(t)
+	sequentialize(c)
+	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs"), Concurrency: 2})
+	require.NoError(t, err)
+	_, err = BuildReport(ctx(t), res.Dir)
+	require.NoError(t, err)
+	path := filepath.Join(res.Dir, JournalFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	i := strings.LastIndex(string(data), `"wins":8`) // in round 3's line
+	require.Positive(t, i)
+	edited := string(data[:i]) + `"wins":9` + string(data[i+len(`"wins":8`):])
+	require.NotEqual(t, string(data), edited)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+	_, err = BuildReport(ctx(t), res.Dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the sequential tests the journal records after round 3 are not those its units give")
+}
