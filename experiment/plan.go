@@ -31,6 +31,9 @@ type CampaignPlan struct {
 	Decidable   bool          `json:"decidable"`
 	Undecidable []Undecidable `json:"undecidable"`
 	Warnings    []string      `json:"warnings"`
+	// Sequential is the spend of a sequential campaign: its worst case
+	// and, under the alternative it states, its expected spend.
+	Sequential *SequentialPlanReport `json:"sequential,omitempty"`
 }
 
 // Undecidable is a constraint its split has too few independent units to
@@ -105,6 +108,11 @@ func Plan(ctx context.Context, reg *lux.Registry, c *Campaign) (*CampaignPlan, e
 	p.Decidable = len(p.Undecidable) == 0
 	for i, k := range d.Objectives.Constraints {
 		p.Warnings = append(p.Warnings, constraintWarnings(i, k, units[k.Split])...)
+	}
+	if d.Sequential != nil {
+		if err := s.planSequential(p); err != nil {
+			return nil, err
+		}
 	}
 	p.Warnings = append(p.Warnings, "tokens, cost and wall time are enforced while the experiment runs, not projected")
 	return p, nil
@@ -241,6 +249,9 @@ func (p *CampaignPlan) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "fits the budget")
 	} else {
 		fmt.Fprintln(w, "does NOT fit the budget")
+	}
+	if p.Sequential != nil {
+		p.Sequential.writeText(w, len(p.Candidates)-1)
 	}
 	for _, u := range p.Undecidable {
 		fmt.Fprintln(w, "cannot decide: "+u.Text)

@@ -179,3 +179,33 @@ func TestSequentialLedgerWithAnEditedRoundIsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the sequential tests the journal records after round 3 are not those its units give")
 }
+
+// -plan shows the worst case and, under the stated alternative, the
+// expected spend of the sign test from stats.PlanSignTest.
+func TestSequentialPlanShowsWorstCaseAndExpectedSpend(t *testing.T) {
+	_, c := promoteFixture(t)
+	sequentialize(c)
+	c.Sequential.Plan = &SequentialPlan{Baseline: 0.5, Candidate: 0.9}
+	p, err := Plan(ctx(t), testRegistry(t), c)
+	require.NoError(t, err)
+	sp := p.Sequential
+	require.NotNil(t, sp)
+	assert.Equal(t, 108, sp.WorstCaseRuns)
+	assert.Equal(t, 6, sp.RunsPerRound)
+	assert.Equal(t, 0.025, sp.TestAlpha)
+	require.Len(t, sp.Gates, 1)
+	g := sp.Gates[0]
+	want, err := stats.PlanSignTest(stats.SignTestOptions{Alternative: stats.Greater, Level: 0.975, MinPairs: 6, MaxPairs: 36, Futility: 0.6},
+		[]float64{0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, []float64{0.9, 0.9, 0.9, 0.9, 0.9, 0.9}, stats.PlanOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, want.MeanPairs, g.ExpectedPairs)
+	assert.Equal(t, want.Crossed, g.Crossed)
+	assert.Equal(t, 36, g.MaxPairs)
+	assert.InDelta(t, want.MeanPairs/6, g.ExpectedRounds, 1e-12)
+	var b strings.Builder
+	p.WriteText(&b)
+	assert.Contains(t, b.String(), "worst case: 108 runs (every candidate, 6 rounds)")
+	assert.Contains(t, b.String(), "expected spend per variant:")
+	assert.Contains(t, b.String(), "a fixed-size exact sign test of equal power needs")
+	t.Log(b.String())
+}
