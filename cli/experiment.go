@@ -33,6 +33,13 @@ for a pass-rate effect ≥ 0 at 95%): -plan names every such constraint with
 its split and the units it has and needs, and exits 1; a run refuses the
 campaign (exit 1). -force plans or runs it anyway; such a constraint then
 ends "inconclusive", never "reject".
+A campaign with "sequential" runs in rounds (one repetition of every case)
+and stops each variant once its gates against the baseline are decided by an
+anytime-valid test (sign test or confidence sequence): the output gives each
+gate's e-value, anytime p-value and confidence sequence by round, and says
+"decided after N of at most M runs (saved K)". -plan shows its worst case and,
+under the alternative the campaign states (sequential.plan), the expected
+spend.
 Exit status 1 when the experiment does not pass (reject, inconclusive, a
 budget exceeded).`,
 		setup: experimentFlags,
@@ -110,6 +117,9 @@ func experimentFlags(fs *flag.FlagSet) action {
 					fmt.Fprintln(e.stdout, "  "+v)
 				}
 			}
+			for _, l := range experiment.SequentialLines(rep.Gates) {
+				fmt.Fprintln(e.stdout, "  "+l)
+			}
 			fmt.Fprintf(e.stdout, "ledger: %s\nreport: lux report '%s'\n", res.Dir, res.Dir)
 		}
 		if res.Manifest.Status != experiment.StatusPassed {
@@ -161,6 +171,10 @@ func showPlan(ctx context.Context, e *env, c *experiment.Campaign, asJSON, force
 // experimentProgress prints one line per finished unit.
 func experimentProgress(w io.Writer) func(experiment.Progress) {
 	return func(p experiment.Progress) {
+		if p.Round != nil {
+			fmt.Fprintln(w, experiment.RoundLine(p.Round))
+			return
+		}
 		if !p.Finished {
 			return
 		}

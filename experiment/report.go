@@ -145,6 +145,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		result := "passed"
 		switch {
+		case g.Inconclusive && g.Sequential != nil:
+			result = "undecided: " + string(g.Sequential.Stop)
 		case g.Inconclusive:
 			result = fmt.Sprintf("undecided: too few units (%d, needs %d)", g.Units, g.Need)
 		case !g.Passed:
@@ -154,6 +156,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			result += " (" + g.Note + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s |\n", md(g.Candidate), md(constraintText(g)), g.number(g.Value), iv, g.Units, md(result))
+	}
+	if lines := SequentialLines(r.Gates); len(lines) > 0 {
+		b.WriteString("\n## Sequential tests\n\n")
+		for _, l := range lines {
+			if rest, ok := strings.CutPrefix(l, "  "); ok {
+				fmt.Fprintf(&b, "  - %s\n", md(rest))
+			} else {
+				fmt.Fprintf(&b, "- %s\n", md(l))
+			}
+		}
 	}
 	b.WriteString("\n## Evidence\n\n| candidate | profile | split | cases | runs | pass rate | agent tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range r.Evidence {
