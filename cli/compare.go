@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 
 	"github.com/luxeval/lux/compare"
@@ -31,6 +32,12 @@ sign test over them shows a fall (5 of 5 fell: p = 1/32). A fall that
 could have been tested and is not significant passes, and the gate says
 so. -strict also fails it on any fall or pass → fail flip. The text lists
 each rule with the test it rests on and what it found, passed or failed.
+-sequential adds, for two suites, the anytime-valid sign test of package
+stats over the discordant pairs (a case and repetition where exactly one
+suite passed), taken in round order: its e-value against 1/α, its
+anytime-valid p-value and the confidence sequence of B's win rate. It stays
+valid however often it is looked at, so suites may be extended with more
+repetitions and compared again. -alternative chooses its side.
 Exit status 1 when the gate fails.
 
 A suite is named by its directory, by "latest" (the suite under -runs-root
@@ -45,6 +52,8 @@ func compareFlags(fs *flag.FlagSet) action {
 	options := comparisonFlags(fs)
 	var root string
 	runsRootFlag(fs, &root)
+	sequential := fs.Bool("sequential", false, "for two suites, also the anytime-valid sign test over the discordant case-repetition pairs: e-value, anytime p-value, confidence sequence (level from -level)")
+	alternative := fs.String("alternative", "", `side of -sequential: "two-sided" (default), "greater" (B is better) or "less" (B is worse)`)
 	return func(ctx context.Context, e *env, args []string) int {
 		if len(args) != 2 {
 			return e.usageError("compare", "give two run directories or two suite directories, got %d arguments", len(args))
@@ -54,7 +63,14 @@ func compareFlags(fs *flag.FlagSet) action {
 			e.errorf("compare: %v", err)
 			return ExitUsage
 		}
-		return compareDirs(ctx, e, dirs[0], dirs[1], *asJSON, options())
+		opts := options()
+		var seq *compare.SequentialOptions
+		if *sequential {
+			seq = &compare.SequentialOptions{Level: opts.Level, Alternative: stats.Alternative(*alternative)}
+		} else if *alternative != "" {
+			return e.usageError("compare", "-alternative applies to -sequential")
+		}
+		return compareDirs(ctx, e, dirs[0], dirs[1], *asJSON, opts, seq)
 	}
 }
 
@@ -85,7 +101,7 @@ func comparisonFlags(fs *flag.FlagSet) func() compare.Options {
 	}
 }
 
-func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts compare.Options) int {
+func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts compare.Options, seq *compare.SequentialOptions) int {
 	kind, err := compare.DirKind(a)
 	if err != nil {
 		e.errorf("%v", err)
@@ -96,6 +112,9 @@ func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts com
 		doc    any
 		failed bool
 	)
+	if kind == compare.KindRun && seq != nil {
+		return e.usageError("compare", "-sequential compares two suites, not two runs")
+	}
 	if kind == compare.KindRun {
 		c, err := compare.Runs(ctx, a, b, opts)
 		if err != nil {
@@ -109,7 +128,16 @@ func compareDirs(ctx context.Context, e *env, a, b string, asJSON bool, opts com
 			e.errorf("%v", err)
 			return ExitUsage
 		}
-		result, doc, failed = c, SuiteComparisonReport{Schema: "lux.compare-suites/v1", SuiteComparison: c}, c.Gate.Failed
+		rep := SuiteComparisonReport{Schema: "lux.compare-suites/v1", SuiteComparison: c}
+		result, failed = c, c.Gate.Failed
+		if seq != nil {
+			if rep.Sequential, err = compare.SequentialSuites(ctx, a, b, *seq); err != nil {
+				e.errorf("%v", err)
+				return ExitUsage
+			}
+			result = withSequential{c, rep.Sequential}
+		}
+		doc = rep
 	}
 	if asJSON {
 		if code := e.writeJSON(doc); code != ExitOK {
@@ -139,4 +167,21 @@ type RunComparisonReport struct {
 type SuiteComparisonReport struct {
 	Schema string `json:"schema"`
 	*compare.SuiteComparison
+	// Sequential is the anytime-valid sign test, with -sequential.
+	Sequential *compare.SequentialComparison `json:"sequential,omitempty"`
+}
+
+// withSequential writes a suite comparison followed by its sequential
+// sign test.
+type withSequential struct {
+	c   *compare.SuiteComparison
+	seq *compare.SequentialComparison
+}
+
+func (w withSequential) WriteText(out io.Writer) error {
+	if err := w.c.WriteText(out); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	return w.seq.WriteText(out)
 }

@@ -19,6 +19,8 @@ type side struct {
 	cases   map[string]*caseAcc
 	// runsWith counts, per metric index, the runs that have the metric.
 	runsWith []int
+	// onAdd, when set, is given every run added (SequentialSuites).
+	onAdd func(*record.Sample)
 }
 
 // caseAcc is one case on one side.
@@ -80,6 +82,9 @@ var harnessTokens = []string{"harness.input", "harness.output", "harness.cacheRe
 func (sd *side) add(s *record.Sample, runDir string) error {
 	if err := sd.checkFinite(s, runDir); err != nil {
 		return err
+	}
+	if sd.onAdd != nil {
+		sd.onAdd(s)
 	}
 	c := sd.cases[s.CaseID]
 	if c == nil {
