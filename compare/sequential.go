@@ -41,9 +41,9 @@ type SequentialComparison struct {
 	// passed, among those used.
 	Available int `json:"available"`
 	Pairs     int `json:"pairs"`
-	Wins     int `json:"wins"`
-	Losses   int `json:"losses"`
-	Unpaired int `json:"unpaired"` // runs of one suite with no run of the same case and repetition in the other
+	Wins      int `json:"wins"`
+	Losses    int `json:"losses"`
+	Unpaired  int `json:"unpaired"` // runs of one suite with no run of the same case and repetition in the other
 	// EValue is the e-process after the last pair, MaxEValue its running
 	// maximum over the pairs in round order, PValue = min(1, 1/MaxEValue)
 	// the anytime-valid p-value.
