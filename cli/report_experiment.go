@@ -22,6 +22,7 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 	for _, g := range r.Gates {
 		in.Gates = append(in.Gates, report.ExperimentGate{Candidate: g.Candidate, Text: g.Text(), Passed: g.Passed, Inconclusive: g.Inconclusive})
 	}
+	in.Sequential = sequentialSeries(r.Gates)
 	index := map[[3]string]int{}
 	for _, e := range r.Effects {
 		key := [3]string{e.Candidate, e.Profile, e.Split}
@@ -67,6 +68,34 @@ func experimentRuns(dir string) []report.ExperimentRun {
 			r.Dir = filepath.Join(l.RunsRoot, filepath.FromSlash(u.RunDir))
 		}
 		out = append(out, r)
+	}
+	return out
+}
+
+// sequentialSeries are the sequential gates of an experiment, for its
+// charts: a win rate on [0, 1] against ½, or an effect on [−1, 1]
+// against the gate's bound.
+func sequentialSeries(gates []experiment.Gate) []report.SeqSeries {
+	var out []report.SeqSeries
+	for _, g := range gates {
+		s := g.Sequential
+		if s == nil {
+			continue
+		}
+		series := report.SeqSeries{Candidate: g.Candidate, Title: g.ConstraintText(), Test: s.Test, Stop: string(s.Stop), Alpha: s.Alpha,
+			Of: s.Of, Min: 0, Max: 1, Ref: 0.5}
+		if s.Of != "win rate" {
+			series.Min, series.Ref = -1, 0
+			if g.Min != nil {
+				series.Ref = *g.Min
+			} else if g.Max != nil {
+				series.Ref = *g.Max
+			}
+		}
+		for _, p := range s.History {
+			series.Points = append(series.Points, report.SeqSeriesPoint{Round: p.Round, LogE: p.LogE, Lower: p.Lower, Upper: p.Upper, Estimate: p.Estimate})
+		}
+		out = append(out, series)
 	}
 	return out
 }

@@ -47,3 +47,7 @@ func RoundLine(p *RoundProgress) string {
 	}
 	return fmt.Sprintf("round %d of at most %d: %s; next round: %s", p.Round, p.MaxRounds, strings.Join(gates, ", "), next)
 }
+
+// ConstraintText names the gate's constraint: "pass rate effect ≥ 0
+// (default, validation)".
+func (g Gate) ConstraintText() string { return constraintText(g) }

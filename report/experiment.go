@@ -29,6 +29,8 @@ type ExperimentReport struct {
 	// recorded, which the page groups by case with links to them.
 	Baseline string
 	Runs     []ExperimentRun
+	// Sequential are the sequential gates over rounds: one chart each.
+	Sequential []SeqSeries
 }
 
 // ExperimentGate is one constraint checked for one candidate.
@@ -66,7 +68,8 @@ type ExperimentPage struct {
 	PairsNote string
 	// Live, on a served page of an experiment still running, refreshes it
 	// as units finish.
-	Live *Live
+	Live      *Live
+	SeqCharts []*SeqChart
 }
 
 // Experiment builds the page of an experiment's report.
@@ -83,6 +86,9 @@ func Experiment(r ExperimentReport) *ExperimentPage {
 		p.Forests = append(p.Forests, f)
 	}
 	experimentCases(p)
+	for i, s := range r.Sequential {
+		p.SeqCharts = append(p.SeqCharts, seqChart(fmt.Sprintf("seq-%d", i), s))
+	}
 	return p
 }
 
