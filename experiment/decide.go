@@ -395,7 +395,9 @@ func (ev *Evaluation) sentence() string {
 	switch d.Outcome {
 	case Promote:
 		s := "promote " + d.Champion
-		if e := ev.headline(d.Champion); e != nil {
+		if g := ev.sequentialGate(d.Champion); g != nil {
+			s += ": " + g.ConstraintText() + ", " + g.Sequential.short()
+		} else if e := ev.headline(d.Champion); e != nil {
 			s += ": " + e.IntervalText()
 		}
 		return s

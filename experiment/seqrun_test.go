@@ -63,6 +63,7 @@ func TestSequentialCampaignStopsEachVariantWhenDecided(t *testing.T) {
 	assert.Equal(t, 108, res.Manifest.Units, "the worst case: 3 candidates × 6 cases × 6 rounds")
 	assert.Equal(t, &SequentialSpend{Runs: 48, MaxRuns: 108, Rounds: 3}, res.Decision.Sequential)
 	assert.Contains(t, res.Sentence(), "decided after 48 of at most 108 runs (saved 60), 3 rounds")
+	assert.Contains(t, res.Sentence(), "promote variant-x: pass rate effect ≥ 0 (default, validation), sign-test e=")
 
 	require.Len(t, rounds, 3)
 	assert.Equal(t, []string{"variant-x", "variant-y"}, rounds[0].Active)

@@ -51,3 +51,24 @@ func RoundLine(p *RoundProgress) string {
 // ConstraintText names the gate's constraint: "pass rate effect ≥ 0
 // (default, validation)".
 func (g Gate) ConstraintText() string { return constraintText(g) }
+
+// sequentialGate is a candidate's first sequential gate; nil when none.
+func (ev *Evaluation) sequentialGate(candidate string) *Gate {
+	for i := range ev.Decision.Gates {
+		if g := &ev.Decision.Gates[i]; g.Candidate == candidate && g.Sequential != nil {
+			return g
+		}
+	}
+	return nil
+}
+
+// short is the test's decision in a few words: "sign-test e=56.8 ≥ 1/α=40
+// (anytime p=0.0176), win rate CS [0.479, 1] at 97.5%".
+func (s *SequentialGate) short() string {
+	cmp := "<"
+	if s.MaxEValue >= 1/s.Alpha {
+		cmp = "≥"
+	}
+	return fmt.Sprintf("%s e=%.4g %s 1/α=%.4g (anytime p=%.4g), %s CS [%.3g, %.3g] at %g%%",
+		s.Test, s.MaxEValue, cmp, 1/s.Alpha, s.PValue, s.Of, s.Lower, s.Upper, 100*(1-s.Alpha))
+}

@@ -12,6 +12,15 @@
 // paired effect of each variant on the pass rate, promotes variant-x and
 // rejects variant-y, and prints where its report is. Apply the champion
 // with `go run ./cmd/lux apply LEDGER` (it rewrites project/subject/AGENTS.md).
+//
+// With -sequential it runs project/house-style-sequential.experiment.json
+// instead: the same candidates, in rounds (one run of every case each),
+// with a sequential sign test per variant that stops it as soon as it is
+// decided — variant-x promoted, variant-y given up as futile — and prints
+// each test's e-value and confidence sequence by round and how many of the
+// campaign's worst-case runs it saved:
+//
+//	go run ./examples/experiment -sequential
 package main
 
 import (
@@ -34,16 +43,17 @@ import (
 func main() {
 	root := flag.String("runs", record.DefaultRoot, "directory the run records and the ledger go to")
 	quiet := flag.Bool("q", false, "no progress lines")
+	sequential := flag.Bool("sequential", false, "run the sequential campaign: stop each variant once decided, and say how many runs that saved")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Stdout, *root, *quiet); err != nil {
+	if err := run(ctx, os.Stdout, *root, *quiet, *sequential); err != nil {
 		fmt.Fprintln(os.Stderr, "experiment:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, root string, quiet bool) error {
+func run(ctx context.Context, w io.Writer, root string, quiet, sequential bool) error {
 	src := exsetup.SourceDir(filepath.Join("examples", "experiment"))
 	agent, err := exsetup.BuildEchoAgent(ctx, filepath.Join(root, ".bin"))
 	if err != nil {
@@ -56,7 +66,11 @@ func run(ctx context.Context, w io.Writer, root string, quiet bool) error {
 	if err := assertion.Register(reg); err != nil {
 		return err
 	}
-	c, err := experiment.Load(filepath.Join(src, "project", "house-style.experiment.json"))
+	file := "house-style.experiment.json"
+	if sequential {
+		file = "house-style-sequential.experiment.json"
+	}
+	c, err := experiment.Load(filepath.Join(src, "project", file))
 	if err != nil {
 		return err
 	}
@@ -70,6 +84,9 @@ func run(ctx context.Context, w io.Writer, root string, quiet bool) error {
 	opts := experiment.Options{RunsRoot: root, Concurrency: 2}
 	if !quiet {
 		opts.Progress = func(p experiment.Progress) {
+			if p.Round != nil {
+				fmt.Fprintln(os.Stderr, experiment.RoundLine(p.Round))
+			}
 			if p.Finished {
 				fmt.Fprintf(os.Stderr, "unit %d of %d: %s %s\n", p.Done, p.Total, p.Candidate, p.CaseID)
 			}
@@ -81,6 +98,9 @@ func run(ctx context.Context, w io.Writer, root string, quiet bool) error {
 	}
 	for _, v := range res.Verdicts() {
 		fmt.Fprintln(w, v)
+	}
+	for _, l := range experiment.SequentialLines(res.Decision.Gates) {
+		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintf(w, "report: go run ./cmd/lux report '%s'\n", res.Dir)
 	fmt.Fprintf(w, "apply:  go run ./cmd/lux apply '%s'\n", res.Dir)
