@@ -28,6 +28,22 @@
 // units recorded, so a report recomputes it and refuses a ledger whose
 // stored decision differs.
 //
+// A campaign with a Sequential rule runs in rounds — one repetition of
+// every case of every split, for the baseline and each variant still
+// running — and decides each constraint against the baseline with an
+// anytime-valid test (Constraint.Test: the sign test on discordant pairs,
+// or a betting or empirical-Bernstein confidence sequence of the round's
+// mean paired difference), each at level 1 − alpha/K for K variants
+// (Bonferroni on e-values). A variant stops when every such gate has
+// crossed its threshold, when one is futile, or at MaxRounds; no further
+// units are spent on it. After each round the journal records every
+// gate's test state (a line of kind "round"); Resume continues those
+// e-processes, and readers replay the units through the same engine and
+// refuse a journal that disagrees. The decision says "decided after N of
+// at most M runs (saved K)" (Decision.Sequential), each gate its e-value,
+// anytime p-value, confidence sequence and history (Gate.Sequential), and
+// Plan the worst case and the expected spend under Sequential.Plan.
+//
 // Everything is kept in a ledger, <runsRoot>/.experiments/<timestamp>-<id>/
 // (see Manifest): it survives kill -9 (a torn journal line is repaired, a
 // unit file written just before the crash is adopted, a dead owner's lock
