@@ -103,6 +103,8 @@ func seqGateOf(e *seqEngine, g Gate, k Constraint, profile string) Gate {
 		g.Note = "no sequential test ran"
 		return g
 	}
+	// The fixed-n measurement of the gate decides nothing here.
+	g.Passed, g.Lower, g.Upper, g.Method, g.Level, g.Note, g.Need, g.Inconclusive = false, nil, nil, "", 0, "", 0, false
 	sq := e.c.Sequential
 	out := &SequentialGate{Test: k.Test, Stop: sg.stop, Rounds: len(sg.history), StoppedAt: sg.stopped, MaxRounds: sq.MaxRounds,
 		Alpha: e.c.testAlpha(), History: append([]SeqPoint{}, sg.history...)}

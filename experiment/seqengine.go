@@ -292,7 +292,7 @@ func (g *seqGate) observe(c *Campaign, r int, cases []string, idx sampleIndex) e
 			if err != nil {
 				return fmt.Errorf("experiment: %s objectives.constraints[%d] round %d: %w", g.cand, g.index, r, err)
 			}
-			g.stop = cs.Decide(sq.FutilityEffect)
+			g.stop = csStop(g.k, cs, sq.FutilityEffect)
 		}
 		if r < sq.MinRounds {
 			g.stop = stats.Continuing

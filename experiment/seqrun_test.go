@@ -210,3 +210,65 @@ func TestSequentialPlanShowsWorstCaseAndExpectedSpend(t *testing.T) {
 	assert.Contains(t, b.String(), "a fixed-size exact sign test of equal power needs")
 	t.Log(b.String())
 }
+
+// A confidence-sequence gate observes one value per round, the round's
+// mean paired difference: variant-x's is +4/6 every round, variant-y's
+// −2/6, so the betting sequence crosses for variant-x and, with a
+// futility margin, gives variant-y up; no decision before minRounds.
+func TestSequentialCampaignWithABettingGate(t *testing.T) {
+	f, c := promoteFixture(t)
+	sequentialize(c)
+	c.Sequential.MinRounds = 2
+	c.Sequential.MaxRounds = 30
+	c.Sequential.FutilityEffect = 0.1
+	c.Objectives.Constraints[0].Test = TestBetting
+	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs"), Concurrency: 2})
+	require.NoError(t, err)
+	assert.Equal(t, Promote, res.Decision.Outcome)
+	assert.Equal(t, "variant-x", res.Decision.Champion)
+	for _, g := range res.Decision.Gates {
+		s := g.Sequential
+		if s == nil {
+			continue
+		}
+		assert.Equal(t, stats.BettingCS, s.Method)
+		assert.Equal(t, "effect", s.Of)
+		assert.GreaterOrEqual(t, s.StoppedAt, 2, "%s: no decision before minRounds", g.Candidate)
+		assert.Less(t, s.StoppedAt, 30, "%s: decided before the cap", g.Candidate)
+		require.NotNil(t, g.Lower)
+		switch g.Candidate {
+		case "variant-x":
+			assert.Equal(t, stats.Crossed, s.Stop)
+			assert.InDelta(t, 4.0/6, g.Value, 1e-9)
+			assert.Greater(t, *g.Lower, 0.0, "the sequence excludes 0")
+		case "variant-y":
+			assert.Equal(t, stats.Futile, s.Stop)
+			assert.Less(t, *g.Upper, 0.1, "the sequence excludes the effect worth promoting")
+			assert.Contains(t, g.Text(), "futile: an effect of +0.1 or more is excluded")
+		}
+	}
+	t.Log(res.Sentence())
+}
+
+// A variant that is better on the estimate but whose test has not
+// crossed by maxRounds is undecided — inconclusive, never promoted.
+func TestSequentialCampaignUndecidedAtTheCapIsInconclusive(t *testing.T) {
+	f, c := promoteFixture(t)
+	sequentialize(c)
+	c.Sequential.MaxRounds = 1
+	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs"), Concurrency: 2})
+	require.NoError(t, err)
+	assert.Equal(t, Inconclusive, res.Decision.Outcome)
+	assert.Empty(t, res.Decision.Champion)
+	assert.Equal(t, StatusFailed, res.Manifest.Status)
+	for _, g := range res.Decision.Gates {
+		if g.Candidate == "variant-x" {
+			assert.False(t, g.Passed)
+			assert.True(t, g.Inconclusive)
+			assert.Equal(t, stats.MaxReached, g.Sequential.Stop)
+		}
+	}
+	assert.Contains(t, res.Sentence(), "inconclusive: no decision within the rounds allowed (")
+	assert.Contains(t, res.Sentence(), "variant-x: sign-test undecided after 1 rounds")
+	assert.Contains(t, res.Sentence(), "stopped undecided after 18 of at most 18 runs (saved 0), 1 rounds")
+}

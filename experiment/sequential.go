@@ -217,7 +217,9 @@ func (c *Campaign) signOptions(k Constraint, n int) stats.SignTestOptions {
 
 // csOptions are the options of the confidence sequence of gate k: the
 // per-round mean paired difference in [−1, 1], tested against the gate's
-// bound on the gate's side.
+// bound. Without a futility margin the sequence is one-sided, on the
+// gate's side (all of α there); with one it is two-sided, because a
+// one-sided sequence never moves its far bound, which futility reads.
 func (c *Campaign) csOptions(k Constraint) stats.CSOptions {
 	o := stats.CSOptions{Level: c.testLevel(), Min: -1, Max: 1, Alternative: stats.Greater}
 	if k.Min != nil {
@@ -225,7 +227,33 @@ func (c *Campaign) csOptions(k Constraint) stats.CSOptions {
 	} else if k.Max != nil {
 		o.Null, o.Alternative = *k.Max, stats.Less
 	}
+	if c.Sequential.FutilityEffect > 0 {
+		o.Alternative = stats.TwoSided
+	}
 	return o
+}
+
+// csStop is the stop of a confidence-sequence gate (before minRounds and
+// maxRounds apply): Crossed once the sequence lies beyond the gate's
+// bound on the gate's side, Futile once it excludes every effect at least
+// margin beyond the bound (or lies wholly on the wrong side of it).
+func csStop(k Constraint, cs stats.ConfidenceSequence, margin float64) stats.StopReason {
+	if k.Min != nil {
+		switch b := *k.Min; {
+		case cs.Lower > b:
+			return stats.Crossed
+		case cs.Upper < b || (margin > 0 && cs.Upper < b+margin):
+			return stats.Futile
+		}
+		return stats.Continuing
+	}
+	switch b := *k.Max; {
+	case cs.Upper < b:
+		return stats.Crossed
+	case cs.Lower > b || (margin > 0 && cs.Lower > b-margin):
+		return stats.Futile
+	}
+	return stats.Continuing
 }
 
 // testLevel is the level of each test: 1 − alpha/K for K variants.
