@@ -42,7 +42,8 @@ type Sequential struct {
 	FutilityWinRate float64 `json:"futilityWinRate,omitempty"`
 	// FutilityEffect is, for confidence-sequence gates, the smallest
 	// effect beyond the gate's bound worth promoting, in the metric's
-	// units; 0 means no futility stop.
+	// units; 0 means no futility stop. With a margin the sequence is
+	// two-sided (a one-sided one never moves its far bound).
 	FutilityEffect float64 `json:"futilityEffect,omitempty"`
 	// Plan states the alternative -plan reports the expected spend under.
 	Plan *SequentialPlan `json:"plan,omitempty"`
