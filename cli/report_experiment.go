@@ -20,7 +20,11 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 		Sentence: r.Sentence, Error: r.Error, Champion: r.Champion, Verdicts: r.Verdicts, Reproduce: r.Reproduce,
 	}
 	for _, g := range r.Gates {
-		in.Gates = append(in.Gates, report.ExperimentGate{Candidate: g.Candidate, Text: g.Text(), Passed: g.Passed, Inconclusive: g.Inconclusive})
+		eg := report.ExperimentGate{Candidate: g.Candidate, Text: g.Text(), Passed: g.Passed, Inconclusive: g.Inconclusive}
+		if g.Sequential != nil && g.Inconclusive {
+			eg.Undecided = "no decision within the rounds allowed"
+		}
+		in.Gates = append(in.Gates, eg)
 	}
 	in.Sequential = sequentialSeries(r.Gates)
 	index := map[[3]string]int{}

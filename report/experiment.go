@@ -41,6 +41,9 @@ type ExperimentGate struct {
 	// Inconclusive: failed with too few units for any result to pass;
 	// drawn as undecided, not failed.
 	Inconclusive bool
+	// Undecided says why an inconclusive gate is undecided; empty means
+	// too few units.
+	Undecided string
 }
 
 // EffectGroup is the effects of one candidate against the baseline on one

@@ -46,13 +46,15 @@ func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // no script.
 func TestExperimentPageDrawsTheSequentialCharts(t *testing.T) {
 	r := ExperimentReport{Dir: "$LEDGER", ExperimentID: "x", Status: "passed", Outcome: "promote", Sentence: "promote variant-x",
-		Sequential: []SeqSeries{seqFixture()}}
+		Sequential: []SeqSeries{seqFixture()},
+		Gates:      []ExperimentGate{{Candidate: "variant-y", Text: "…", Inconclusive: true, Undecided: "no decision within the rounds allowed"}}}
 	html := string(render(t, Experiment(r)))
 	assert.Contains(t, html, "<h2>Sequential tests</h2>")
 	assert.Contains(t, html, `<svg class="seqchart" id="seq-0"`)
 	assert.Contains(t, html, `<polyline class="eprocess" points="70.0,151.0 `)
 	assert.Contains(t, html, `class="threshold"`)
 	assert.Contains(t, html, "1/α = 40")
+	assert.Contains(t, html, "undecided: no decision within the rounds allowed")
 	i := strings.Index(html, `id="seq-0"`)
 	j := strings.Index(html[i:], "</svg>")
 	assert.NotContains(t, html[i:i+j], "<script")
