@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"slices"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -60,7 +61,7 @@ func simulate(t *testing.T, c Campaign, base, cand []float64, rng *rand.Rand) (p
 			}
 			for i, id := range ids {
 				passed := rng.Float64() < p[i]
-				idx[sampleKey{who, "default", SplitValidation, id, r}] = &record.Sample{CaseID: id, Repetition: r, Passed: &passed, ExitReason: "done"}
+				idx[sampleKey{who, "default", SplitValidation, id, r}] = &record.Sample{CaseID: id, Repetition: r, Passed: &passed, ExitReason: "done", IdentityHash: "same"}
 				runs++
 			}
 		}
@@ -76,33 +77,63 @@ func simulate(t *testing.T, c Campaign, base, cand []float64, rng *rand.Rand) (p
 			promoted = append(promoted, v)
 		}
 	}
+	// The decision, recomputed from the runs as a ledger's reader does,
+	// makes exactly those variants eligible.
+	var units []*Unit
+	for k, s := range idx {
+		units = append(units, &Unit{Candidate: k.cand, Profile: k.profile, Split: k.split, CaseID: k.caseID, Repetition: k.rep, Sample: *s})
+	}
+	refs := map[string][]CaseRef{}
+	for _, id := range ids {
+		refs[SplitValidation] = append(refs[SplitValidation], CaseRef{ID: id})
+	}
+	ev, err := evaluate(t.Context(), &c, refsOf(c), newEvidence(t.TempDir(), units), []string{SplitValidation}, refs)
+	require.NoError(t, err)
+	eligible := slices.DeleteFunc(slices.Clone(ev.Decision.Eligible), func(id string) bool { return id == BaselineID })
+	slices.Sort(eligible)
+	require.Equal(t, len(promoted), len(eligible), "the decision's eligible variants are those whose tests all crossed")
+	if len(promoted) > 0 {
+		require.Equal(t, promoted, eligible)
+	}
 	return promoted, runs
 }
 
 // Under the null (every variant has the baseline's pass probability on
 // every case), campaigns looked at after every round promote a variant in
 // at most alpha of the simulations: Bonferroni over the variants, each
-// stopping on its own.
+// stopping on its own, for every test a gate may use.
 func TestSequentialCampaignUnderTheNullPromotesAtMostAlpha(t *testing.T) {
-	c, _ := seqCampaign(2, 15, 0)
-	rng := rand.New(rand.NewPCG(22, 5))
-	p := make([]float64, 12)
-	for i := range p {
-		p[i] = 0.2 + 0.6*float64(i)/float64(len(p)-1)
+	for _, tc := range []struct {
+		test     string
+		futility float64
+	}{{TestSign, 0}, {TestSign, 0.7}, {TestBetting, 0}, {TestBetting, 0.2}, {TestEB, 0}} {
+		t.Run(fmt.Sprintf("%s futility %v", tc.test, tc.futility), func(t *testing.T) {
+			c, _ := seqCampaign(2, 15, 0)
+			c.Objectives.Constraints[0].Test = tc.test
+			if tc.test == TestSign {
+				c.Sequential.FutilityWinRate = tc.futility
+			} else {
+				c.Sequential.FutilityEffect = tc.futility
+			}
+			rng := rand.New(rand.NewPCG(22, 5))
+			p := make([]float64, 12)
+			for i := range p {
+				p[i] = 0.2 + 0.6*float64(i)/float64(len(p)-1)
+			}
+			const campaigns = 200
+			wrong := 0
+			for range campaigns {
+				promoted, _ := simulate(t, c, p, p, rng)
+				if len(promoted) > 0 {
+					wrong++
+				}
+			}
+			iv, err := stats.ClopperPearsonInterval(wrong, campaigns, 0.99)
+			require.NoError(t, err)
+			t.Logf("null: %d of %d campaigns promoted a variant (99%% CP [%.3f, %.3f])", wrong, campaigns, iv.Lower, iv.Upper)
+			assert.LessOrEqual(t, float64(wrong)/campaigns, c.Sequential.Alpha, "the family-wise error rate is not above alpha")
+		})
 	}
-	const campaigns = 400
-	wrong := 0
-	for range campaigns {
-		promoted, _ := simulate(t, c, p, p, rng)
-		if len(promoted) > 0 {
-			wrong++
-		}
-	}
-	iv, err := stats.ClopperPearsonInterval(wrong, campaigns, 0.99)
-	require.NoError(t, err)
-	t.Logf("null: %d of %d campaigns promoted a variant (99%% CP [%.3f, %.3f])", wrong, campaigns, iv.Lower, iv.Upper)
-	assert.LessOrEqual(t, iv.Lower, c.Sequential.Alpha, "the family-wise error rate is not above alpha")
-	assert.LessOrEqual(t, float64(wrong)/campaigns, c.Sequential.Alpha)
 }
 
 // Under an alternative (0.5 → 0.8 on every case) the campaign promotes the
