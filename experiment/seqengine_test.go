@@ -2,9 +2,9 @@ package experiment
 
 import (
 	"encoding/json"
-	"slices"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/luxeval/lux/record"
