@@ -129,6 +129,7 @@ func TestSequentialCampaignValidationNamesFieldAndFix(t *testing.T) {
 		{"unknown test", func(c *Campaign) { c.Objectives.Constraints[0].Test = "z" }, []string{`objectives.constraints[0].test: unknown test "z"`}},
 		{"no gate", func(c *Campaign) { c.Objectives.Constraints[0].RelativeTo = "" },
 			[]string{"objectives.constraints: a sequential campaign needs a constraint against the baseline to decide"}},
+		{"no variant", func(c *Campaign) { c.Variants = nil }, []string{"variants: a sequential campaign decides variants against the baseline and has none"}},
 		{"test without sequential", func(c *Campaign) { c.Sequential = nil; c.Objectives.Constraints[0].Test = TestSign },
 			[]string{"objectives.constraints[0].test: only applies to a sequential campaign"}},
 	} {

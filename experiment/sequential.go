@@ -196,6 +196,9 @@ func checkSequential(p *lux.Problems, raw, d *Campaign) {
 			p.AddFix(at+".test", fmt.Sprintf("unknown test %q", k.Test), "use sign-test, betting or empirical-bernstein")
 		}
 	}
+	if len(d.Variants) == 0 {
+		p.AddFix("variants", "a sequential campaign decides variants against the baseline and has none", "add a variant, or drop sequential")
+	}
 	if gates == 0 {
 		p.AddFix("objectives.constraints", "a sequential campaign needs a constraint against the baseline to decide",
 			`add {"metric": "quality.passRate", "relativeTo": "baseline", "min": 0}`)
