@@ -43,6 +43,9 @@ type SequentialGate struct {
 // SequentialSpend is what a sequential campaign ran against its worst
 // case: every valid candidate running every case MaxRounds times.
 type SequentialSpend struct {
+	// Runs are the finished runs (units) the decision rests on; a run
+	// killed mid-way and run again on resume counts once (Manifest.Spent
+	// counts every start).
 	Runs    int `json:"runs"`
 	MaxRuns int `json:"maxRuns"`
 	Rounds  int `json:"rounds"` // rounds run
