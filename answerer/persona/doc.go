@@ -11,11 +11,15 @@
 // Code's AskUserQuestion) are listed with whether one or several may be
 // picked.
 //
-// Answers: a question gets the model's text; an approval is read as JSON
-// {"approved": bool, "reason": "..."}, else by words (no, not, deny,
-// reject, refuse, can't, cannot, don't deny; yes, ok, sure, approve, go
-// ahead, proceed, lgtm approve), and anything unclear is a denial: it fails
-// closed. A custom interrupt gets the model's JSON, or {"text": ...}.
+// Answers: a question gets the model's text; a custom interrupt gets the
+// model's JSON, or {"text": ...}. An approval fails closed: the reply
+// approves only when it holds exactly one JSON object whose "approved"
+// field is the literal true, given once, with no denying, negating,
+// hedging or conditional word in the text around it (a fence or "Here is
+// my answer:" is fine); or, holding no JSON, when it is a short prose yes
+// without such a word or a question mark. Anything else (truncated JSON,
+// "approved" as a string, two decisions, an approval retracted in words,
+// a long or unclear reply) is a denial whose reason says why.
 //
 // Config: the harness model fields (provider, model, command, effort,
 // timeout, env, args, userConfig), which default to the project's harness
