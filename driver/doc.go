@@ -45,8 +45,10 @@
 // # Containment
 //
 // Every agent runs as the leader of its own process group, and stopping it
-// (Quiesce, Close, the end of the run) is SIGTERM, KillGrace, then SIGKILL
-// to everything the agent started. What "everything" covers depends on
+// (Quiesce, Close, the end of the run) is, as the MCP specification has it
+// for stdio servers, stdin closed and a grace to exit by itself (at most
+// DefaultStdinGrace; ExitDrain for an agent that reported its end), then
+// SIGTERM, KillGrace, then SIGKILL to everything the agent started. What "everything" covers depends on
 // the system:
 //
 //   - Linux, where the harness may create a cgroup v2 below its own (as

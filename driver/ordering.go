@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clock"
 )
 
 func (s *Session) isTerminal() bool {
@@ -80,19 +81,21 @@ func (s *Session) queueEvent(ev lux.Event, fromAgent bool) {
 }
 
 // stopAfterTerminal stops the agent's process group once the run has
-// ended. An agent that reported the end itself first gets ExitDrain to
-// exit on its own.
+// ended, the one way (Process.Stop): stdin closed, a grace to exit, then
+// the signals. An agent that reported the end itself first gets ExitDrain,
+// on the session's clock, as that grace.
 func (s *Session) stopAfterTerminal(wait bool) {
-	_ = s.proc.Stdin().Close()
 	if wait {
-		drained := make(chan struct{})
-		t := s.clk.AfterFunc(s.opts.ExitDrain, func() { close(drained) })
-		defer t.Stop()
-		select {
-		case <-s.proc.Exited():
-		case <-drained:
-		case <-s.stop:
-		}
+		ctx, cancel := context.WithCancel(clock.With(context.Background(), s.clk))
+		go func() {
+			select {
+			case <-s.stop:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		s.proc.EndInput(ctx, s.opts.ExitDrain)
+		cancel()
 	}
 	_ = s.proc.Stop(context.Background(), s.opts.KillGrace)
 }

@@ -22,6 +22,10 @@ const DefaultStderrTail = 8 << 10
 // process group is stopped.
 const DefaultKillGrace = 5 * time.Second
 
+// DefaultStdinGrace is the longest Stop waits, once it has closed an
+// agent's stdin, for the agent to exit by itself before SIGTERM.
+const DefaultStdinGrace = 2 * time.Second
+
 // ExitStatus is how a process ended: Exited with Code, or killed by Signal.
 // Its String form is "code=N, signal=S".
 type ExitStatus = proc.Status
@@ -55,6 +59,7 @@ type Process struct {
 	errDone   chan struct{}
 	tail      *tailBuffer
 	closeOnce sync.Once
+	endInput  sync.Once // the stop's first step: stdin closed, a grace to exit
 }
 
 // StartError reports an agent process that could not be started. Its
@@ -161,16 +166,42 @@ func (p *Process) Status() ExitStatus { return p.group.Status() }
 // Kill sends SIGKILL to the whole process group at once.
 func (p *Process) Kill() error { return p.group.Kill() }
 
-// Stop stops the whole process group: stdin is closed, SIGTERM is sent,
-// and SIGKILL follows once the leader has exited or grace has passed
-// (DefaultKillGrace when zero), so no descendant outlives it. It returns
-// once the leader is reaped, or with ctx.Err().
+// Stop stops the whole process group in the order the MCP specification
+// gives for stdio servers, which suits every agent that reads stdin:
+//
+//  1. stdin is closed, and the agent has grace (at most DefaultStdinGrace)
+//     to exit by itself (see EndInput);
+//  2. SIGTERM to the group, and grace (DefaultKillGrace when zero) to exit;
+//  3. SIGKILL to the group and everything its containment holds, so no
+//     descendant outlives it.
+//
+// Every wait is on ctx's clock (package clock: the system's unless a test
+// put a manual one there), and ends early when the leader exits. It
+// returns once the leader is reaped, or with ctx.Err(). This is the one
+// way every driver stops its agent.
 func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
-	_ = p.stdin.Close()
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
+	p.EndInput(ctx, min(grace, DefaultStdinGrace))
 	return p.group.Stop(ctx, grace)
+}
+
+// EndInput closes stdin and waits until the agent exits, grace passes on
+// ctx's clock, or ctx ends: the first step of Stop, also for a caller that
+// gives an agent which reported its own end a grace of its choosing.
+// Concurrent and later calls wait for the first one's wait, so a second
+// stopper never cuts the grace short. When stdin had already been closed
+// with Stdin().Close (an agent given all its input at the start), the
+// agent has had its end of input long since, and EndInput returns at once.
+func (p *Process) EndInput(ctx context.Context, grace time.Duration) {
+	p.endInput.Do(func() {
+		if p.stdin.isClosed() {
+			return
+		}
+		_ = p.stdin.Close()
+		p.group.WaitExit(ctx, grace)
+	})
 }
 
 // WaitOutput waits up to d for stderr to reach end of file (every holder

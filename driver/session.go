@@ -338,9 +338,10 @@ func (s *Session) answerLost(ctx context.Context, in lux.Interrupt) {
 	s.fail(lux.ExitError, fmt.Sprintf("cannot deliver the answer to %s %q: the agent closed its stdin", in.Kind, in.ID))
 }
 
-// Quiesce stops the agent's whole process group (SIGTERM, then SIGKILL
-// after KillGrace) and waits for its output to close, at most ExitDrain
-// for a descendant that escaped the group. Safe to call more than once.
+// Quiesce stops the agent's whole process group (Process.Stop: stdin
+// closed and a grace to exit, then SIGTERM, then SIGKILL after KillGrace)
+// and waits for its output to close, at most ExitDrain for a descendant
+// that escaped the group. Safe to call more than once.
 func (s *Session) Quiesce(ctx context.Context) error {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // DefaultPath is the PATH of a child that does not inherit the host
@@ -135,24 +137,20 @@ func (g *Group) Signal(sig syscall.Signal) error {
 func (g *Group) Kill() error { return g.Signal(syscall.SIGKILL) }
 
 // Stop stops the whole group: SIGTERM, then, once the leader has exited or
-// grace has passed (DefaultGrace when grace is zero or less), SIGKILL to
-// every process still in the group or its containment, so descendants
-// never outlive the leader. It returns when the leader has been reaped and
-// no contained process remains, or with an error if ctx ends first or a
-// contained process outlives KillTimeout (everything has been sent SIGKILL
-// by then). Safe to call more than once and concurrently.
+// grace has passed (DefaultGrace when grace is zero or less) on ctx's
+// clock (see package clock: the system's unless a test put a manual one
+// there), SIGKILL to every process still in the group or its containment,
+// so descendants never outlive the leader. It returns when the leader has
+// been reaped and no contained process remains, or with an error if ctx
+// ends first or a contained process outlives KillTimeout (everything has
+// been sent SIGKILL by then). Safe to call more than once and
+// concurrently.
 func (g *Group) Stop(ctx context.Context, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
 	_ = g.Signal(syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	select {
-	case <-g.exited:
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	t.Stop()
+	g.WaitExit(ctx, grace)
 	_ = g.Kill()
 	select {
 	case <-g.exited:
@@ -164,6 +162,32 @@ func (g *Group) Stop(ctx context.Context, grace time.Duration) error {
 	}
 	g.box.release()
 	return nil
+}
+
+// WaitExit waits until the leader has exited, d has passed on ctx's
+// clock, or ctx ends, whichever comes first; it reports whether the
+// leader exited.
+func (g *Group) WaitExit(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-g.exited:
+		return true
+	default:
+	}
+	passed := make(chan struct{})
+	t := clock.From(ctx).AfterFunc(d, func() { close(passed) })
+	defer t.Stop()
+	select {
+	case <-g.exited:
+		return true
+	case <-passed:
+	case <-ctx.Done():
+	}
+	select {
+	case <-g.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // Status is how a process ended.
