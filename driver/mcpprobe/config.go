@@ -1,6 +1,7 @@
 package mcpprobe
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -89,9 +90,27 @@ type Config struct {
 // Step is one probe step: {"op": "list-tools"}, or {"op": "call", "tool":
 // "add", "args": {"a": 1}}.
 type Step struct {
-	Op   string         `json:"op"`
-	Tool string         `json:"tool,omitempty"`
-	Args map[string]any `json:"args,omitempty"`
+	Op   string `json:"op"`
+	Tool string `json:"tool,omitempty"`
+	Args Args   `json:"args,omitempty"`
+}
+
+// Args are the arguments of a call. Decoded from JSON, their numbers are
+// json.Numbers that keep the digits as written, so the probe sends, and
+// the record keeps, what the case says: as a float64, 9007199254740993
+// would become 9007199254740992 and 1.10 would become 1.1.
+type Args map[string]any
+
+// UnmarshalJSON decodes an object, keeping its numbers as written.
+func (a *Args) UnmarshalJSON(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return err
+	}
+	*a = m
+	return nil
 }
 
 // defaults is the config before decoding: every default filled in, so the

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/mcpprobe"
+	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/drivertest"
 )
 
@@ -30,6 +32,9 @@ type outcome struct {
 	artifacts []lux.Artifact
 	stderr    string
 	workspace string
+	// advanced: the test had advanced the clock when the terminal event
+	// came (probeDriven).
+	advanced bool
 }
 
 // terminal is the run's last event.
@@ -86,8 +91,60 @@ func httpConfig(t *testing.T, kind string, fields map[string]any) json.RawMessag
 	return raw
 }
 
-// probe runs one probe to its end the way the orchestrator does.
-func probe(t *testing.T, raw json.RawMessage) outcome {
+// probe runs one probe to its end the way the orchestrator does, on a
+// manual clock that nothing advances: no time limit of the probe can pass,
+// however slow the machine.
+func probe(t *testing.T, raw json.RawMessage) outcome { return probeDriven(t, raw, nil) }
+
+// driving is what a test's drive function gets: the probe's clock, its
+// stderr and workspace, and a context that ends with the probe.
+type driving struct {
+	t         *testing.T
+	ctx       context.Context
+	clk       *clock.Manual
+	stderr    *drivertest.Buffer
+	workspace string
+	advanced  atomic.Bool // the clock was advanced
+}
+
+// advance moves the probe's clock by d.
+func (d *driving) advance(by time.Duration) {
+	d.advanced.Store(true)
+	d.clk.Advance(by)
+}
+
+// armed waits until the probe has scheduled n timers in all.
+func (d *driving) armed(n int) bool {
+	if err := d.clk.WaitScheduled(d.ctx, n); err != nil {
+		d.t.Errorf("the probe never armed timer %d (it has %d): %v", n, d.clk.Scheduled(), err)
+		return false
+	}
+	return true
+}
+
+// until waits for cond, checking it every few milliseconds: an event the
+// test cannot be told of (a line on stderr, a file the server writes).
+func (d *driving) until(what string, cond func() bool) bool {
+	for !cond() {
+		select {
+		case <-d.ctx.Done():
+			d.t.Errorf("never happened: %s", what)
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// exists reports whether the server wrote name in the workspace.
+func (d *driving) exists(name string) bool {
+	_, err := os.Stat(filepath.Join(d.workspace, name))
+	return err == nil
+}
+
+// probeDriven is probe with drive running beside it, to move the clock
+// when the test has seen what it waits for.
+func probeDriven(t *testing.T, raw json.RawMessage, drive func(d *driving)) outcome {
 	t.Helper()
 	cfg, err := mcpprobe.Plugin().Parse(raw)
 	require.NoError(t, err)
@@ -95,9 +152,17 @@ func probe(t *testing.T, raw json.RawMessage) outcome {
 	var stderr drivertest.Buffer
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety net, not a verdict
 	defer cancel()
-	s, err := cfg.Start(ctx, lux.StartInfo{CaseID: "probe", RunDir: t.TempDir(), Workspace: ws, Stderr: &stderr})
+	clk := &clock.Manual{}
+	s, err := cfg.Start(clock.With(ctx, clk), lux.StartInfo{CaseID: "probe", RunDir: t.TempDir(), Workspace: ws, Stderr: &stderr})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s.Close()) }()
+	d := &driving{t: t, ctx: ctx, clk: clk, stderr: &stderr, workspace: ws}
+	driven := make(chan struct{})
+	if drive != nil {
+		go func() { defer close(driven); drive(d) }()
+	} else {
+		close(driven)
+	}
 	var o outcome
 	o.workspace = ws
 	for {
@@ -108,10 +173,12 @@ func probe(t *testing.T, raw json.RawMessage) outcome {
 			break
 		}
 	}
+	o.advanced = d.advanced.Load()
 	if r := o.reason(); r != "" {
 		t.Logf("the run failed: %s", r)
 	}
 	require.NoError(t, s.Quiesce(ctx))
+	<-driven
 	o.artifacts, err = s.Collect(ctx)
 	require.NoError(t, err)
 	o.stderr = stderr.String()
@@ -159,7 +226,7 @@ func TestProbeListsAndCallsTools(t *testing.T) {
 		list, err := mcpprobe.LastToolsList(roundTrip(t, o.events))
 		require.NoError(t, err)
 		require.NotNil(t, list)
-		assert.ElementsMatch(t, []string{"add", "echo", "fail", "getenv", "touch"}, list.Names())
+		assert.ElementsMatch(t, []string{"add", "args", "echo", "fail", "getenv", "touch"}, list.Names())
 		assert.Equal(t, 1, list.Pages)
 
 		calls, results := o.progress(lux.KindToolCall), o.progress(lux.KindToolResult)
@@ -187,7 +254,7 @@ func TestProbeListsAndCallsTools(t *testing.T) {
 		sum := generic(t, o.terminal().Done.Summary).(map[string]any)
 		assert.Equal(t, 3.0, sum["calls"])
 		assert.Equal(t, 1.0, sum["errorResults"])
-		assert.Equal(t, 5.0, sum["toolsListed"])
+		assert.Equal(t, 6.0, sum["toolsListed"])
 	})
 }
 
@@ -231,13 +298,19 @@ func TestProbeServerCrashMidCall(t *testing.T) {
 }
 
 func TestProbeServerHangsAtInitialize(t *testing.T) {
-	// The server never answers, so the startup timeout decides, however
+	// The server never answers, and the startup timeout is on the test's
+	// clock: it passes once the server has written to stderr, however
 	// slow the machine.
-	o := probe(t, stdioConfig(t, serverHang, map[string]any{"startupTimeout": "200ms"}))
+	o := probeDriven(t, stdioConfig(t, serverHang, map[string]any{"startupTimeout": "200ms"}), func(d *driving) {
+		if d.until("the server's stderr line", func() bool { return strings.Contains(d.stderr.String(), "hang: starting") }) && d.armed(1) {
+			d.advance(200 * time.Millisecond)
+		}
+	})
 	require.Len(t, o.events, 1, "no ready: the server never became ready")
+	assert.True(t, o.advanced, "the run ended only once the test's clock passed the startup timeout")
 	assert.Equal(t, lux.ExitError, o.terminal().Error.ExitReason)
 	assert.Contains(t, o.reason(), "mcp-probe: initialize: no answer within 200ms")
-	// The reason quotes what stderr held by then; the record keeps it all.
+	assert.Contains(t, o.reason(), "stderr:\nhang: starting, never answering", "the reason quotes what stderr held by then")
 	assert.Contains(t, o.stderr, "hang: starting, never answering")
 }
 
@@ -247,10 +320,21 @@ func TestProbeJunkOnStdout(t *testing.T) {
 }
 
 func TestProbeStepTimeout(t *testing.T) {
-	// The tool never answers by itself, so the step timeout decides.
-	both(t, serverSlowTool, map[string]any{"stepTimeout": "200ms", "probe": steps(call("slow", nil))}, func(t *testing.T, o outcome) {
+	// The tool never answers by itself, and the step timeout is on the
+	// test's clock: the startup timeout is the first timer, the step's
+	// the second.
+	fields := map[string]any{"stepTimeout": "200ms", "probe": steps(call("slow", nil))}
+	drive := func(d *driving) {
+		if d.armed(2) {
+			d.advance(200 * time.Millisecond)
+		}
+	}
+	check := func(t *testing.T, o outcome) {
+		assert.True(t, o.advanced, "the run ended only once the test's clock passed the step timeout")
 		assert.Contains(t, o.reason(), `tools/call "slow": no answer within 200ms`)
-	})
+	}
+	t.Run("stdio", func(t *testing.T) { check(t, probeDriven(t, stdioConfig(t, serverSlowTool, fields), drive)) })
+	t.Run("http", func(t *testing.T) { check(t, probeDriven(t, httpConfig(t, serverSlowTool, fields), drive)) })
 }
 
 func TestProbeQuiesceStopsTheServer(t *testing.T) {

@@ -1,7 +1,9 @@
 package mcpprobe_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,7 +30,7 @@ func TestMain(m *testing.M) {
 
 // The servers, by LUX_MCP_TEST_SERVER.
 const (
-	serverTools    = "tools"     // add, echo, fail, touch; instructions; no logging capability
+	serverTools    = "tools"     // add, echo, fail, getenv, touch, args; instructions; no logging capability
 	serverPaged    = "paged"     // seven tools, two per page
 	serverRepeat   = "repeat"    // tools/list always returns the same next cursor
 	serverEndless  = "endless"   // tools/list always returns a new next cursor
@@ -35,7 +38,9 @@ const (
 	serverHang     = "hang-init" // reads stdin, never answers initialize
 	serverJunk     = "junk"      // writes a log line to stdout before speaking MCP
 	serverSlowTool = "slow"      // the tool slow answers only when the call is cancelled
-	serverIgnore   = "ignore"    // ignores SIGTERM and stdin's end while a call hangs
+	serverIgnore   = "ignore"    // ignores stdin's end; writes sigterm.txt at SIGTERM and keeps running
+	serverOldProto = "old-proto" // answers initialize with protocol version 1999-01-01, exits at stdin's end
+	serverSaveEOF  = "save-eof"  // at stdin's end takes a moment, then saves state.txt; sigterm.txt at SIGTERM
 )
 
 func serveStdio(kind string) int {
@@ -46,8 +51,19 @@ func serveStdio(kind string) int {
 		return 0
 	case serverJunk:
 		fmt.Println("starting the server on stdio...")
-	case serverIgnore:
-		signal.Ignore(syscall.SIGTERM)
+	case serverOldProto:
+		return serveOldProtocol()
+	case serverIgnore, serverSaveEOF:
+		// Say when SIGTERM came: a server must get its stdin's end first.
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		go func() {
+			<-sig
+			_ = os.WriteFile("sigterm.txt", []byte("SIGTERM\n"), 0o644)
+			if kind == serverSaveEOF {
+				os.Exit(1)
+			}
+		}()
 	}
 	// Say who is serving, for tests that check the process is gone.
 	_ = os.WriteFile("server.pid", []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -55,8 +71,38 @@ func serveStdio(kind string) int {
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(os.Stderr, "server:", err)
 	}
-	if kind == serverIgnore {
+	switch kind {
+	case serverIgnore:
 		select {} // outlive stdin's end, like a server stuck in a call
+	case serverSaveEOF:
+		// Saving takes a moment: a SIGTERM sent with stdin's end loses it.
+		time.Sleep(300 * time.Millisecond)
+		_ = os.WriteFile("state.txt", []byte("saved at stdin's end\n"), 0o644)
+	}
+	return 0
+}
+
+// serveOldProtocol speaks JSON-RPC by hand: it refuses server/discover and
+// answers initialize with a protocol version no client supports, then
+// reads until stdin's end and exits 0.
+func serveOldProtocol() int {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &req) != nil || req.ID == nil {
+			continue // a notification
+		}
+		var reply string
+		switch req.Method {
+		case "initialize":
+			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"old","version":"0.1"}}}`, req.ID)
+		default:
+			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
+		}
+		fmt.Println(reply)
 	}
 	return 0
 }
@@ -111,6 +157,11 @@ func newServer(kind string, release <-chan struct{}) *mcp.Server {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
 	switch kind {
+	case serverTools:
+		srv.AddTool(&mcp.Tool{Name: "args", Description: "Returns its arguments as they arrived.", InputSchema: map[string]any{"type": "object"}},
+			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+			})
 	case serverPaged:
 		for i := range 3 {
 			mcp.AddTool(srv, &mcp.Tool{Name: fmt.Sprintf("extra%d", i)}, func(context.Context, *mcp.CallToolRequest, nothing) (*mcp.CallToolResult, any, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/clock"
 )
 
 // ClientName and ClientVersion are what the probe tells servers it is.
@@ -23,8 +25,8 @@ const (
 	ClientVersion = "1.0.0"
 )
 
-// exitWait bounds how long a failed step waits for a stdio server that is
-// going away to exit, so that the error can say how it ended.
+// exitWait bounds how long a failed step waits for a stdio server whose
+// connection was lost to exit, so that the error can say how it ended.
 const exitWait = 2 * time.Second
 
 // codeRejected is the code of the SDK's error for a message its transport
@@ -39,8 +41,9 @@ type session struct {
 	target    string // the command or URL, for messages and ready
 	proc      *driver.Process
 	transport *watched
+	clk       clock.Clock // the time source of every limit and grace: Start's context's
 
-	ctx    context.Context // ends when the session is quiesced
+	ctx    context.Context // ends when the session is quiesced; carries clk
 	cancel context.CancelFunc
 	events chan lux.Event
 	ended  chan struct{} // the probe has stopped and torn the server down
@@ -58,7 +61,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s := &session{cfg: c, workspace: info.Workspace, events: make(chan lux.Event), ended: make(chan struct{})}
+	s := &session{cfg: c, workspace: info.Workspace, clk: clock.From(ctx), events: make(chan lux.Event), ended: make(chan struct{})}
 	var t mcp.Transport
 	var err error
 	if c.URL != "" {
@@ -72,7 +75,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		return nil, err
 	}
 	s.transport = &watched{Transport: t}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ctx, s.cancel = context.WithCancel(clock.With(context.Background(), s.clk))
 	go s.run()
 	return s, nil
 }
@@ -185,7 +188,7 @@ func (s *session) probe() (*Summary, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: ClientName, Version: ClientVersion}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{},
 	})
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.StartupTimeout.D())
+	ctx, cancel := clock.WithTimeoutCause(s.ctx, s.cfg.StartupTimeout.D(), errStartupTimeout)
 	cs, err := client.Connect(ctx, s.transport, nil)
 	if err != nil {
 		err = s.explain(ctx, "initialize", s.cfg.StartupTimeout.D(), err)
@@ -211,7 +214,7 @@ func (s *session) probe() (*Summary, error) {
 		return nil, nil
 	}
 	for i, step := range s.cfg.Probe {
-		ctx, cancel := context.WithTimeout(s.ctx, s.cfg.StepTimeout.D())
+		ctx, cancel := clock.WithTimeoutCause(s.ctx, s.cfg.StepTimeout.D(), errStepTimeout)
 		var ok bool
 		switch step.Op {
 		case OpListTools:
@@ -282,7 +285,7 @@ func (s *session) listTools(ctx context.Context, cs *mcp.ClientSession) (*ToolsL
 // isError is a result like any other; an error is a protocol failure.
 func (s *session) call(ctx context.Context, cs *mcp.ClientSession, i int, step Step) (isError, ok bool, err error) {
 	id := fmt.Sprintf("probe-%d", i+1)
-	input := step.Args
+	input := map[string]any(step.Args)
 	if input == nil {
 		input = map[string]any{}
 	}
@@ -301,8 +304,10 @@ func (s *session) call(ctx context.Context, cs *mcp.ClientSession, i int, step S
 }
 
 // explain turns a failed request into the reason the run failed: the
-// server's stdout was not JSON-RPC, the server exited (how, and its
-// stderr), it did not answer in time, or what the SDK said.
+// server's stdout was not JSON-RPC, the server answered with an error, the
+// connection was lost because the server exited (how, and its stderr), it
+// did not answer in time, or what the SDK said (a refused answer, say),
+// with the server's exit, if it has exited, as context after it.
 func (s *session) explain(ctx context.Context, what string, limit time.Duration, err error) error {
 	if rerr := s.transport.readErr(); rerr != nil {
 		hint := ""
@@ -319,23 +324,59 @@ func (s *session) explain(ctx context.Context, what string, limit time.Duration,
 	if errors.As(err, &rpc) && rpc.Code != codeRejected {
 		return fmt.Errorf("%s: the server answered with error %d: %s", what, rpc.Code, rpc.Message)
 	}
-	if s.proc != nil {
-		t := time.NewTimer(exitWait)
-		defer t.Stop()
-		select {
-		case <-s.proc.Exited():
-			// The stderr copy may lag behind the exit: let it reach its
-			// end (bounded, for a descendant that holds stderr open).
-			s.proc.WaitOutput(driver.DefaultExitDrain)
-			return s.withStderr(fmt.Errorf("%s: the server exited (%s)", what, s.proc.Status()))
-		case <-ctx.Done():
-		case <-t.C:
-		}
+	if s.proc != nil && lost(err) && s.waitExit(ctx) {
+		// The stderr copy may lag behind the exit: let it reach its
+		// end (bounded, for a descendant that holds stderr open).
+		s.proc.WaitOutput(driver.DefaultExitDrain)
+		return s.withStderr(fmt.Errorf("%s: the server exited (%s)", what, s.proc.Status()))
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return s.withStderr(fmt.Errorf("%s: no answer within %s", what, limit))
 	}
-	return s.withStderr(fmt.Errorf("%s: %w", what, err))
+	return s.withStderr(fmt.Errorf("%s: %w%s", what, err, s.exitNote()))
+}
+
+// Causes of the probe's own time limits.
+var (
+	errStartupTimeout = errors.New("mcp-probe: startupTimeout passed")
+	errStepTimeout    = errors.New("mcp-probe: stepTimeout passed")
+)
+
+// lost reports whether err says the connection to the server is gone, of
+// which the server's exit is the likely cause; any other error is the
+// SDK's own verdict on what the server said.
+func lost(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed)
+}
+
+// waitExit waits, at most exitWait on the session's clock, for a stdio
+// server to exit; it reports whether it did. ctx ending cuts it short.
+func (s *session) waitExit(ctx context.Context) bool {
+	passed := make(chan struct{})
+	t := s.clk.AfterFunc(exitWait, func() { close(passed) })
+	defer t.Stop()
+	select {
+	case <-s.proc.Exited():
+		return true
+	case <-ctx.Done():
+	case <-passed:
+	}
+	return false
+}
+
+// exitNote is ", and the server has exited (code=0, signal=none)" once a
+// stdio server has exited, else "": context after the cause.
+func (s *session) exitNote() string {
+	if s.proc == nil {
+		return ""
+	}
+	select {
+	case <-s.proc.Exited():
+		return fmt.Sprintf("; the server has exited (%s)", s.proc.Status())
+	default:
+		return ""
+	}
 }
 
 // withStderr appends the tail of a stdio server's stderr.
@@ -349,10 +390,14 @@ func (s *session) withStderr(err error) error {
 	return err
 }
 
-// teardown closes the MCP session and stops the server's process group.
+// teardown stops a stdio server the way the MCP specification says (its
+// stdin closed, a grace to exit, then SIGTERM, then SIGKILL: see
+// driver.Process.Stop), every grace on the session's clock, then closes
+// the MCP session.
 func (s *session) teardown() {
+	ctx := clock.With(context.Background(), s.clk)
 	if s.proc != nil {
-		_ = s.proc.Stop(context.Background(), driver.DefaultKillGrace)
+		_ = s.proc.Stop(ctx, driver.DefaultKillGrace)
 		s.proc.WaitOutput(driver.DefaultExitDrain)
 	}
 	s.mu.Lock()
@@ -361,6 +406,8 @@ func (s *session) teardown() {
 	if cs != nil {
 		closed := make(chan struct{})
 		go func() { _ = cs.Close(); close(closed) }()
+		// A bound on the cleanup, which decides nothing the run reports:
+		// the system's clock.
 		t := time.NewTimer(exitWait)
 		defer t.Stop()
 		select {

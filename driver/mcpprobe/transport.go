@@ -95,7 +95,11 @@ func (s *stdout) Close() error {
 	return nil
 }
 
-// stdin is the server's stdin for the SDK.
+// stdin is the server's stdin for the SDK. Closing it does not close the
+// server's stdin: the SDK closes its transport when it gives up on a
+// server (an initialize answer it refuses, say), and the server's exit at
+// that end of input would bury the reason. The session's teardown ends
+// the input, the first step of driver.Process.Stop.
 type stdin struct{ in *driver.Stdin }
 
 func (s *stdin) Write(b []byte) (int, error) {
@@ -105,7 +109,7 @@ func (s *stdin) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (s *stdin) Close() error { return s.in.Close() }
+func (s *stdin) Close() error { return nil }
 
 // httpTransport is the SDK's streamable HTTP client for a running server.
 func (c *Config) httpTransport(info lux.StartInfo) (mcp.Transport, error) {
