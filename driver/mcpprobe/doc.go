@@ -52,9 +52,18 @@
 // run with an error event whose reason says what happened, with the tail
 // of the server's stderr. The server's stderr is kept in the run's record.
 //
+// A failure is blamed on its cause: an answer the SDK refuses (an
+// unsupported protocol version, say) is reported as such, and the
+// server's exit only as context after it; "the server exited" is the
+// reason only when the connection was lost. Call arguments keep their
+// numbers as written ([Args]).
+//
 // The server runs in its own process group, which is stopped when the
 // probe ends, on a timeout and when the run is cancelled, so nothing it
-// spawned survives it. Collect returns the files in the workspace, for a
+// spawned survives it, in the order the MCP specification gives
+// ([driver.Process.Stop]): stdin closed and a grace to exit, then SIGTERM,
+// then SIGKILL. The time limits and graces run on the clock of Start's
+// context (the system's, unless a test gave a manual one). Collect returns the files in the workspace, for a
 // server whose tools write there.
 //
 // The probe raises no interrupts (Runtime declares only tool-events). For
