@@ -342,7 +342,8 @@ func TestProbeQuiesceStopsTheServer(t *testing.T) {
 	require.NoError(t, err)
 	ws := t.TempDir()
 	ctx := t.Context()
-	s, err := cfg.Start(ctx, lux.StartInfo{RunDir: t.TempDir(), Workspace: ws, Stderr: &bytes.Buffer{}})
+	// On a clock that never moves: the step timeout cannot end the call.
+	s, err := cfg.Start(clock.With(ctx, &clock.Manual{}), lux.StartInfo{RunDir: t.TempDir(), Workspace: ws, Stderr: &bytes.Buffer{}})
 	require.NoError(t, err)
 	defer s.Close()
 	for {
@@ -474,7 +475,7 @@ func TestProbeCommandRelativeToTheCaseFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(caseDir, "bin", "server"), []byte("#!/bin/sh\nexec '"+exe+"' \"$@\"\n"), 0o755))
 	cfg, err := mcpprobe.Plugin().Parse(json.RawMessage(`{"command": "./bin/server", "env": {"LUX_MCP_TEST_SERVER": "tools"}}`))
 	require.NoError(t, err)
-	s, err := cfg.Start(t.Context(), lux.StartInfo{RunDir: t.TempDir(), Workspace: t.TempDir(), CaseDir: caseDir, Stderr: &bytes.Buffer{}})
+	s, err := cfg.Start(clock.With(t.Context(), &clock.Manual{}), lux.StartInfo{RunDir: t.TempDir(), Workspace: t.TempDir(), CaseDir: caseDir, Stderr: &bytes.Buffer{}})
 	require.NoError(t, err, "./bin/server is found beside the case file, not in the harness's directory")
 	defer s.Close()
 	ev, err := s.Next(t.Context())
