@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -120,7 +121,9 @@ func mergeRefs(def, own *lux.PluginRef) (*lux.PluginRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(raw, x.dst); err != nil {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber() // numbers pass through as written, never through a float
+		if err := d.Decode(x.dst); err != nil {
 			return nil, fmt.Errorf("not valid JSON: %v", err)
 		}
 	}
