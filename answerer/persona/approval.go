@@ -31,7 +31,7 @@ var (
 	// approveWords are words that approve, read only in a short prose
 	// reply without contraWords.
 	approveWords = regexp.MustCompile(`(?i)\b(yes|yep|yeah|approve|approved|allow|allowed|granted|ok|okay|sure|go ahead|proceed|do it|lgtm)\b`)
-	// jsonish is a reply that tried to give the JSON decision.
+	// jsonish is text that tried to give the JSON decision.
 	jsonish = regexp.MustCompile(`[{}]|"approved"\s*:`)
 )
 
@@ -51,6 +51,11 @@ func approval(text string) (bool, string) {
 		return false, fmt.Sprintf("denied: the reply is %d bytes, longer than a decision (%d): %s", len(text), maxReplyBytes, harness.Clamp(text, 200))
 	}
 	objs, rest := jsonObjects(text)
+	if jsonish.MatchString(rest) {
+		// A brace or an "approved" key outside every object that parsed:
+		// JSON that did not parse, whatever parsed around or inside it.
+		return false, "denied: the reply's JSON did not parse: " + harness.Clamp(text, 200)
+	}
 	var decisions []decision
 	for _, o := range objs {
 		if d, ok := readDecision(o); ok {
@@ -64,8 +69,6 @@ func approval(text string) (bool, string) {
 		return decided(decisions[0], rest, text)
 	case len(objs) > 0:
 		return false, `denied: the reply's JSON has no "approved" field: ` + harness.Clamp(text, 200)
-	case jsonish.MatchString(text):
-		return false, "denied: the reply's JSON did not parse: " + harness.Clamp(text, 200)
 	}
 	return prose(text)
 }

@@ -45,6 +45,8 @@ func TestApprovalRepliesThatDoNotClearlyApproveAreDenied(t *testing.T) {
 		{"truncated json", `{"approved": false, "reason": "looks risky"`, false, "did not parse"},
 		{"truncated json that approves", `{"approved": true, "reason": "fine"`, false, "did not parse"},
 		{"key without braces", `"approved": true`, false, "did not parse"},
+		{"truncated outer object around a valid one", `{"answer": {"approved": true}`, false, "did not parse"},
+		{"valid object and a stray key", `{"approved": true} "approved": false`, false, "did not parse"},
 		{"string false", `{"approved": "false"}`, false, "not true or false"},
 		{"string true", `{"approved": "true"}`, false, "not true or false"},
 		{"number", `{"approved": 1}`, false, "not true or false"},
