@@ -158,12 +158,17 @@ func readDecision(obj []byte) (d decision, ok bool) {
 	return d, seen > 0
 }
 
+// maxFailedObjects bounds the attempts to decode an object at a brace
+// that opens none: past it, the rest of the reply is left unparsed (and
+// so denied), which keeps pathological replies cheap.
+const maxFailedObjects = 32
+
 // jsonObjects returns the top-level JSON objects found in text, in order,
 // and the text outside them.
 func jsonObjects(text string) (objs [][]byte, rest string) {
 	var out strings.Builder
-	i := 0
-	for i < len(text) {
+	i, failed := 0, 0
+	for i < len(text) && failed < maxFailedObjects {
 		j := strings.IndexByte(text[i:], '{')
 		if j < 0 {
 			break
@@ -172,6 +177,7 @@ func jsonObjects(text string) (objs [][]byte, rest string) {
 		var raw json.RawMessage
 		dec := json.NewDecoder(strings.NewReader(text[j:]))
 		if err := dec.Decode(&raw); err != nil {
+			failed++
 			out.WriteString(text[i : j+1])
 			i = j + 1
 			continue

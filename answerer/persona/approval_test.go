@@ -68,6 +68,7 @@ func TestApprovalRepliesThatDoNotClearlyApproveAreDenied(t *testing.T) {
 		{"no decision word", "I see.", false, "not a clear approval"},
 		{"empty", "", false, "not a clear approval"},
 		{"huge prose", "Yes. " + huge, false, ""},
+		{"many braces", strings.Repeat(`{"a":`, 100) + `{"approved": true}`, false, "did not parse"},
 		{"huge json", `{"approved": true, "reason": "` + huge + `"}`, false, "longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
