@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/luxeval/lux/internal/proc"
@@ -59,7 +60,7 @@ type Process struct {
 	errDone   chan struct{}
 	tail      *tailBuffer
 	closeOnce sync.Once
-	endInput  sync.Once // the stop's first step: stdin closed, a grace to exit
+	ending    atomic.Bool // EndInput was called: stdin's end is the stop's own
 }
 
 // StartError reports an agent process that could not be started. Its
@@ -170,7 +171,10 @@ func (p *Process) Kill() error { return p.group.Kill() }
 // gives for stdio servers, which suits every agent that reads stdin:
 //
 //  1. stdin is closed, and the agent has grace (at most DefaultStdinGrace)
-//     to exit by itself (see EndInput);
+//     to exit by itself (see EndInput); an agent whose stdin was closed
+//     earlier with Stdin().Close (given all its input at the start) has
+//     had its end of input long since, and skips this step unless
+//     EndInput was called;
 //  2. SIGTERM to the group, and grace (DefaultKillGrace when zero) to exit;
 //  3. SIGKILL to the group and everything its containment holds, so no
 //     descendant outlives it.
@@ -183,25 +187,21 @@ func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
-	p.EndInput(ctx, min(grace, DefaultStdinGrace))
+	if p.ending.Load() || !p.stdin.isClosed() {
+		p.EndInput(ctx, min(grace, DefaultStdinGrace))
+	}
 	return p.group.Stop(ctx, grace)
 }
 
-// EndInput closes stdin and waits until the agent exits, grace passes on
-// ctx's clock, or ctx ends: the first step of Stop, also for a caller that
-// gives an agent which reported its own end a grace of its choosing.
-// Concurrent and later calls wait for the first one's wait, so a second
-// stopper never cuts the grace short. When stdin had already been closed
-// with Stdin().Close (an agent given all its input at the start), the
-// agent has had its end of input long since, and EndInput returns at once.
+// EndInput closes stdin (if it is open) and waits until the agent exits,
+// grace passes on ctx's clock, or ctx ends: the first step of Stop, and
+// the grace a caller gives an agent that reported its own end. Once it
+// has been called, every Stop waits its own stdin grace too before any
+// signal, so a second stopper never skips the grace.
 func (p *Process) EndInput(ctx context.Context, grace time.Duration) {
-	p.endInput.Do(func() {
-		if p.stdin.isClosed() {
-			return
-		}
-		_ = p.stdin.Close()
-		p.group.WaitExit(ctx, grace)
-	})
+	p.ending.Store(true)
+	_ = p.stdin.Close()
+	p.group.WaitExit(ctx, grace)
 }
 
 // WaitOutput waits up to d for stderr to reach end of file (every holder

@@ -88,8 +88,9 @@ func TestStopEscalatesOnTheClock(t *testing.T) {
 	assert.Equal(t, "SIGKILL", p.Status().Signal)
 }
 
-// A second Stop while the first waits for the process to exit waits too:
-// it never cuts the stdin grace short.
+// A second Stop while the first waits for the process to exit gives it a
+// stdin grace too (here on a clock that never moves): it never skips
+// straight to the signals because stdin is already closed.
 func TestConcurrentStopKeepsTheGrace(t *testing.T) {
 	dir := t.TempDir()
 	p := startShell(t, dir, `cat >/dev/null; sleep 0.3; echo saved > state`)
