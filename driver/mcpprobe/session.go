@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -347,7 +348,8 @@ var (
 // SDK's own verdict on what the server said.
 func lost(err error) bool {
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed)
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, driver.ErrStdinClosed)
 }
 
 // waitExit waits, at most exitWait on the session's clock, for a stdio
