@@ -339,8 +339,8 @@ func (s *Session) answerLost(ctx context.Context, in lux.Interrupt) {
 }
 
 // Quiesce stops the agent's whole process group (Process.Stop: stdin
-// closed and a grace to exit, then SIGTERM, then SIGKILL after KillGrace)
-// and waits for its output to close, at most ExitDrain for a descendant
+// closed and a grace to exit, then SIGTERM, then SIGKILL after KillGrace,
+// on the system's clock) and waits for its output to close, at most ExitDrain for a descendant
 // that escaped the group. Safe to call more than once.
 func (s *Session) Quiesce(ctx context.Context) error {
 	s.qmu.Lock()
@@ -350,7 +350,10 @@ func (s *Session) Quiesce(ctx context.Context) error {
 	}
 	s.clock.Stop()
 	s.qOnce.Do(func() { close(s.quiescing) })
-	if err := s.proc.Stop(ctx, s.opts.KillGrace); err != nil {
+	// The stop's graces run on the system's clock, whatever clock ctx
+	// carries: a test's manual clock drives the timers that decide how
+	// the run ends, and a stop waited on one nobody advances would hang.
+	if err := s.proc.Stop(clock.With(ctx, clock.Real()), s.opts.KillGrace); err != nil {
 		return fmt.Errorf("driver: quiesce: %w", err)
 	}
 	s.drain()

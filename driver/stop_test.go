@@ -105,22 +105,3 @@ func TestConcurrentStopKeepsTheGrace(t *testing.T) {
 	assert.True(t, exists(dir, "state"))
 	assert.False(t, exists(dir, "signals"))
 }
-
-// A session stops its agent the same way: Quiesce mid-run closes the
-// agent's stdin and waits, on the clock of Quiesce's context, before any
-// signal.
-func TestSessionQuiesceEndsTheInputBeforeAnySignal(t *testing.T) {
-	dir := t.TempDir()
-	s := start(t, driver.SessionOptions{Workspace: dir, Process: driver.ProcessSpec{
-		Path: "/bin/sh", Dir: dir, Env: []string{"PATH=" + driver.DefaultPath},
-		Args: []string{"-c", `trap 'echo TERM >> signals' TERM; echo ready; cat >/dev/null; sleep 0.3; echo saved > state`},
-	}})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
-	defer cancel()
-	ev, err := s.Next(ctx)
-	require.NoError(t, err)
-	require.Equal(t, "ready fake", describe(ev))
-	require.NoError(t, s.Quiesce(clock.With(ctx, &clock.Manual{})))
-	assert.True(t, exists(dir, "state"), "the agent saved its state at stdin's end")
-	assert.False(t, exists(dir, "signals"), "no signal reached an agent that was exiting by itself")
-}
