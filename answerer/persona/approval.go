@@ -14,8 +14,7 @@ import (
 const (
 	// maxReplyBytes bounds a reply read for a decision: the prompt asks
 	// for one short JSON object, and a longer reply is deliberation, not a
-	// decision (it also bounds the object scan, which is quadratic on
-	// pathological input).
+	// decision.
 	maxReplyBytes = 16 << 10
 	// maxProseChars bounds a reply read by its words: a prose approval
 	// must be short ("Yes, go ahead."); longer prose is weighing, not
@@ -39,7 +38,8 @@ var (
 // closed: the reply approves only when
 //   - it holds exactly one JSON object with an "approved" field, that field
 //     is the JSON literal true (given once, spelled so), and the words
-//     around the object neither deny, negate, hedge nor set a condition; or
+//     around the object neither deny, negate, hedge, set a condition nor
+//     ask back; or
 //   - it holds no JSON at all and is a short prose approval ("Yes, go
 //     ahead.") with no such word and no question.
 //
@@ -87,6 +87,9 @@ func decided(d decision, rest, text string) (bool, string) {
 	}
 	if w := contraWords.FindString(rest); w != "" {
 		return false, fmt.Sprintf("denied: the JSON approves but the words around it do not (%q): %s", w, harness.Clamp(text, 200))
+	}
+	if strings.Contains(rest, "?") {
+		return false, "denied: the JSON approves but the words around it ask back: " + harness.Clamp(text, 200)
 	}
 	return true, d.reason
 }

@@ -59,6 +59,7 @@ func TestApprovalRepliesThatDoNotClearlyApproveAreDenied(t *testing.T) {
 		{"two objects that agree", `{"approved": true} {"approved": true}`, false, "2 decisions"},
 		{"quoted example then a refusal", "An approval would look like `{\"approved\": true}`, but I refuse: dropping prod is not acceptable.", false, "words around"},
 		{"json then a retraction", `{"approved": true} Actually, no.`, false, "words around"},
+		{"json with a question", `{"approved": true} Is that what you wanted?`, false, "ask back"},
 		{"json with a condition", `{"approved": true} only if you back it up first`, false, "words around"},
 		{"approve word with a condition", "Yes, if you back it up first.", false, ""},
 		{"approve word with but", "Yes, but do not delete anything.", false, ""},
