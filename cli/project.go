@@ -14,19 +14,25 @@ type projectFlags struct {
 	fs      *flag.FlagSet
 	config  string
 	profile string
+	file    *project.File // read once, by load
 }
 
 func (f *projectFlags) register(fs *flag.FlagSet, profiles bool) {
 	f.fs = fs
-	fs.StringVar(&f.config, "config", "", "project file (default: "+project.FileName+" in the working directory, when there is one)")
+	fs.StringVar(&f.config, "config", "", "project file (default: the "+project.FileName+" of the working directory or its nearest parent, up to the repository root)")
 	if profiles {
 		fs.StringVar(&f.profile, "profile", "", "apply this profile of the project file (its driver, answerer, harness model and environment)")
 	}
 }
 
-// load reads the project file: -config, else lux.json in the working
-// directory, else none (today's defaults).
+// load reads the project file: -config, else the lux.json project.Find
+// finds from the working directory, else none (the defaults). It reads
+// the file once per command, and says on stderr which file it used, so
+// that a command run from a subdirectory names the project it ran in.
 func (f *projectFlags) load(e *env) (*project.File, int) {
+	if f.file != nil {
+		return f.file, ExitOK
+	}
 	var (
 		file *project.File
 		err  error
@@ -45,6 +51,10 @@ func (f *projectFlags) load(e *env) (*project.File, int) {
 		e.errorf("%v", err)
 		return nil, ExitUsage
 	}
+	if file.Path != "" {
+		e.errorf("project file %s", file.Path)
+	}
+	f.file = file
 	return file, ExitOK
 }
 

@@ -45,7 +45,7 @@ import (
 	"github.com/luxeval/lux/orchestrator"
 )
 
-// FileName is the project file looked for in the working directory.
+// FileName is the project file Find looks for.
 const FileName = "lux.json"
 
 // ErrUnknownProfile reports a profile the file does not declare.
@@ -76,14 +76,37 @@ type Profile struct {
 	Environment json.RawMessage `json:"environment,omitempty"`
 }
 
-// Find reads dir/lux.json, or returns an empty File (today's defaults)
-// when there is none.
+// Find reads the project file of dir: the lux.json of dir or of its
+// nearest parent, as the go command finds go.mod, so that a command run
+// from a subdirectory of the project uses the project's file (and its
+// runs root). The search stops at the root of the git repository holding
+// dir (a directory with a .git entry, whose lux.json is still read), so
+// that a file above the repository, in the home directory say, never
+// applies to it; outside a repository it goes up to the filesystem root.
+// With no file found it returns an empty File (the defaults).
 func Find(dir string) (*File, error) {
-	path := filepath.Join(dir, FileName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return &File{}, nil
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("project: %w", err)
 	}
-	return Load(path)
+	for d := abs; ; {
+		path := filepath.Join(d, FileName)
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil && !fi.IsDir():
+			return Load(path)
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("project: %w", err)
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return &File{}, nil // the repository's root: the project ends here
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return &File{}, nil
+		}
+		d = parent
+	}
 }
 
 // Load reads and validates the project file at path.
