@@ -24,7 +24,7 @@ paired effects against the baseline. Everything is kept in a ledger under
 Ctrl-C) and refuses when the campaign, the subject, a driver's identity or an
 environment changed. A campaign profile that names a profile of the project
 file ({"project": "NAME"}) takes its driver, answerer and environment from
-lux.json in the working directory, or the file given with -config. -plan prints the cases, the projected runs and whether
+lux.json (found from the working directory up), or the file given with -config. -plan prints the cases, the projected runs and whether
 they fit the budget, without starting any agent (exit status 1 when not).
 
 A constraint with a confidence interval needs a number of independent units
