@@ -81,6 +81,13 @@ type DriverPlugin struct {
 	// Experiment is nil for a driver that does not support controlled
 	// experiments.
 	Experiment *DriverExperiment
+	// RunVariables names the ${NAME} variables the driver expands itself
+	// at each run in its config's strings (mcp-probe: ARTIFACTS_DIR,
+	// RUN_DIR). The orchestrator, which expands the documented variables
+	// of a driver's command, args, extraArgs and env before Parse
+	// (${CASE_DIR}, ${PROJECT_DIR}) and refuses any other, leaves these
+	// for the driver.
+	RunVariables []string
 }
 
 // DriverConfig is a validated driver config, ready to start sessions.

@@ -121,5 +121,6 @@ func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 		opts.Environment = p.Environment
 	}
 	opts.Harness = p.Harness
+	opts.ProjectDir = p.ProjectDir
 	return ExitOK
 }

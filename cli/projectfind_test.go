@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 )
 
 // lux run from a subdirectory of the project uses the project's lux.json,
@@ -39,4 +42,27 @@ func TestProjectFileFoundFromSubdirectory(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(sub, "records"))
 	assert.NoDirExists(t, filepath.Join(sub, ".lux-runs"))
 	assert.Contains(t, errOut, "project file "+filepath.Join(p.dir, "lux.json"))
+}
+
+// ${PROJECT_DIR} in a driver's env is the directory of the lux.json found,
+// and the file it names is identified in the run's provenance.
+func TestProjectDirVariable(t *testing.T) {
+	p := newProject(t)
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "lux.json"), []byte(`{}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "SKILL.md"), []byte("# skill"), 0o644))
+	p.writeCase(t, "skill.case.json", `{
+	  "prompt": "write hello.txt containing hi",
+	  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh", "env": {"SKILL_FILE": "${PROJECT_DIR}/SKILL.md"}}},
+	  "assertions": [{"type": "file-contains", "id": "says-hi", "path": "hello.txt", "text": "hi"}]
+	}`)
+	t.Chdir(p.cases)
+	code, out, errOut := run(t, registry(t), "run", "-q", ".")
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	runs, err := filepath.Glob(filepath.Join(p.dir, ".lux-runs", "skill", "subprocess", "*"))
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	var m lux.RunMetadata
+	require.NoError(t, record.ReadJSON(filepath.Join(runs[0], record.MetadataFile), &m))
+	require.Len(t, m.Provenance.Runtime.Scripts, 1)
+	assert.Equal(t, filepath.Join(p.dir, "SKILL.md"), m.Provenance.Runtime.Scripts[0].Path)
 }

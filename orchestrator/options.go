@@ -54,6 +54,10 @@ type Options struct {
 	// Runs are not labelled: a label says which suite, never what was
 	// measured.
 	Label string
+	// ProjectDir is the project's directory, which ${PROJECT_DIR} stands
+	// for in a driver's config (see VarProjectDir); the command line sets
+	// it to the directory of lux.json.
+	ProjectDir string
 	// Experiment, when its ID is set, is recorded in every run's
 	// provenance: the experiment the run is a unit of, the candidate it
 	// measured and the candidate's content hash.

@@ -27,7 +27,8 @@ type plan struct {
 	answerer     lux.AnswererConfig // nil: interrupts fail the run
 	checks       []check
 	fixturesDir  string
-	caseDir      string // what the driver's relative command paths resolve against
+	caseDir      string   // what the driver's relative command paths resolve against
+	varFiles     []string // files the driver's config names with a variable (see VarCaseDir)
 	// driverChoice and answererChoice say what chose them (see Choose).
 	driverChoice, answererChoice Choice
 	hashes                       planHashes
@@ -153,11 +154,14 @@ func (o *Orchestrator) planDriver(probs *lux.Problems, b binder, p *plan, ref *l
 		addLookupProblem(probs, "driver.name", err)
 		return nil
 	}
+	vars := o.driverVars(p.c, plugin.RunVariables)
+	ref = vars.expandRef(probs, "driver.config", ref)
+	b.vars = vars
 	cfg, hash, ok := parsePlugin(probs, o.harness, b, "driver", ref, false, plugin.Parse)
 	if !ok {
 		return nil
 	}
-	p.driver, p.hashes.driverConfigHash = cfg, hash
+	p.driver, p.hashes.driverConfigHash, p.varFiles = cfg, hash, vars.files
 	if err := safecall.Protect(func() error { p.runtime = cfg.Runtime(); return nil }); err != nil {
 		probs.Addf("driver", "driver plugin %q failed to declare its runtime: %v", ref.Name, err)
 		return nil
@@ -292,7 +296,7 @@ func (b binder) hashConfig(cfg any) (h string, err error) {
 		if err != nil {
 			return fmt.Errorf("lux: hash: %w", err)
 		}
-		h = lux.HashBytes(b.unbind(raw))
+		h = lux.HashBytes(b.vars.unbind(b.unbind(raw)))
 		return nil
 	})
 	return h, err

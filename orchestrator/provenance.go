@@ -104,6 +104,11 @@ func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo
 	for _, s := range p.runtime.Scripts {
 		ri.Scripts = append(ri.Scripts, command.Script(s))
 	}
+	for _, f := range p.varFiles {
+		if !slices.Contains(p.runtime.Scripts, f) {
+			ri.Scripts = append(ri.Scripts, command.Script(f))
+		}
+	}
 	return ri
 }
 

@@ -27,6 +27,9 @@ var tokenBytes = []byte(SubjectRootToken)
 type binder struct {
 	root     string // absolute; "" when no root is configured
 	rootName string // how the caller spells the option that sets it
+	// vars, for a driver's config, are the variables expanded in it (see
+	// VarCaseDir), unbound for its hash as the root is.
+	vars *driverVars
 }
 
 func newBinder(root, rootName string) binder {

@@ -37,6 +37,7 @@ func TestFindWalksUp(t *testing.T) {
 		o, err := f.Options("")
 		require.NoError(t, err)
 		assert.Equal(t, filepath.Join(root, "records"), o.RunsRoot, "relative paths are relative to the file, not the working directory")
+		assert.Equal(t, root, o.ProjectDir, "${PROJECT_DIR} is the file's directory")
 	})
 	t.Run("the nearest wins", func(t *testing.T) {
 		t.Parallel()

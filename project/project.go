@@ -195,6 +195,7 @@ func (f *File) Options(profile string) (orchestrator.Options, error) {
 	} else if f.Path != "" {
 		o.RunsRoot = filepath.Join(f.dir(), ".lux-runs")
 	}
+	o.ProjectDir = f.dir()
 	o.Concurrency = f.Concurrency
 	o.DefaultDriver, o.DefaultAnswerer = f.DefaultDriver, f.DefaultAnswerer
 	var h json.RawMessage

@@ -22,6 +22,8 @@ func Plugin() *lux.DriverPlugin {
 		Doc:        "probes an MCP server (stdio or streamable HTTP): lists its tools and calls them, without a model",
 		Parse:      driver.Parser(Parse),
 		Experiment: driver.Experiment("mcp-probe", ExperimentVersion, prepare, identity),
+		// Expanded by the probe at each run; see PlaceholderArtifactsDir.
+		RunVariables: []string{"ARTIFACTS_DIR", "RUN_DIR"},
 	}
 }
 
