@@ -39,8 +39,15 @@ type Case struct {
 	// Timeout is the run's wall-clock limit ("45m"; milliseconds as a
 	// number); zero means the orchestrator's RunTimeout (default 30m). A
 	// run past it is stopped and ends with exit reason timeout.
-	Timeout Duration       `json:"timeout,omitempty"`
-	Meta    map[string]any `json:"meta,omitempty"`
+	Timeout Duration `json:"timeout,omitempty"`
+	// MaxTokens and MaxCostUSD are the run's budget: the agent's tokens
+	// (all four counts, summed from its usage reports as they arrive) and
+	// its cost in US dollars (as it reports it, usually only at its end).
+	// Past either the run is stopped and ends with exit reason budget.
+	// Zero means the orchestrator's (Options.RunBudget), else none.
+	MaxTokens  int64          `json:"maxTokens,omitempty"`
+	MaxCostUSD float64        `json:"maxCostUsd,omitempty"`
+	Meta       map[string]any `json:"meta,omitempty"`
 
 	// Path is the file the case was loaded from, if any.
 	Path string `json:"-"`
@@ -262,6 +269,12 @@ func (c *Case) Validate() error {
 		if a.Threshold < 0 || a.Threshold > 1 || math.IsNaN(a.Threshold) {
 			p.Addf(at+".threshold", "must be between 0 and 1, got %v", a.Threshold)
 		}
+	}
+	if c.MaxTokens < 0 {
+		p.AddFix("maxTokens", fmt.Sprintf("must be positive, got %d", c.MaxTokens), "give the most tokens a run may spend, or leave it out")
+	}
+	if c.MaxCostUSD < 0 || math.IsNaN(c.MaxCostUSD) || math.IsInf(c.MaxCostUSD, 0) {
+		p.AddFix("maxCostUsd", fmt.Sprintf("must be a positive number of US dollars, got %v", c.MaxCostUSD), "give the most a run may cost, or leave it out")
 	}
 	if c.Timeout < 0 {
 		p.AddFix("timeout", fmt.Sprintf("must be positive, got %s", c.Timeout), `use a duration such as "45m", or leave it out for the orchestrator's limit`)

@@ -93,7 +93,7 @@ func TestParseCaseStrict(t *testing.T) {
 			name: "unknown fields named with the known ones",
 			json: `{"prompt":"p","driverConfig":{},"tagz":["a"]}`,
 			want: []string{
-				"driverConfig: unknown field (known fields: answerer, assertions, cluster, driver, fixtures, id, meta, persona, prompt, requires, tags, timeout)",
+				"driverConfig: unknown field (known fields: answerer, assertions, cluster, driver, fixtures, id, maxCostUsd, maxTokens, meta, persona, prompt, requires, tags, timeout)",
 				`tagz: unknown field (did you mean "tags"?)`,
 			},
 		},

@@ -251,6 +251,7 @@ const (
 	ExitTimeout         ExitReason = "timeout"          // the run's wall-clock limit passed
 	ExitMaxInteractions ExitReason = "max-interactions" // more interrupts than allowed
 	ExitCancelled       ExitReason = "cancelled"        // the run's context was cancelled
+	ExitBudget          ExitReason = "budget"           // the agent spent more than the run's maxTokens or maxCostUsd
 )
 
 // ErrorEvent is a run ending in error, with what the agent had spent

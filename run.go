@@ -71,11 +71,57 @@ type RunMetadata struct {
 
 	Provenance Provenance `json:"provenance"`
 
+	// Attempts lists every attempt at the run when retries were allowed
+	// (Options.Retries): each attempt's outcome and classification, the
+	// earlier ones' records kept under attempts/<n>/ of the run's
+	// directory. The run's own outcome is the last attempt's. Nil when
+	// retries were not allowed.
+	Attempts []Attempt `json:"attempts,omitempty"`
+
 	// Evidence fingerprints the evidence as the harness recorded it, so
 	// that a record changed afterwards (or behind the harness's back while
 	// the run went on) is told apart: Regrade refuses to grade one. Nil in
 	// records made before it existed.
 	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// FailureClass says whose a failed attempt's failure was.
+type FailureClass string
+
+// The classes of failure.
+const (
+	// FailureInfrastructure: the run failed before the agent did anything,
+	// for a cause outside the agent: the workspace could not be made, the
+	// CLI could not start or crashed at once, the model API answered
+	// overloaded, rate limited or 5xx, or could not be reached. Retried.
+	FailureInfrastructure FailureClass = "infrastructure"
+	// FailureAgent: any other failure. Never retried.
+	FailureAgent FailureClass = "agent"
+)
+
+// Attempt is one attempt at a run (see RunMetadata.Attempts).
+type Attempt struct {
+	Attempt int `json:"attempt"` // 1-based
+	// Dir is where the attempt's record is kept, relative to the run's
+	// directory ("attempts/1"); empty for the last, the run itself.
+	Dir        string     `json:"dir,omitempty"`
+	StartedAt  time.Time  `json:"startedAt"`
+	EndedAt    time.Time  `json:"endedAt"`
+	ExitReason ExitReason `json:"exitReason"`
+	Reason     string     `json:"reason,omitempty"`
+	// Phase is the operational failure's phase, when the harness ended it.
+	Phase Phase `json:"phase,omitempty"`
+	// Failure classifies a failed attempt; empty when it ended done.
+	Failure FailureClass `json:"failure,omitempty"`
+	// Cause names what the classification rests on: "setup", "start",
+	// "crash", "overloaded", "rate-limited", "server-error",
+	// "connection"; for an agent failure, "agent-error" or
+	// "agent-worked" (it had done something before it failed).
+	Cause string `json:"cause,omitempty"`
+	// Retried is true when another attempt followed, BackoffMs the wait
+	// before it.
+	Retried   bool  `json:"retried"`
+	BackoffMs int64 `json:"backoffMs,omitempty"`
 }
 
 // Evidence fingerprints a run's evidence: events.jsonl as the harness

@@ -90,12 +90,34 @@ type Options struct {
 	// that a hung plugin never holds a suite; the record names the call.
 	// Close, which takes no context, is always given that long.
 	CleanupTimeout time.Duration
+	// Retries is how many more times a run is attempted when it failed
+	// for infrastructure before the agent did anything (see
+	// lux.FailureInfrastructure); agent failures are never retried.
+	// Default 0: every run is attempted once. With retries, run.json lists
+	// every attempt (lux.RunMetadata.Attempts).
+	Retries int
+	// RetryBackoff is the wait before the first retry, doubled before
+	// each next one up to 8 times it; default DefaultRetryBackoff. It is
+	// waited on the context's clock (internal/clock).
+	RetryBackoff time.Duration
+	// RunBudget is each run's budget for the cases that set none
+	// (lux.Case.MaxTokens, MaxCostUSD), field by field; past it a run is
+	// stopped with exit reason budget.
+	RunBudget Budget
+	// SuiteBudget is a suite's budget: once the runs it finished spent it
+	// (agent, answerer and judges together), it starts no further run,
+	// marks them skipped, records why (suite.json's stoppedBy and error)
+	// and RunSuite returns ErrBudget. Runs in flight finish.
+	SuiteBudget Budget
 	// RunTimeout is each run's wall-clock limit when its case sets none;
 	// default DefaultRunTimeout. A run past it is stopped like a cancelled
 	// one and ends with exit reason timeout (its record complete, graded:
 	// a run that did not end done never passes).
 	RunTimeout time.Duration
 }
+
+// DefaultRetryBackoff is the wait before a run's first retry.
+const DefaultRetryBackoff = 5 * time.Second
 
 // DefaultRunTimeout is a run's wall-clock limit when neither its case nor
 // Options.RunTimeout sets one.
@@ -122,6 +144,10 @@ func (o Options) withDefaults() Options {
 	if o.RunTimeout <= 0 {
 		o.RunTimeout = DefaultRunTimeout
 	}
+	if o.RetryBackoff <= 0 {
+		o.RetryBackoff = DefaultRetryBackoff
+	}
+	o.Retries = max(o.Retries, 0)
 	return o
 }
 

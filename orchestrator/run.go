@@ -53,7 +53,7 @@ func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*RunResult, error)
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	o.progress(Update{Kind: RunStarted, CaseID: p.caseID, Total: 1})
-	res, err := o.execute(ctx, p, runInfo{})
+	res, err := o.attempt(ctx, p, runInfo{})
 	o.progress(finishedUpdate(Update{CaseID: p.caseID, Total: 1, Done: 1}, res, err))
 	return res, err
 }
@@ -107,8 +107,9 @@ type runState struct {
 	artifacts []lux.Artifact
 	grading   *lux.GradingReport
 
-	started       bool     // the driver started: there is a session
-	out           *outcome // nil while the run may still end done
+	budget        *runBudget // nil: the run has no budget
+	started       bool       // the driver started: there is a session
+	out           *outcome   // nil while the run may still end done
 	collectFailed bool
 	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
 	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
@@ -127,7 +128,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	}
 	r := &runState{
 		o: o, p: p, dir: dir,
-		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{},
+		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{}, budget: o.newRunBudget(p),
 		meta: &lux.RunMetadata{
 			SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
 			SuiteID: info.suiteID, Repetition: info.repetition, StartedAt: start, ExitReason: lux.ExitDone,

@@ -39,6 +39,9 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 		if e.Type != lux.EventReady && e.Time.IsZero() {
 			e.Time = time.Now().UTC()
 		}
+		if r.stopForBudget(e) {
+			return
+		}
 		if !r.record(e) && r.failed() {
 			return
 		}

@@ -128,6 +128,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 	w := newManifestWriter(m, func(data []byte) error { return o.writeSuiteFile(dir, record.SuiteFile, data) })
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
+	budget := o.newSuiteBudget()
 	next := make(chan job)
 	var wg sync.WaitGroup
 	var doneMu sync.Mutex
@@ -135,13 +136,14 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 	for range max(1, m.Concurrency) {
 		wg.Go(func() {
 			for j := range next {
-				if ctx.Err() != nil {
-					continue // cancelled while dispatched: never started, marked skipped below
+				if ctx.Err() != nil || budget.hold() {
+					continue // cancelled (or over budget) while dispatched: never started, marked skipped below
 				}
 				i := j.item
 				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
-				res, err := o.execute(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep})
+				res, err := o.attempt(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep})
+				budget.add(res)
 				item := completedItem(dir, res, err)
 				w.update(func(m *record.SuiteManifest) {
 					item.CaseID, item.Repetition, item.Cluster, item.CasePath = m.Items[i].CaseID, m.Items[i].Repetition, m.Items[i].Cluster, m.Items[i].CasePath
@@ -187,6 +189,7 @@ dispatch:
 			status = record.SuiteCancelled
 		}
 		m.Status, m.EndedAt = status, &end
+		budget.mark(m)
 	})
 	writeErr := w.close()
 
@@ -199,6 +202,8 @@ dispatch:
 	switch {
 	case writeErr != nil:
 		return res, fmt.Errorf("orchestrator: suite %s: the record is incomplete: %w", dir, writeErr)
+	case ctx.Err() == nil && budget.stopped():
+		return res, budget.err(dir)
 	case status == record.SuiteCancelled:
 		return res, fmt.Errorf("orchestrator: suite %s cancelled: %w", dir, context.Cause(ctx))
 	}

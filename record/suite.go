@@ -55,11 +55,20 @@ type SuiteManifest struct {
 	// Environment is the user's declaration, as in every run's provenance.
 	Environment json.RawMessage `json:"environment,omitempty"`
 	Error       string          `json:"error,omitempty"`
+	// StoppedBy says what stopped the suite from starting all its runs,
+	// when something other than a cancellation did: StoppedByBudget (its
+	// budget was used up; Error says how). Its items not started are
+	// skipped, and a resume runs them.
+	StoppedBy string `json:"stoppedBy,omitempty"`
 	// Owner is the process running the suite, so that a reader can tell a
 	// suite still running from one whose harness died (see LiveStatus).
 	Owner *Owner      `json:"owner,omitempty"`
 	Items []SuiteItem `json:"items"`
 }
+
+// StoppedByBudget is SuiteManifest.StoppedBy for a suite whose budget
+// was used up.
+const StoppedByBudget = "budget"
 
 // SuiteItem is one run of a suite: a case at one repetition.
 type SuiteItem struct {

@@ -1,0 +1,213 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/record"
+)
+
+// AttemptsDir is the directory of a run's record holding the records of
+// its earlier attempts, one directory per attempt: attempts/1, ...
+const AttemptsDir = "attempts"
+
+// attempt runs p, and again, up to Options.Retries more times, while a
+// run fails for infrastructure before the agent did anything (see
+// classify), waiting Options.RetryBackoff (doubled each time) on ctx's
+// clock between attempts. The result is the last attempt's; with retries
+// allowed its run.json lists every attempt, and the earlier attempts'
+// records move under its attempts/<n>/.
+func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*RunResult, error) {
+	if o.opts.Retries <= 0 {
+		return o.execute(ctx, p, info)
+	}
+	var (
+		attempts []lux.Attempt
+		dirs     []string
+		backoff  = o.opts.RetryBackoff
+	)
+	for n := 1; ; n++ {
+		res, err := o.execute(ctx, p, info)
+		if res == nil {
+			return res, err
+		}
+		a := lux.Attempt{Attempt: n, StartedAt: res.Metadata.StartedAt, EndedAt: res.Metadata.EndedAt,
+			ExitReason: res.Metadata.ExitReason, Reason: res.Metadata.Reason}
+		if f := res.Metadata.OperationalFailure; f != nil {
+			a.Phase = f.Phase
+		}
+		a.Failure, a.Cause = classify(res)
+		retry := err == nil && a.Failure == lux.FailureInfrastructure && n <= o.opts.Retries && ctx.Err() == nil
+		if retry {
+			a.Retried, a.BackoffMs = true, backoff.Milliseconds()
+		}
+		attempts = append(attempts, a)
+		if !retry {
+			return res, o.keepAttempts(res, attempts, dirs, err)
+		}
+		if sleep(ctx, backoff) != nil { // cancelled while waiting: this attempt is the run
+			attempts[n-1].Retried, attempts[n-1].BackoffMs = false, 0
+			return res, o.keepAttempts(res, attempts, dirs, err)
+		}
+		dirs = append(dirs, res.Dir)
+		backoff = min(2*backoff, 8*o.opts.RetryBackoff)
+	}
+}
+
+// keepAttempts moves the earlier attempts' records under the last one's
+// directory and writes its run.json with the attempts listed. err is the
+// last attempt's error, returned unless keeping failed.
+func (o *Orchestrator) keepAttempts(res *RunResult, attempts []lux.Attempt, dirs []string, err error) error {
+	for i, d := range dirs {
+		rel := filepath.Join(AttemptsDir, strconv.Itoa(i+1))
+		dst := filepath.Join(res.Dir, rel)
+		if merr := os.MkdirAll(filepath.Dir(dst), record.DirPerm); merr != nil {
+			return o.attemptsFailed(res, err, merr)
+		}
+		if merr := os.Rename(d, dst); merr != nil {
+			return o.attemptsFailed(res, err, merr)
+		}
+		attempts[i].Dir = filepath.ToSlash(rel)
+	}
+	res.Metadata.Attempts = attempts
+	if werr := o.writer.WriteJSON(filepath.Join(res.Dir, record.MetadataFile), res.Metadata); werr != nil {
+		return o.attemptsFailed(res, err, werr)
+	}
+	return err
+}
+
+func (o *Orchestrator) attemptsFailed(res *RunResult, err, kerr error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("orchestrator: run %s: keeping its earlier attempts: %w", res.Dir, kerr)
+}
+
+// sleep waits d on ctx's clock, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	done := make(chan struct{})
+	t := clock.From(ctx).AfterFunc(d, func() { close(done) })
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	}
+}
+
+// Signatures of a model API or network failure, in an agent's error
+// reason or in the driver's own progress reports (Claude Code's api-error,
+// Codex's codex-error), with the cause each stands for.
+var infraSignatures = []struct {
+	cause string
+	re    *regexp.Regexp
+}{
+	{"overloaded", regexp.MustCompile(`(?i)overloaded|\b529\b`)},
+	{"rate-limited", regexp.MustCompile(`(?i)rate[ _-]?limit|too many requests|\b429\b`)},
+	{"server-error", regexp.MustCompile(`(?i)internal server error|bad gateway|service unavailable|gateway time-?out|\b50[0234]\b`)},
+	{"connection", regexp.MustCompile(`(?i)connection (refused|reset|error|closed)|econnrefused|econnreset|etimedout|enotfound|could not (connect|resolve)|unable to connect|failed to connect|network error|dial tcp|no such host|stream disconnected|reconnecting`)},
+}
+
+// statusField finds an HTTP status in a driver's structured report.
+var statusField = regexp.MustCompile(`"(?:status|apiErrorStatus|httpStatus|statusCode)"\s*:\s*(\d{3})`)
+
+// classify says whose the failure of a finished run was (see
+// lux.FailureClass) and what the classification rests on; "" for a run
+// that ended done or was cancelled. A run in which the agent did anything
+// (a message, reasoning, a tool call or result, a question) is the
+// agent's, whatever ended it. Before that: a workspace that could not be
+// made (setup), a driver that could not start (start) or whose agent
+// ended without a terminal event (crash), an answerer that could not
+// prepare (answerer), or an error whose reason or the driver's reports
+// show an overloaded, rate-limited or failing model API or an unreachable
+// one, are infrastructure.
+func classify(res *RunResult) (lux.FailureClass, string) {
+	m := res.Metadata
+	switch m.ExitReason {
+	case lux.ExitDone:
+		return "", ""
+	case lux.ExitCancelled:
+		return "", "cancelled"
+	}
+	events, _ := record.ReadEvents(filepath.Join(res.Dir, record.EventsFile))
+	if agentActed(events) {
+		return lux.FailureAgent, "agent-worked"
+	}
+	if f := m.OperationalFailure; f != nil {
+		switch f.Phase {
+		case lux.PhaseSetup:
+			return lux.FailureInfrastructure, "setup"
+		case lux.PhaseAnswerer:
+			return lux.FailureInfrastructure, "answerer"
+		case lux.PhaseDriver:
+			if m.Driver.AgentID == "start-failed" {
+				return lux.FailureInfrastructure, "start"
+			}
+			if cause := infraCause(m.Reason, events); cause != "" {
+				return lux.FailureInfrastructure, cause
+			}
+			return lux.FailureInfrastructure, "crash"
+		}
+		return lux.FailureAgent, string(f.Phase)
+	}
+	if cause := infraCause(m.Reason, events); cause != "" {
+		return lux.FailureInfrastructure, cause
+	}
+	return lux.FailureAgent, "agent-error"
+}
+
+// agentActed reports whether the trajectory shows the agent doing
+// anything: a message, reasoning, a tool call or result, an interrupt.
+func agentActed(events []lux.Event) bool {
+	for _, e := range events {
+		switch {
+		case e.Type == lux.EventInterrupt:
+			return true
+		case e.Type == lux.EventProgress && e.Progress != nil:
+			switch e.Progress.Kind {
+			case lux.KindAgentMessage, lux.KindReasoning, lux.KindToolCall, lux.KindToolResult:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// infraCause finds a model API or network failure in reason or in the
+// driver's other progress reports (statuses first), or "".
+func infraCause(reason string, events []lux.Event) string {
+	texts := []string{reason}
+	for _, e := range events {
+		if e.Type == lux.EventProgress && e.Progress != nil && len(e.Progress.Payload) > 0 {
+			texts = append(texts, string(e.Progress.Payload))
+		}
+	}
+	for _, t := range texts {
+		for _, m := range statusField.FindAllStringSubmatch(t, -1) {
+			switch code, _ := strconv.Atoi(m[1]); {
+			case code == 529:
+				return "overloaded"
+			case code == 429:
+				return "rate-limited"
+			case code >= 500 && code <= 599:
+				return "server-error"
+			}
+		}
+	}
+	for _, t := range texts {
+		for _, s := range infraSignatures {
+			if s.re.MatchString(t) {
+				return s.cause
+			}
+		}
+	}
+	return ""
+}
