@@ -68,6 +68,7 @@ var optionFlags = map[string]string{
 	"DefaultAnswerer": "defaultAnswerer in " + project.FileName,
 	"Environment":     "-environment",
 	"Label":           "-label",
+	"ProjectDir":      "a " + project.FileName + " found from the working directory up, or -config",
 }
 
 // defaults fills the driver and answerer of opts from the flags that are
@@ -118,6 +119,7 @@ type runFlags struct {
 	json        *bool
 	project     projectFlags
 	label       string
+	limits      limitFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -135,6 +137,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.json = jsonFlag(fs, "the suite (schema lux.suite/v1)")
 	fs.StringVar(&f.label, "label", "", `name the suite, so that "label:NAME" finds the newest suite so named (lux compare label:main latest)`)
 	f.project.register(fs, true)
+	f.limits.register(fs)
 }
 
 // runsRootFlag registers -runs-root, the one place records are read from
@@ -165,6 +168,9 @@ func (f *runFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
 	}
 	if f.repeat < 1 {
 		return fmt.Errorf("-repeat: must be at least 1, got %d", f.repeat)
+	}
+	if err := f.limits.options(opts); err != nil {
+		return err
 	}
 	if !f.quiet {
 		opts.Progress = progressPrinter(stderr)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -124,8 +125,9 @@ var statusField = regexp.MustCompile(`"(?:status|apiErrorStatus|httpStatus|statu
 // that ended done or was cancelled. A run in which the agent did anything
 // (a message, reasoning, a tool call or result, a question) is the
 // agent's, whatever ended it. Before that: a workspace that could not be
-// made (setup), a driver that could not start (start) or whose agent
-// ended without a terminal event (crash), an answerer that could not
+// made (setup), a driver that could not start or an agent that ended
+// before it was ready (start), an agent that ended without a terminal
+// event (crash), an answerer that could not
 // prepare (answerer), or an error whose reason or the driver's reports
 // show an overloaded, rate-limited or failing model API or an unreachable
 // one, are infrastructure.
@@ -160,6 +162,9 @@ func classify(res *RunResult) (lux.FailureClass, string) {
 	}
 	if cause := infraCause(m.Reason, events); cause != "" {
 		return lux.FailureInfrastructure, cause
+	}
+	if !slices.ContainsFunc(events, func(e lux.Event) bool { return e.Type == lux.EventReady }) {
+		return lux.FailureInfrastructure, "start" // it ended before it was ready: the CLI did not come up
 	}
 	return lux.FailureAgent, "agent-error"
 }

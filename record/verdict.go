@@ -11,7 +11,8 @@ type Verdict string
 const (
 	VerdictPass Verdict = "pass" // ended done and passed its assertions
 	// VerdictFail: the agent failed: its work failed an assertion, or it
-	// ended in error, went idle past its timeout or asked too much.
+	// ended in error, went idle past its timeout, asked too much or
+	// spent past its budget.
 	VerdictFail Verdict = "fail"
 	// VerdictError: the harness could not get a verdict: the agent's command
 	// is missing, the driver could not start, the answerer failed, an
