@@ -63,6 +63,14 @@ func TestCaseValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "negative budget",
+			c:    lux.Case{Prompt: "p", MaxTokens: -1, MaxCostUSD: -0.5},
+			want: []string{
+				"maxTokens: must be positive, got -1 (give the most tokens a run may spend, or leave it out)",
+				"maxCostUsd: must be a positive number of US dollars, got -0.5 (give the most a run may cost, or leave it out)",
+			},
+		},
+		{
 			name: "default ids collide",
 			c: lux.Case{Prompt: "p", Assertions: []lux.AssertionSpec{
 				{Type: "run-succeeded"}, {ID: "run-succeeded:1", Type: "file-exists"},
