@@ -124,3 +124,24 @@ func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 	opts.ProjectDir = p.ProjectDir
 	return ExitOK
 }
+
+// projectRunsRoot is where a command that reads records looks: root, when
+// -runs-root was given, else the runs root of the project file found from
+// the working directory (see project.Find), named on stderr, else root.
+func projectRunsRoot(e *env, fs *flag.FlagSet, root string) string {
+	given := false
+	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "runs-root" })
+	if given {
+		return root
+	}
+	f := projectFlags{fs: fs}
+	file, code := f.load(e)
+	if code != ExitOK || file.Path == "" {
+		return root
+	}
+	o, err := file.Options("")
+	if err != nil || o.RunsRoot == "" {
+		return root
+	}
+	return o.RunsRoot
+}

@@ -42,6 +42,10 @@ func TestProjectFileFoundFromSubdirectory(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(sub, "records"))
 	assert.NoDirExists(t, filepath.Join(sub, ".lux-runs"))
 	assert.Contains(t, errOut, "project file "+filepath.Join(p.dir, "lux.json"))
+
+	code, out, errOut = run(t, reg, "view")
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "hello", "lux view from a subdirectory lists the project's records")
 }
 
 // ${PROJECT_DIR} in a driver's env is the directory of the lux.json found,

@@ -49,6 +49,7 @@ func viewFlags(fs *flag.FlagSet) action {
 	serve := fs.Bool("serve", false, "serve the records as HTML pages on -addr until interrupted")
 	addr := fs.String("addr", "127.0.0.1:7878", "the loopback address and port -serve listens on (port 0: any free port)")
 	return func(ctx context.Context, e *env, args []string) int {
+		root = projectRunsRoot(e, fs, root)
 		if *serve {
 			if len(args) > 0 {
 				return e.usageError("view", "-serve serves the whole -runs-root; give no directory")
