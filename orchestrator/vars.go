@@ -166,7 +166,9 @@ func (v *driverVars) expand(probs *lux.Problems, path, s string, identify bool) 
 				b.WriteString(s[i : i+2+end+1])
 			case ok:
 				b.WriteString(val)
-				v.used[val] = name
+				if prev, seen := v.used[val]; !seen || name < prev {
+					v.used[val] = name // one name per value, whatever the order of env's keys
+				}
 				vars++
 				path0 = path0 || i == 0
 			case isKnown:
@@ -234,7 +236,7 @@ func (v *driverVars) unbind(raw []byte) []byte {
 	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
 	for _, val := range vals {
 		quoted, err := json.Marshal(val)
-		if err != nil || len(quoted) <= 2 {
+		if err != nil || len(val) < 2 { // a case at the filesystem's root: "/" is in every path
 			continue
 		}
 		raw = bytes.ReplaceAll(raw, quoted[1:len(quoted)-1], []byte("${"+v.used[val]+"}"))

@@ -141,3 +141,14 @@ func TestDriverRunVariablesAreLeftToTheDriver(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "driver.config.args[0]: unknown variable ${ARTIFACTS_DIR} (known: ${CASE_DIR}, ${PROJECT_DIR}, ${RUN_DIR}")
 }
+
+// A file an experiment binds with the subject root token is the subject
+// under test, not the runtime: it is not identified as a script.
+func TestSubjectRootFilesAreNotRuntime(t *testing.T) {
+	top := t.TempDir()
+	path := writeSkillProject(t, top, `{"SKILL_FILE":"{{lux.subjectRoot}}/SKILL.md"}`)
+	o := New(subprocessRegistry(t), Options{RunsRoot: filepath.Join(top, "runs"), SubjectRoot: filepath.Join(top, "skill")})
+	res := runFile(t, o, path)
+	assert.Equal(t, "pass", res.Verdict(), res.Metadata.Reason)
+	assert.Empty(t, res.Metadata.Provenance.Runtime.Scripts)
+}
