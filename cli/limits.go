@@ -3,9 +3,11 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
+	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -45,4 +47,28 @@ func (f *limitFlags) options(opts *orchestrator.Options) error {
 	opts.RunBudget = orchestrator.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}
 	opts.SuiteBudget = orchestrator.Budget{MaxTokens: f.suiteMaxTokens, MaxCostUSD: f.suiteMaxCost}
 	return nil
+}
+
+// writeAttempts lists a run's attempts, when it was retried: each one's
+// outcome, classification and where its record is kept.
+func writeAttempts(w io.Writer, attempts []lux.Attempt) {
+	if len(attempts) < 2 {
+		return
+	}
+	for _, a := range attempts {
+		line := fmt.Sprintf("attempt %d:   %s", a.Attempt, a.ExitReason)
+		if a.Failure != "" {
+			line += fmt.Sprintf(" (%s: %s)", a.Failure, a.Cause)
+		}
+		if a.Reason != "" {
+			line += " — " + oneLine(a.Reason, 200)
+		}
+		if a.Retried {
+			line += fmt.Sprintf("; retried after %s", time.Duration(a.BackoffMs)*time.Millisecond)
+		}
+		if a.Dir != "" {
+			line += "; record in " + a.Dir
+		}
+		fmt.Fprintln(w, line)
+	}
 }

@@ -44,6 +44,12 @@ func TestRunRetriesInfrastructureFailures(t *testing.T) {
 	assert.Equal(t, "start", m.Attempts[0].Cause, "it exited before it was ready")
 	assert.True(t, m.Attempts[0].Retried)
 	assert.Equal(t, lux.ExitDone, m.Attempts[1].ExitReason)
+
+	code, out, errOut = run(t, registry(t), "view", runs[0])
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "attempt 1:   error (infrastructure: start) — agent exited before ready")
+	assert.Contains(t, out, "retried after 1ms; record in attempts/1")
+	assert.Contains(t, out, "attempt 2:   done")
 }
 
 // lux run -suite-max-tokens stops starting runs once the suite spent it,

@@ -220,6 +220,7 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 	if f := m.OperationalFailure; f != nil {
 		fmt.Fprintf(w, "harness:     %s failed: %s\n", f.Phase, oneLine(f.Reason, 300))
 	}
+	writeAttempts(w, m.Attempts)
 	fmt.Fprintf(w, "driver:      %s (agent %s", m.Driver.Name, m.Driver.AgentID)
 	if m.Driver.Model != "" {
 		fmt.Fprintf(w, ", model %s", m.Driver.Model)
