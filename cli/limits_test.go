@@ -64,6 +64,12 @@ func TestRunSuiteBudget(t *testing.T) {
 	assert.Equal(t, 1, code, "%s\n%s", out, errOut)
 	assert.Contains(t, errOut, "the suite's maxTokens budget of 200 is used up: 300 tokens spent by 2 runs; 1 run was not started")
 
+	code, out, _ = run(t, registry(t), "run", "-q", "-json", "-suite-max-tokens", "200")
+	assert.Equal(t, 1, code)
+	doc := decodeJSON(t, out, "lux.suite/v1")
+	assert.Equal(t, "budget", doc["stoppedBy"])
+	assert.Contains(t, doc["stopReason"], "1 run was not started")
+
 	code, _, errOut = run(t, registry(t), "run", "-q", "-max-cost", "-1")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "-max-cost: must be a positive number of US dollars, got -1")

@@ -22,9 +22,13 @@ type SuiteReport struct {
 	Status  record.SuiteStatus `json:"status"`
 	// Label is the suite's label (lux run -label), GitBranch the git
 	// branch of the working directory it ran in; absent when unknown.
-	Label     string   `json:"label,omitempty"`
-	GitBranch string   `json:"gitBranch,omitempty"`
-	Runs      []RunRow `json:"runs"`
+	Label     string `json:"label,omitempty"`
+	GitBranch string `json:"gitBranch,omitempty"`
+	// StoppedBy and StopReason say what stopped the suite from starting
+	// all its runs, other than a cancellation ("budget"), and why.
+	StoppedBy  string   `json:"stoppedBy,omitempty"`
+	StopReason string   `json:"stopReason,omitempty"`
+	Runs       []RunRow `json:"runs"`
 	// Totals counts the runs by verdict; its passRate is over the graded
 	// (pass or fail) runs only. Absent when the suite never finished.
 	Totals *record.Outcome `json:"totals,omitempty"`
@@ -142,6 +146,9 @@ func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary)
 		Label: m.Label, GitBranch: m.GitBranch}
 	if m.EndedAt != nil {
 		rep.DurationMS = m.EndedAt.Sub(m.StartedAt).Milliseconds()
+	}
+	if m.StoppedBy != "" {
+		rep.StoppedBy, rep.StopReason = m.StoppedBy, m.Error
 	}
 	suite := &record.Suite{Dir: dir, Manifest: m, Summary: s}
 	for i, it := range m.Items {
