@@ -32,7 +32,10 @@ import (
 // is never told where the record is. The variables a driver expands itself
 // at each run (lux.DriverPlugin.RunVariables: mcp-probe's ${ARTIFACTS_DIR}
 // and ${RUN_DIR}) are left for it; any other ${NAME} is a problem of the
-// case, named with its field path and the known variables.
+// case, named with its field path and the known variables — except in
+// args and extraArgs, which a shell may read (sh -c '... ${HOME} ...'):
+// there only a near miss of a known name (${CASEDIR}) is refused, and any
+// other ${NAME} is left as written.
 const (
 	VarCaseDir    = "CASE_DIR"
 	VarProjectDir = "PROJECT_DIR"
@@ -75,6 +78,12 @@ func (o *Orchestrator) driverVars(c *lux.Case, runVars []string) *driverVars {
 	return v
 }
 
+// guess is the known variable name most likely meant, or "".
+func (v *driverVars) guess(name string) string {
+	known := []string{VarCaseDir, VarProjectDir}
+	return lux.ClosestName(name, append(known, v.runVars...))
+}
+
 // known lists the variables, for messages.
 func (v *driverVars) known() string {
 	s := "${" + VarCaseDir + "}, ${" + VarProjectDir + "}"
@@ -104,15 +113,18 @@ func (v *driverVars) expandRef(probs *lux.Problems, path string, ref *lux.Plugin
 	changed := false
 	for _, field := range varFields {
 		at := lux.JoinPath(path, field)
+		// A shell may read the arguments (sh -c '... ${HOME} ...'): there
+		// a ${NAME} that is no near miss of a variable is the shell's.
+		lenient := field == "args" || field == "extraArgs"
 		switch x := obj[field].(type) {
 		case string:
-			if s, ok := v.expand(probs, at, x, false); ok {
+			if s, ok := v.expand(probs, at, x, false, false); ok {
 				obj[field], changed = s, true
 			}
 		case []any:
 			for i, e := range x {
 				if s, isStr := e.(string); isStr {
-					if s, ok := v.expand(probs, fmt.Sprintf("%s[%d]", at, i), s, true); ok {
+					if s, ok := v.expand(probs, fmt.Sprintf("%s[%d]", at, i), s, true, lenient); ok {
 						x[i], changed = s, true
 					}
 				}
@@ -120,7 +132,7 @@ func (v *driverVars) expandRef(probs *lux.Problems, path string, ref *lux.Plugin
 		case map[string]any:
 			for k, e := range x {
 				if s, isStr := e.(string); isStr {
-					if s, ok := v.expand(probs, lux.JoinPath(at, k), s, true); ok {
+					if s, ok := v.expand(probs, lux.JoinPath(at, k), s, true, false); ok {
 						x[k], changed = s, true
 					}
 				}
@@ -140,8 +152,10 @@ func (v *driverVars) expandRef(probs *lux.Problems, path string, ref *lux.Plugin
 // expand replaces the variables of s. ok is false when s has none (or a
 // problem was found). A value that starts with a variable names a path: it
 // must exist, and when it is a file (or, with identify, a file follows
-// the first "="), it joins v.files.
-func (v *driverVars) expand(probs *lux.Problems, path, s string, identify bool) (string, bool) {
+// the first "="), it joins v.files. An unknown ${NAME} is a problem, or
+// when lenient, one only when it is a near miss of a known variable
+// (${CASEDIR}), else left as written.
+func (v *driverVars) expand(probs *lux.Problems, path, s string, identify, lenient bool) (string, bool) {
 	if !strings.Contains(s, "${") {
 		return s, false
 	}
@@ -174,8 +188,14 @@ func (v *driverVars) expand(probs *lux.Problems, path, s string, identify bool) 
 			case isKnown:
 				probs.AddFix(path, fmt.Sprintf("uses ${%s}, but %s", name, why), "give the path another way, or run the case from its file")
 				bad = true
+			case lenient && v.guess(name) == "":
+				b.WriteString(s[i : i+2+end+1])
 			default:
-				probs.AddFix(path, fmt.Sprintf("unknown variable ${%s}", name), "known: "+v.known()+"; write $${ for a literal ${")
+				fix := "known: " + v.known() + "; write $${ for a literal ${"
+				if g := v.guess(name); g != "" {
+					fix = "did you mean ${" + g + "}? " + fix
+				}
+				probs.AddFix(path, fmt.Sprintf("unknown variable ${%s}", name), fix)
 				bad = true
 			}
 			i += 2 + end + 1

@@ -85,7 +85,7 @@ func TestDriverVariableProblems(t *testing.T) {
 	top := t.TempDir()
 	o := New(subprocessRegistry(t), Options{RunsRoot: filepath.Join(top, "runs")})
 	for name, tc := range map[string]struct{ env, want string }{
-		"unknown":    {`{"SKILL_FILE":"${CASEDIR}/x"}`, "driver.config.env.SKILL_FILE: unknown variable ${CASEDIR} (known: ${CASE_DIR}, ${PROJECT_DIR}"},
+		"unknown":    {`{"SKILL_FILE":"${CASEDIR}/x"}`, "driver.config.env.SKILL_FILE: unknown variable ${CASEDIR} (did you mean ${CASE_DIR}? known: ${CASE_DIR}, ${PROJECT_DIR}"},
 		"no project": {`{"SKILL_FILE":"${PROJECT_DIR}/x"}`, "driver.config.env.SKILL_FILE: uses ${PROJECT_DIR}, but no project directory is set (Options.ProjectDir)"},
 		"missing":    {`{"SKILL_FILE":"${CASE_DIR}/../skil/SKILL.md"}`, "/cases/../skil/SKILL.md, which cannot be used: no such file or directory"},
 		"unclosed":   {`{"SKILL_FILE":"${CASE_DIR"}`, "driver.config.env.SKILL_FILE: has ${ without a closing }"},
@@ -137,9 +137,27 @@ func TestDriverRunVariablesAreLeftToTheDriver(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"${RUN_DIR}/out"}, p.driver.(*subprocess.Config).Args)
 
-	err = o.Validate(&lux.Case{Prompt: "p", Driver: ref("${ARTIFACTS_DIR}")})
+	err = o.Validate(&lux.Case{Prompt: "p", Driver: &lux.PluginRef{Name: "own-vars", Config: map[string]any{
+		"command": "/bin/true", "env": map[string]string{"OUT": "${ARTIFACTS_DIR}"}}}})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "driver.config.args[0]: unknown variable ${ARTIFACTS_DIR} (known: ${CASE_DIR}, ${PROJECT_DIR}, ${RUN_DIR}")
+	assert.Contains(t, err.Error(), "driver.config.env.OUT: unknown variable ${ARTIFACTS_DIR} (known: ${CASE_DIR}, ${PROJECT_DIR}, ${RUN_DIR}")
+}
+
+// The arguments may be a shell's (sh -c): a ${NAME} there that is no near
+// miss of a variable is left for it, while a near miss is refused.
+func TestShellVariablesInArgs(t *testing.T) {
+	o := New(subprocessRegistry(t), Options{RunsRoot: t.TempDir()})
+	c := func(arg string) *lux.Case {
+		return &lux.Case{Prompt: "p", Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{
+			"command": "sh", "args": []string{"-c", arg}}}}
+	}
+	p, err := o.plan(c(`test -n "${LUX_PROMPT+set}" && echo "${HOME}"`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"-c", `test -n "${LUX_PROMPT+set}" && echo "${HOME}"`}, p.driver.(*subprocess.Config).Args)
+
+	err = o.Validate(c(`cat ${CASEDIR}/notes.md`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "driver.config.args[1]: unknown variable ${CASEDIR} (did you mean ${CASE_DIR}?")
 }
 
 // A file an experiment binds with the subject root token is the subject
