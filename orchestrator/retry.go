@@ -62,8 +62,9 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*Run
 	}
 }
 
-// keepAttempts moves the earlier attempts' records under the last one's
-// directory and writes its run.json with the attempts listed. err is the
+// keepAttempts moves the earlier attempts' records (each with its own
+// seal) under the last one's directory and rewrites its run.json, sealed,
+// with the attempts listed. err is the
 // last attempt's error, returned unless keeping failed.
 func (o *Orchestrator) keepAttempts(res *RunResult, attempts []lux.Attempt, dirs []string, err error) error {
 	for i, d := range dirs {
@@ -78,7 +79,11 @@ func (o *Orchestrator) keepAttempts(res *RunResult, attempts []lux.Attempt, dirs
 		attempts[i].Dir = filepath.ToSlash(rel)
 	}
 	res.Metadata.Attempts = attempts
-	if werr := o.writer.WriteJSON(filepath.Join(res.Dir, record.MetadataFile), res.Metadata); werr != nil {
+	key, kerr := o.sealKey()
+	if kerr != nil {
+		return o.attemptsFailed(res, err, kerr)
+	}
+	if werr := o.writer.WriteJSONSealed(res.Dir, "run", key, record.MetadataFile, res.Metadata); werr != nil {
 		return o.attemptsFailed(res, err, werr)
 	}
 	return err

@@ -137,6 +137,11 @@ func TestStartFailureIsRetried(t *testing.T) {
 	runs, err := record.FindRuns(root)
 	require.NoError(t, err)
 	assert.Equal(t, []string{res.Dir}, runs, "an earlier attempt is not a run of its own")
+	for _, dir := range []string{res.Dir, filepath.Join(res.Dir, "attempts", "1")} {
+		state, err := record.VerifySeal(dir)
+		require.NoError(t, err, "the rewritten run.json is sealed; the moved attempt keeps its seal")
+		assert.Equal(t, record.SealVerified, state)
+	}
 }
 
 // Retries stop at Options.Retries; the last attempt's failure is the run's.
