@@ -67,6 +67,7 @@ func commands() []command {
 		viewCommand(),
 		compareCommand(),
 		gradeCommand(),
+		annotateCommand(),
 		experimentCommand(),
 		reportCommand(),
 		applyCommand(),
