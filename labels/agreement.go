@@ -156,7 +156,7 @@ func findOutcome(g *lux.GradingReport, id string) *lux.AssertionOutcome {
 }
 
 type accumulator struct {
-	subject                   string
+	subject                    string
 	labels, abstained, missing int
 	Confusion
 	want, got           []string // verdicts, "pass" or "fail"
