@@ -14,20 +14,30 @@ import (
 func gradeCommand() command {
 	return command{
 		name:    "grade",
-		args:    "[flags] RUN_DIR",
+		args:    "[flags] RUN_DIR | -labels DATASET.json [RUN_DIR...]",
 		summary: "grade a recorded run again with the current assertions; the new grading goes beside the old one",
 		doc: `Grade the run recorded in RUN_DIR again, offline, from its frozen evidence
 (events, artifacts): with the assertions of its case.json, or of -case, and
 the plugins and harness model (lux.json) of today. The grading is written to
 RUN_DIR/gradings/<time>.json; grading.json is never changed. A record whose
 files do not match its seal, or whose evidence changed, is refused.
-Exit status 1 unless the new grading passes.`,
+Exit status 1 unless the new grading passes.
+
+With -labels, grade every run labelled in the dataset (or the RUN_DIRs
+given) and report how the assertions agree with the labels: a confusion
+table for the case verdict and each labelled assertion, agreement, Cohen's
+kappa and Krippendorff's alpha with bootstrap intervals, and the score's
+mean absolute error. -case applies to the labelled runs of its case.`,
 		setup: func(fs *flag.FlagSet) action {
 			var proj projectFlags
 			proj.register(fs, true)
 			casePath := fs.String("case", "", "grade with this case file instead of the recorded case.json (same case, new or changed assertions)")
-			asJSON := jsonFlag(fs, "the grading (schema lux.grade/v1)")
+			asJSON := jsonFlag(fs, "the grading (schema lux.grade/v1; with -labels lux.grade-labels/v1)")
+			withLabels := registerLabelFlags(fs)
 			return func(ctx context.Context, e *env, args []string) int {
+				if withLabels.dataset != "" {
+					return withLabels.run(ctx, e, &proj, *casePath, *asJSON, args)
+				}
 				if len(args) != 1 {
 					e.errorf("grade: give one run directory, e.g. lux grade .lux-runs/hello/claude-code/20260101T120000Z (lux view lists them)")
 					return ExitUsage

@@ -233,7 +233,7 @@ func ratio(num, den int) *float64 {
 func coefficient(iv stats.Interval, err error) Coefficient {
 	if err != nil {
 		var se *stats.Error
-		if errors.As(err, &se) && se.Detail != "" {
+		if errors.As(err, &se) && se.Code == stats.CodeDomain && se.Detail != "" {
 			return Coefficient{Undefined: se.Detail}
 		}
 		return Coefficient{Undefined: stats.Message(err)}
