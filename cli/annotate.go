@@ -74,8 +74,8 @@ type annotateFlags struct {
 	interactive                                                 bool
 }
 
-// labelReport is what lux annotate -json prints.
-type labelReport struct {
+// LabelReport is what lux annotate -json prints.
+type LabelReport struct {
 	Schema   string       `json:"schema"`
 	Dataset  string       `json:"dataset"`
 	Replaced bool         `json:"replaced"`
@@ -147,7 +147,7 @@ func annotate(e *env, f annotateFlags, runDir string, asJSON bool) int {
 		return ExitUsage
 	}
 	if asJSON {
-		return e.writeJSON(labelReport{Schema: "lux.label/v1", Dataset: f.out, Replaced: replaced, Label: l})
+		return e.writeJSON(LabelReport{Schema: "lux.label/v1", Dataset: f.out, Replaced: replaced, Label: l})
 	}
 	what := "added"
 	if replaced {

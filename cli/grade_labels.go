@@ -34,24 +34,25 @@ func registerLabelFlags(fs *flag.FlagSet) *labelFlags {
 	return f
 }
 
-// gradeLabelsReport is what lux grade -labels -json prints.
-type gradeLabelsReport struct {
+// GradeLabelsReport is what lux grade -labels -json prints.
+type GradeLabelsReport struct {
 	Schema  string `json:"schema"`
 	Dataset string `json:"dataset"`
 	// Grading says what the labels were compared with: "regraded" (the
 	// current assertions, offline, on each run's frozen evidence) or
 	// "recorded" (each run's grading.json).
-	Grading string        `json:"grading"`
-	Runs    int           `json:"runs"` // runs graded
-	Labels  int           `json:"labels"`
-	Skipped []skipped     `json:"skipped"`
-	Report  labels.Report `json:"agreement"`
+	Grading string         `json:"grading"`
+	Runs    int            `json:"runs"` // runs graded
+	Labels  int            `json:"labels"`
+	Skipped []SkippedLabel `json:"skipped"`
+	Report  labels.Report  `json:"agreement"`
 	// Unit names the independent unit of the intervals.
 	Unit       string         `json:"unit"`
 	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
 }
 
-type skipped struct {
+// SkippedLabel is a label that could not be compared, and why.
+type SkippedLabel struct {
 	ID     string `json:"id"`
 	Reason string `json:"reason"`
 }
@@ -86,7 +87,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 		only[abs] = true
 	}
 	o := orchestrator.New(e.reg, opts)
-	rep := gradeLabelsReport{Schema: "lux.grade-labels/v1", Dataset: f.dataset, Grading: "regraded", Skipped: []skipped{},
+	rep := GradeLabelsReport{Schema: "lux.grade-labels/v1", Dataset: f.dataset, Grading: "regraded", Skipped: []SkippedLabel{},
 		Unit: "label (labels of one run by several people are separate units)"}
 	if f.recorded {
 		rep.Grading = "recorded"
@@ -103,7 +104,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 		}
 		matched[abs] = true
 		if why, ok := failed[abs]; ok {
-			rep.Skipped = append(rep.Skipped, skipped{l.ID, why})
+			rep.Skipped = append(rep.Skipped, SkippedLabel{l.ID, why})
 			continue
 		}
 		g, seen := gradings[abs]
@@ -112,7 +113,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 			g, why = f.grading(ctx, o, dir, l, replacement, &rep.JudgeUsage)
 			if why != "" {
 				failed[abs] = why
-				rep.Skipped = append(rep.Skipped, skipped{l.ID, why})
+				rep.Skipped = append(rep.Skipped, SkippedLabel{l.ID, why})
 				continue
 			}
 			gradings[abs] = g
@@ -171,7 +172,7 @@ func (f *labelFlags) grading(ctx context.Context, o *orchestrator.Orchestrator, 
 	return g.Report, ""
 }
 
-func (r *gradeLabelsReport) writeText(w io.Writer) {
+func (r *GradeLabelsReport) writeText(w io.Writer) {
 	how := "the runs regraded with the current assertions"
 	if r.Grading == "recorded" {
 		how = "the runs' recorded gradings"
