@@ -14,6 +14,7 @@ type Registry struct {
 	drivers    map[string]*DriverPlugin
 	answerers  map[string]*AnswererPlugin
 	assertions map[string]*AssertionPlugin
+	hooks      map[string]*HookPlugin
 }
 
 // NewRegistry returns an empty registry.
@@ -22,6 +23,7 @@ func NewRegistry() *Registry {
 		drivers:    map[string]*DriverPlugin{},
 		answerers:  map[string]*AnswererPlugin{},
 		assertions: map[string]*AssertionPlugin{},
+		hooks:      map[string]*HookPlugin{},
 	}
 }
 
