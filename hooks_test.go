@@ -76,7 +76,10 @@ func TestSetUpRollsBackOnFailure(t *testing.T) {
 	boom := errors.New("port in use")
 	td, err := lux.SetUp(context.Background(), []lux.SetupStep{
 		step(&j, "a", nil, errors.New("a left a file")), step(&j, "b", nil, nil), step(&j, "c", boom, nil), step(&j, "d", nil, nil),
-		{Name: "never", Setup: func(context.Context) (lux.Cleanup, error) { t.Error("a step after the failed one ran"); return nil, nil }},
+		{Name: "never", Setup: func(context.Context) (lux.Cleanup, error) {
+			t.Error("a step after the failed one ran")
+			return nil, nil
+		}},
 	}, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the setup error", err)
