@@ -292,6 +292,9 @@ type RuntimeInfo struct {
 	Scripts      []CommandInfo `json:"scripts,omitempty"`
 	Capabilities []Capability  `json:"capabilities,omitempty"`
 	Model        string        `json:"model,omitempty"`
+	// Hooks are the lifecycle hooks around the run (see Hook), part of its
+	// identity.
+	Hooks []HookIdentity `json:"hooks,omitempty"`
 }
 
 // CommandInfo is an executable a driver launches, resolved on this

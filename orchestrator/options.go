@@ -114,6 +114,11 @@ type Options struct {
 	// one and ends with exit reason timeout (its record complete, graded:
 	// a run that did not end done never passes).
 	RunTimeout time.Duration
+	// Hooks are lifecycle hooks (plugins registered with
+	// Registry.RegisterHook) around every suite and every run: set up in
+	// this order, cleaned up in reverse (see lux.Hook). They are part of
+	// each run's identity.
+	Hooks []lux.PluginRef
 }
 
 // DefaultRetryBackoff is the wait before a run's first retry.

@@ -23,6 +23,7 @@ type Orchestrator struct {
 	prov    *provenanceCache
 	progMu  sync.Mutex
 	sealer  sealer
+	hooks   []resolvedHook // Options.Hooks, parsed
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options
@@ -55,6 +56,11 @@ func New(reg *lux.Registry, opts Options) *Orchestrator {
 			o.envErr = fmt.Errorf("orchestrator: Options.Harness: %w", err)
 		}
 		o.harness = raw
+	}
+	if hooks, err := o.resolveHooks(); err != nil && o.envErr == nil {
+		o.envErr = err
+	} else {
+		o.hooks = hooks
 	}
 	return o
 }

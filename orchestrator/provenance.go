@@ -109,6 +109,7 @@ func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo
 			ri.Scripts = append(ri.Scripts, command.Script(f))
 		}
 	}
+	ri.Hooks = o.hookIdentities()
 	return ri
 }
 

@@ -110,7 +110,7 @@ func (o *Orchestrator) ResumeSuite(ctx context.Context, dir string, cases []*lux
 	}
 	m.Status, m.EndedAt, m.Owner = record.SuiteRunning, nil, record.CurrentOwner()
 	m.Concurrency = min(o.opts.Concurrency, len(jobs))
-	return o.runJobs(ctx, dir, m, jobs)
+	return o.runJobsWithHooks(ctx, dir, m, jobs)
 }
 
 func sameJSON(a, b json.RawMessage) bool {

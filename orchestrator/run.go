@@ -114,6 +114,7 @@ type runState struct {
 	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
 	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
 	writeErr      error
+	hooks         *lux.Teardown // the case-level hooks set up
 }
 
 func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*RunResult, error) {
@@ -164,6 +165,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	}
 	r.collect(ctx, limit, session)
 	r.grade(ctx, limit)
+	r.cleanupHooks()
 	r.finish(session, answerer)
 
 	res := &RunResult{Dir: dir, Metadata: r.meta, Grading: r.grading, Artifacts: r.artifacts, Failure: r.out.failure()}
@@ -212,7 +214,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	}
 	r.meta.Provenance.Runtime = r.o.runtimeInfo(ctx, r.p)
 	r.meta.Provenance.Source = r.o.prov.source(ctx, r.p.c.Path)
-	if r.checkCancel(ctx, nil) {
+	if r.checkCancel(ctx, nil) || !r.setupHooks(ctx) {
 		return nil, nil
 	}
 

@@ -66,7 +66,7 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 		}
 	}
 	m.Concurrency = min(o.opts.Concurrency, len(jobs))
-	return o.runJobs(ctx, dir, m, jobs)
+	return o.runJobsWithHooks(ctx, dir, m, jobs)
 }
 
 // job is one run of a suite: a plan at a repetition, recorded as the
