@@ -63,6 +63,9 @@ type File struct {
 	Environment     json.RawMessage     `json:"environment,omitempty"`
 	Concurrency     int                 `json:"concurrency,omitempty"`
 	Profiles        map[string]*Profile `json:"profiles,omitempty"`
+	// Hooks are lifecycle hooks around every suite and run, by the name
+	// they are registered under from Go (see orchestrator.Options.Hooks).
+	Hooks []lux.PluginRef `json:"hooks,omitempty"`
 
 	// Path is the file read, absolute; empty for the defaults.
 	Path string `json:"-"`
@@ -152,6 +155,11 @@ func Load(path string) (*File, error) {
 			p.AddFix(field+".name", "required", "name a registered plugin")
 		}
 	}
+	for i, ref := range f.Hooks {
+		if strings.TrimSpace(ref.Name) == "" {
+			p.AddFix(fmt.Sprintf("hooks[%d].name", i), "required", "name a hook plugin registered with Registry.RegisterHook")
+		}
+	}
 	if err := p.Err(lux.ErrInvalidConfig); err != nil {
 		return nil, fmt.Errorf("project: %s: %w", path, err)
 	}
@@ -198,6 +206,7 @@ func (f *File) Options(profile string) (orchestrator.Options, error) {
 	o.ProjectDir = f.dir()
 	o.Concurrency = f.Concurrency
 	o.DefaultDriver, o.DefaultAnswerer = f.DefaultDriver, f.DefaultAnswerer
+	o.Hooks = f.Hooks
 	var h json.RawMessage
 	if f.Harness != nil {
 		var err error
