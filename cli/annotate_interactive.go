@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/answerer/terminal"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/record"
 )
@@ -19,10 +20,12 @@ import (
 // feedback; an empty answer leaves that part unlabelled. A wrong answer is
 // asked again; input that ends before the last question is an error.
 func askLabel(e *env, r *record.Run, l *labels.Label, f annotateFlags, known []string) error {
-	return askLabelFrom(bufio.NewReader(os.Stdin), e.stdout, r, l, f, known)
+	// Piped answers are not echoed by a terminal: echo them, so that the
+	// transcript reads as a dialogue.
+	return askLabelFrom(bufio.NewReader(os.Stdin), e.stdout, !terminal.StdinIsTerminal(), r, l, f, known)
 }
 
-func askLabelFrom(in *bufio.Reader, out io.Writer, r *record.Run, l *labels.Label, f annotateFlags, known []string) error {
+func askLabelFrom(in *bufio.Reader, out io.Writer, echo bool, r *record.Run, l *labels.Label, f annotateFlags, known []string) error {
 	if r.Case != nil {
 		fmt.Fprintln(out, "prompt:")
 		for _, line := range strings.Split(strings.TrimRight(r.Case.Prompt, "\n"), "\n") {
@@ -44,6 +47,9 @@ func askLabelFrom(in *bufio.Reader, out io.Writer, r *record.Run, l *labels.Labe
 				return err
 			}
 			line = strings.TrimSpace(line)
+			if echo {
+				fmt.Fprintln(out, line)
+			}
 			if line == "" {
 				return nil
 			}

@@ -149,7 +149,7 @@ func TestAnnotateInteractive(t *testing.T) {
 		"✓ says-hi",
 		"write_file", // the trajectory
 		"artifacts (1):\n  hello.txt",
-		`"perhaps" is neither pass nor fail; try again`,
+		"case verdict, pass or fail (graded fail)? perhaps\n" + `  "perhaps" is neither pass nor fail; try again`, // piped answers are echoed
 		"assertion readme: pass or fail, optionally :SCORE (graded fail, score 0.00)?",
 		"label two-",
 	} {
