@@ -49,6 +49,9 @@ type GradeLabelsReport struct {
 	// Unit names the independent unit of the intervals.
 	Unit       string         `json:"unit"`
 	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
+	// Annotators is Krippendorff's alpha among the people who labelled the
+	// same runs (case verdicts); absent when no run has two labels.
+	Annotators *labels.Coefficient `json:"annotators,omitempty"`
 }
 
 // SkippedLabel is a label that could not be compared, and why.
@@ -95,6 +98,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 	gradings := map[string]*lux.GradingReport{} // by run directory: several labels of one run grade it once
 	failed := map[string]string{}
 	var items []labels.Graded
+	var considered []labels.Label
 	matched := map[string]bool{}
 	for _, l := range d.Labels {
 		dir := labels.RunDir(f.dataset, l)
@@ -103,6 +107,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 			continue
 		}
 		matched[abs] = true
+		considered = append(considered, l)
 		if why, ok := failed[abs]; ok {
 			rep.Skipped = append(rep.Skipped, SkippedLabel{l.ID, why})
 			continue
@@ -132,7 +137,11 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 		return ExitInterrupted
 	}
 	rep.Labels = len(items)
-	rep.Report = labels.Agree(items, stats.Config{Seed: f.seed, Resamples: f.resamples})
+	cfg := stats.Config{Seed: f.seed, Resamples: f.resamples}
+	rep.Report = labels.Agree(items, cfg)
+	if c, ok := labels.AnnotatorAgreement(considered, cfg); ok {
+		rep.Annotators = &c
+	}
 	if asJSON {
 		return e.writeJSON(rep)
 	}
@@ -216,6 +225,13 @@ func (r *GradeLabelsReport) writeText(w io.Writer) {
 	}
 	if warned[string(stats.WarnDegenerate)] {
 		notes = append(notes, "some resamples drew labels of one category only, where kappa or alpha is undefined; they are left out, so those intervals are optimistic")
+	}
+	if a := r.Annotators; a != nil {
+		if a.Estimate == nil {
+			fmt.Fprintf(w, "annotators: no alpha among the people who labelled the same runs: %s\n", a.Undefined)
+		} else {
+			fmt.Fprintf(w, "annotators: Krippendorff's alpha among the people who labelled the same runs (case verdicts) %s over %d runs\n", coefText(*a), a.Units)
+		}
 	}
 	for _, n := range notes {
 		fmt.Fprintln(w, "note: "+n)

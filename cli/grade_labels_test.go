@@ -49,6 +49,8 @@ func TestGradeLabels(t *testing.T) {
 	row("readme", `2 +0 +0 +1 +1 +0`, "50.0%")
 	row("says-hi", `2 +2 +0 +0 +0 +0`, "100.0%")
 	assert.Contains(t, out, "percentile-bootstrap over labels, 2000 resamples")
+	assert.Contains(t, out, "annotators: no alpha among the people who labelled the same runs: too few independent units: 1 pairable units",
+		"ada and bob labelled one run: too few for their agreement")
 	for _, dir := range []string{two, hello} {
 		gs, err := record.ReadRegradings(dir)
 		require.NoError(t, err)

@@ -245,3 +245,28 @@ func coefficient(iv stats.Interval, err error) Coefficient {
 	}
 	return c
 }
+
+// AnnotatorAgreement is Krippendorff's alpha (nominal) among the people
+// who labelled the same runs: each run is a unit, each label's case
+// verdict one of its values. Only runs with two or more case verdicts
+// count (Units says how many); ok is false when there are none. It says
+// how far the labels themselves can be trusted: a grader cannot be
+// expected to agree with people better than they agree with each other.
+func AnnotatorAgreement(ls []Label, cfg stats.Config) (c Coefficient, ok bool) {
+	byRun := map[string][]float64{}
+	for _, l := range ls {
+		if l.Expected.Passed != nil {
+			byRun[l.Run] = append(byRun[l.Run], passValue(verdictWord(*l.Expected.Passed)))
+		}
+	}
+	var units [][]float64
+	for _, run := range slices.Sorted(mapsKeys(byRun)) {
+		if len(byRun[run]) >= 2 {
+			units = append(units, byRun[run])
+		}
+	}
+	if len(units) == 0 {
+		return Coefficient{}, false
+	}
+	return coefficient(stats.KrippendorffAlpha(units, stats.Nominal, cfg)), true
+}

@@ -92,3 +92,28 @@ func near(t *testing.T, what string, got *float64, want float64) {
 		t.Errorf("%s = %v, want %v", what, *got, want)
 	}
 }
+
+// TestAnnotatorAgreement: three runs labelled by two or three people.
+// Run a: pass, pass; run b: fail, fail, pass; run c: fail, fail; run d
+// has one label and is not pairable. Pooled values: 3 pass, 4 fail
+// (n = 7). Disagreement: only b, with 2·1·2 = 4 ordered pass/fail pairs
+// over m_b − 1 = 2, so D_o ∝ 2; D_e ∝ 7² − 3² − 4² = 24;
+// α = 1 − 6·2/24 = 0.5.
+func TestAnnotatorAgreement(t *testing.T) {
+	mk := func(run string, p bool) labels.Label {
+		return labels.Label{Run: run, Expected: labels.Expected{Passed: &p}}
+	}
+	ls := []labels.Label{mk("a", true), mk("a", true), mk("b", false), mk("b", false), mk("b", true),
+		mk("c", false), mk("c", false), mk("d", true)}
+	c, ok := labels.AnnotatorAgreement(ls, stats.Config{Seed: 1})
+	if !ok {
+		t.Fatal("no annotator agreement")
+	}
+	near(t, "alpha", c.Estimate, 0.5)
+	if c.Units != 3 {
+		t.Errorf("units = %d, want the 3 runs with two or more labels", c.Units)
+	}
+	if _, ok := labels.AnnotatorAgreement(ls[7:], stats.Config{}); ok {
+		t.Error("one label per run gives no annotator agreement")
+	}
+}
