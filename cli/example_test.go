@@ -27,6 +27,7 @@ func ExampleMain() {
 	//   view        list recorded runs and suites, or show one run or suite
 	//   compare     compare two runs or two suites; exit status 1 on a regression
 	//   grade       grade a recorded run again with the current assertions; the new grading goes beside the old one
+	//   annotate    record a person's verdict on a recorded run in a label dataset
 	//   experiment  run a controlled experiment to a decision: promote a variant, retain the baseline, or reject
 	//   report      report an experiment (Markdown, JSON), or write an HTML page of a suite, run, comparison or experiment
 	//   apply       write an experiment's champion into the subject
