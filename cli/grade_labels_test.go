@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,6 +58,16 @@ func TestGradeLabels(t *testing.T) {
 		assert.Len(t, gs, 1, "each labelled run is regraded once, however many labels it has")
 	}
 
+	// -case regrades the labelled runs of its case with changed assertions:
+	// a lenient readme check now passes what ada failed (FP) and what bob
+	// passed (TP).
+	lenient := writeCase(t, filepath.Join(p.dir, "tuned"), "two.case.json",
+		strings.Replace(twoChecksCase, `"path": "README.md"`, `"path": "hello.txt"`, 1))
+	code, out, errOut = run(t, reg, "grade", "-labels", "d.json", "-case", lenient)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	row("readme", `2 +1 +1 +0 +0 +0`, "50.0%")
+	row("says-hi", `2 +2 +0 +0 +0 +0`, "100.0%")
+
 	// -recorded reads grading.json and grades nothing; -json has the same numbers.
 	code, out, _ = run(t, reg, "grade", "-labels", "d.json", "-recorded", "-json")
 	require.Equal(t, 0, code, out)
@@ -69,7 +80,7 @@ func TestGradeLabels(t *testing.T) {
 	assert.Equal(t, 1.0, score["n"])
 	assert.Equal(t, 0.0, score["mae"], "hello's labelled score 1 is its graded score")
 	gs, _ := record.ReadRegradings(two)
-	assert.Len(t, gs, 1, "-recorded regrades nothing")
+	assert.Len(t, gs, 2, "-recorded regrades nothing (one grading each from the two regrading reports above)")
 
 	// RUN_DIRs narrow the labels; a run without a label is an error.
 	code, out, _ = run(t, reg, "grade", "-labels", "d.json", "-recorded", hello)
