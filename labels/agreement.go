@@ -2,6 +2,7 @@ package labels
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"slices"
 
@@ -137,7 +138,7 @@ func Agree(items []Graded, cfg stats.Config) Report {
 		}
 	}
 	r := Report{Case: caseAcc.table(cfg), Assertions: []Table{}}
-	for _, id := range slices.Sorted(mapsKeys(byID)) {
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		r.Assertions = append(r.Assertions, byID[id].table(cfg))
 	}
 	return r
@@ -260,7 +261,7 @@ func AnnotatorAgreement(ls []Label, cfg stats.Config) (c Coefficient, ok bool) {
 		}
 	}
 	var units [][]float64
-	for _, run := range slices.Sorted(mapsKeys(byRun)) {
+	for _, run := range slices.Sorted(maps.Keys(byRun)) {
 		if len(byRun[run]) >= 2 {
 			units = append(units, byRun[run])
 		}

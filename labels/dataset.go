@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -164,7 +165,7 @@ func (l *Label) Validate() error {
 		p.AddFix("expected", "labels nothing", "give the case's verdict, its score or an assertion's verdict")
 	}
 	checkScore(&p, "expected.caseScore", l.Expected.Score)
-	for _, id := range slices.Sorted(mapsKeys(l.Expected.Assertions)) {
+	for _, id := range slices.Sorted(maps.Keys(l.Expected.Assertions)) {
 		if strings.TrimSpace(id) == "" {
 			p.Add("expected.assertions", "an assertion id is blank")
 		}
@@ -183,16 +184,6 @@ func (l *Label) Validate() error {
 func checkScore(p *lux.Problems, at string, s *float64) {
 	if s != nil && !(*s >= 0 && *s <= 1) {
 		p.AddFix(at, fmt.Sprintf("is %v", *s), "give a score in [0, 1]")
-	}
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
