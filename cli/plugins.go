@@ -42,6 +42,9 @@ type PluginsReport struct {
 	Drivers    []PluginInfo `json:"drivers"`
 	Answerers  []PluginInfo `json:"answerers"`
 	Assertions []PluginInfo `json:"assertions"`
+	// Hooks are the lifecycle hook plugins (lux.json's "hooks"); absent
+	// when none is registered.
+	Hooks []PluginInfo `json:"hooks,omitempty"`
 }
 
 // PluginInfo describes one registered plugin.
@@ -74,6 +77,11 @@ func pluginsReport(reg *lux.Registry) PluginsReport {
 			rep.Assertions = append(rep.Assertions, PluginInfo{Name: name, Doc: p.Doc, Version: p.Version, Harness: p.Harness})
 		}
 	}
+	for _, name := range reg.Hooks() {
+		if p, err := reg.Hook(name); err == nil {
+			rep.Hooks = append(rep.Hooks, PluginInfo{Name: name, Doc: p.Doc, Version: p.Version})
+		}
+	}
 	return rep
 }
 
@@ -85,7 +93,11 @@ func writePlugins(w io.Writer, rep PluginsReport) {
 		{"Drivers (a case's \"driver\")", rep.Drivers},
 		{"Answerers (a case's \"answerer\")", rep.Answerers},
 		{"Assertion types (an assertion's \"type\")", rep.Assertions},
+		{"Lifecycle hooks (lux.json's \"hooks\")", rep.Hooks},
 	} {
+		if group.plugins == nil && strings.HasPrefix(group.title, "Lifecycle") {
+			continue // a binary without hooks shows no empty section
+		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
