@@ -28,7 +28,9 @@ type CSOptions struct {
 	Null float64 `json:"null,omitempty"`
 	// Alternative: TwoSided ("") bounds the mean on both sides; Greater
 	// only from below (the upper bound stays Max) and Less only from above,
-	// which spends all of α on one side.
+	// which spends all of α on one side. A one-sided sequence also keeps
+	// its far bound, at the same level, for futility alone
+	// (ConfidenceSequence.Far).
 	Alternative Alternative `json:"alternative,omitempty"`
 	// Trunc is c ∈ (0, 1), the largest bet as a share of the capital that
 	// one observation can lose; 0 means 1/2 (3/4 is the paper's other
@@ -119,17 +121,37 @@ type ConfidenceSequence struct {
 	// MaxEValue its running maximum and PValue = min(1, 1/MaxEValue) the
 	// anytime-valid p-value.
 	EValue, LogEValue, MaxEValue, PValue float64
+	// Far is, for a one-sided sequence, the bound on the side it does not
+	// test (Greater: an upper bound; Less: a lower bound), from the
+	// opposite gambler's capital at the same level and intersected over
+	// time; Interval leaves that side at Max (Min). It is a confidence
+	// sequence of its own — P(∃t: the mean is beyond Far) ≤ α — and is
+	// read only by Decide's futility rule, never reported as part of the
+	// interval: Interval and Far together cover with 1 − 2α. 0 for a
+	// two-sided sequence, whose Lower and Upper are both read.
+	Far float64
 }
 
 // Decide applies the stopping rule of an experiment to the sequence:
 // Crossed once the anytime p-value is at most α = 1 − Level (the null
 // "the mean is Null" is rejected); Futile when minEffect > 0 and the
 // sequence excludes every mean at least minEffect beyond Null on the
-// alternative's side (Greater: Upper < Null + minEffect; Less: Lower >
-// Null − minEffect; TwoSided: both); Continuing otherwise. A cap on
-// observations is the caller's (MaxReached). Both stops keep their
-// guarantee at any time, because the sequence and the e-process are
-// valid uniformly over time.
+// alternative's side; Continuing otherwise. A cap on observations is the
+// caller's (MaxReached).
+//
+// Futility reads the bound that can exclude a large effect: for Greater
+// (an improvement test) the far bound, Far < Null + minEffect, since the
+// sequence's own upper bound stays at Max; for Less, Far > Null −
+// minEffect; for TwoSided, Upper < Null + minEffect and Lower > Null −
+// minEffect together.
+//
+// Guarantees, at any time, because the sequences and the e-process are
+// valid uniformly over time: P(Crossed ever | mean = Null) ≤ α, and
+// stopping for futility can only lower it (futility is non-binding);
+// P(Futile ever | the mean is at least minEffect beyond Null) ≤ α — for
+// a one-sided sequence by Far's own level, for a two-sided one by the
+// sequence's. A one-sided test thus keeps all of α for crossing and
+// spends another α, separately, on wrongly giving up.
 func (cs ConfidenceSequence) Decide(minEffect float64) StopReason {
 	if cs.PValue <= 1-cs.Level {
 		return Crossed
@@ -138,11 +160,11 @@ func (cs ConfidenceSequence) Decide(minEffect float64) StopReason {
 		below, above := cs.Upper < cs.Null+minEffect, cs.Lower > cs.Null-minEffect
 		switch cs.Alternative {
 		case Greater:
-			if below {
+			if cs.Far < cs.Null+minEffect {
 				return Futile
 			}
 		case Less:
-			if above {
+			if cs.Far > cs.Null-minEffect {
 				return Futile
 			}
 		default:
@@ -174,8 +196,12 @@ type BettingState struct {
 	NullUp   float64 `json:"null_up"`
 	NullDown float64 `json:"null_down"`
 	MaxLogE  float64 `json:"max_log_e"`
-	Lower    float64 `json:"lower"` // running intersection, [0, 1] scale
-	Upper    float64 `json:"upper"`
+	// Lower and Upper are the running intersections of the bounds, on the
+	// [0, 1] scale; a one-sided sequence keeps its far bound (see
+	// ConfidenceSequence.Far) in the side it does not test, which a state
+	// saved before far bounds were kept leaves at the range's end.
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
 }
 
 // BettingSequence is the hedged-capital betting confidence sequence of
@@ -338,34 +364,38 @@ func hedgedLogE(theta, up, down float64) float64 {
 	return math.Max(math.Log(theta)+up, math.Log(1-theta)+down)
 }
 
-// bounds returns the current (not intersected) sequence on [0, 1].
+// bounds returns the current (not intersected) sequence on [0, 1]. The
+// side a one-sided sequence does not test is its far bound: the same
+// gambler's capital with all of it on that side (weight 1), at the same
+// threshold 1/α.
 func (b *BettingSequence) bounds() (lo, hi float64) {
 	st := &b.st
 	o := st.Options
-	theta := o.theta()
+	wUp, wDown := o.theta(), 1-o.theta()
+	switch o.Alternative {
+	case Greater:
+		wDown = 1
+	case Less:
+		wUp = 1
+	}
 	thr := -math.Log(1 - o.Level)
 	g := float64(o.Grid)
-	lo, hi = 0, 1
-	if theta > 0 {
-		first := len(st.LogUp) - 1 // K⁺ at m = 1 is at most 1: always inside
-		for j, v := range st.LogUp {
-			if math.Log(theta)+v < thr {
-				first = j
-				break
-			}
+	first := len(st.LogUp) - 1 // K⁺ at m = 1 is at most 1: always inside
+	for j, v := range st.LogUp {
+		if math.Log(wUp)+v < thr {
+			first = j
+			break
 		}
-		lo = math.Max(0, float64(first-1)/g)
 	}
-	if theta < 1 {
-		last := 0 // K⁻ at m = 0 is at most 1: always inside
-		for j := len(st.LogDown) - 1; j >= 0; j-- {
-			if math.Log(1-theta)+st.LogDown[j] < thr {
-				last = j
-				break
-			}
+	lo = math.Max(0, float64(first-1)/g)
+	last := 0 // K⁻ at m = 0 is at most 1: always inside
+	for j := len(st.LogDown) - 1; j >= 0; j-- {
+		if math.Log(wDown)+st.LogDown[j] < thr {
+			last = j
+			break
 		}
-		hi = math.Min(1, float64(last+1)/g)
 	}
+	hi = math.Min(1, float64(last+1)/g)
 	return lo, hi
 }
 
@@ -377,17 +407,25 @@ func (b *BettingSequence) Result() ConfidenceSequence {
 }
 
 // csResult assembles a bounded-mean result, mapping [0, 1] back to
-// [Min, Max].
+// [Min, Max]. A one-sided sequence's far bound (hi for Greater, lo for
+// Less) becomes Far, and its interval keeps the range's end on that side.
 func csResult(o CSOptions, m Method, n int, sum, lo, hi, logE, maxLogE float64) ConfidenceSequence {
 	est := o.unscale(0.5) // the midpoint before any observation
 	if n > 0 {
 		est = o.unscale(sum / float64(n))
 	}
+	var far float64
+	switch o.Alternative {
+	case Greater:
+		far, hi = o.unscale(hi), 1
+	case Less:
+		far, lo = o.unscale(lo), 0
+	}
 	cs := ConfidenceSequence{
 		Interval: Interval{Method: m, Level: o.Level, Estimate: est,
 			Lower: o.unscale(lo), Upper: o.unscale(hi), N: n, Units: n},
 		Alternative: o.Alternative, Null: o.Null, EValue: expCapped(logE), LogEValue: logE,
-		MaxEValue: expCapped(maxLogE), PValue: anytimeP(maxLogE),
+		MaxEValue: expCapped(maxLogE), PValue: anytimeP(maxLogE), Far: far,
 	}
 	if lo > hi {
 		cs.Warnings = append(cs.Warnings, warnf(WarnDegenerate,

@@ -13,8 +13,11 @@ type EBState struct {
 	SumLamX float64   `json:"sum_lam_x"` // Σ λᵢ xᵢ
 	SumVPsi float64   `json:"sum_v_psi"` // Σ vᵢ ψ_E(λᵢ)
 	MaxLogE float64   `json:"max_log_e"`
-	Lower   float64   `json:"lower"` // running intersection, [0, 1] scale
-	Upper   float64   `json:"upper"`
+	// Lower and Upper are the running intersections of the bounds, on the
+	// [0, 1] scale, a one-sided sequence's far bound included (see
+	// BettingState).
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
 }
 
 // EBSequence is the predictable-mixture empirical-Bernstein (PrPl-EB)
@@ -28,8 +31,9 @@ type EBState struct {
 //
 // with μ̂ and σ̂² as in [BettingSequence] (μ̂₀ = ½, σ̂²₀ = ¼), c = Trunc,
 // and ln(1/α) in place of ln(2/α) for a one-sided sequence (Greater keeps
-// only the lower bound, Less only the upper). The bounds are clipped to
-// [0, 1] and intersected over time.
+// only the lower bound, Less only the upper; the other, at the same
+// level, is its far bound, ConfidenceSequence.Far, for futility alone).
+// The bounds are clipped to [0, 1] and intersected over time.
 //
 // Guarantee. For each m, exp(±Σλᵢ(xᵢ − m) − Σvᵢψ_E(λᵢ)) is a nonnegative
 // supermartingale under the mean m (the empirical-Bernstein inequality of
@@ -117,14 +121,7 @@ func (e *EBSequence) bounds() (lo, hi float64) {
 	}
 	center := st.SumLamX / st.SumLam
 	margin := (math.Log(o.sides()/(1-o.Level)) + st.SumVPsi) / st.SumLam
-	lo, hi = 0, 1
-	if o.Alternative != Less {
-		lo = math.Max(0, center-margin)
-	}
-	if o.Alternative != Greater {
-		hi = math.Min(1, center+margin)
-	}
-	return lo, hi
+	return math.Max(0, center-margin), math.Min(1, center+margin)
 }
 
 // Result returns the sequence after the last observation.

@@ -414,8 +414,65 @@ func TestConfidenceSequenceDecide(t *testing.T) {
 	} {
 		cs := base
 		cs.Alternative, cs.PValue, cs.Lower, cs.Upper = tc.alt, tc.p, tc.lo, tc.hi
+		// A one-sided sequence reports the range's end on its untested
+		// side; the bound there, which futility reads, is Far.
+		switch tc.alt {
+		case Greater:
+			cs.Far, cs.Upper = tc.hi, 1
+		case Less:
+			cs.Far, cs.Lower = tc.lo, -1
+		}
 		if got := cs.Decide(tc.minEffect); got != tc.want {
 			t.Errorf("%s p=%v [%v, %v] min %v: %s, want %s", tc.alt, tc.p, tc.lo, tc.hi, tc.minEffect, got, tc.want)
+		}
+	}
+}
+
+// A one-sided sequence that sees no effect must become futile for an
+// effect worth promoting: its far bound, at the same level, falls below
+// Null + minEffect (above Null − minEffect for Less).
+func TestOneSidedSequenceBecomesFutile(t *testing.T) {
+	for _, alt := range []Alternative{Greater, Less} {
+		for name, start := range map[string]func(CSOptions) (interface {
+			Observe(float64) (ConfidenceSequence, error)
+		}, error){
+			"betting": func(o CSOptions) (interface {
+				Observe(float64) (ConfidenceSequence, error)
+			}, error) {
+				return NewBettingSequence(o)
+			},
+			"eb": func(o CSOptions) (interface {
+				Observe(float64) (ConfidenceSequence, error)
+			}, error) {
+				return NewEBSequence(o)
+			},
+		} {
+			seq, err := start(CSOptions{Min: -1, Max: 1, Alternative: alt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cs ConfidenceSequence
+			stop := Continuing
+			for i := 0; i < 2000 && stop == Continuing; i++ {
+				if cs, err = seq.Observe(0); err != nil {
+					t.Fatal(err)
+				}
+				stop = cs.Decide(0.2)
+			}
+			if stop != Futile {
+				t.Errorf("%s %s: %s after %d observations of no effect (sequence [%v, %v], far bound %v), want futile for an effect of 0.2",
+					name, alt, stop, cs.N, cs.Lower, cs.Upper, cs.Far)
+			}
+			switch alt {
+			case Greater:
+				if cs.Upper != 1 || !(cs.Far < 0.2 && cs.Far >= 0) {
+					t.Errorf("%s greater: Upper %v (want the range's 1), Far %v (want in [0, 0.2))", name, cs.Upper, cs.Far)
+				}
+			case Less:
+				if cs.Lower != -1 || !(cs.Far > -0.2 && cs.Far <= 0) {
+					t.Errorf("%s less: Lower %v (want the range's −1), Far %v (want in (−0.2, 0])", name, cs.Lower, cs.Far)
+				}
+			}
 		}
 	}
 }
