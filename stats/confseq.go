@@ -28,7 +28,7 @@ type CSOptions struct {
 	Null float64 `json:"null,omitempty"`
 	// Alternative: TwoSided ("") bounds the mean on both sides; Greater
 	// only from below (the upper bound stays Max) and Less only from above,
-	// which spends all of α on one side. A one-sided sequence also keeps
+	// which spends all of α on one side. A one-sided sequence also gives
 	// its far bound, at the same level, for futility alone
 	// (ConfidenceSequence.Far).
 	Alternative Alternative `json:"alternative,omitempty"`
@@ -123,12 +123,14 @@ type ConfidenceSequence struct {
 	EValue, LogEValue, MaxEValue, PValue float64
 	// Far is, for a one-sided sequence, the bound on the side it does not
 	// test (Greater: an upper bound; Less: a lower bound), from the
-	// opposite gambler's capital at the same level and intersected over
-	// time; Interval leaves that side at Max (Min). It is a confidence
-	// sequence of its own — P(∃t: the mean is beyond Far) ≤ α — and is
-	// read only by Decide's futility rule, never reported as part of the
-	// interval: Interval and Far together cover with 1 − 2α. 0 for a
-	// two-sided sequence, whose Lower and Upper are both read.
+	// opposite side's capital at the same level after the last
+	// observation (not intersected over time, so that the saved state is
+	// unchanged); Interval leaves that side at Max (Min). It is a
+	// confidence sequence of its own — P(∃t: the mean is beyond Far) ≤ α,
+	// by Ville's inequality — and is read only by Decide's futility rule,
+	// never reported as part of the interval: Interval and Far together
+	// cover with 1 − 2α. 0 for a two-sided sequence, whose Lower and Upper
+	// are both read.
 	Far float64
 }
 
@@ -196,12 +198,8 @@ type BettingState struct {
 	NullUp   float64 `json:"null_up"`
 	NullDown float64 `json:"null_down"`
 	MaxLogE  float64 `json:"max_log_e"`
-	// Lower and Upper are the running intersections of the bounds, on the
-	// [0, 1] scale; a one-sided sequence keeps its far bound (see
-	// ConfidenceSequence.Far) in the side it does not test, which a state
-	// saved before far bounds were kept leaves at the range's end.
-	Lower float64 `json:"lower"`
-	Upper float64 `json:"upper"`
+	Lower    float64 `json:"lower"` // running intersection, [0, 1] scale
+	Upper    float64 `json:"upper"`
 }
 
 // BettingSequence is the hedged-capital betting confidence sequence of
@@ -364,68 +362,86 @@ func hedgedLogE(theta, up, down float64) float64 {
 	return math.Max(math.Log(theta)+up, math.Log(1-theta)+down)
 }
 
-// bounds returns the current (not intersected) sequence on [0, 1]. The
-// side a one-sided sequence does not test is its far bound: the same
-// gambler's capital with all of it on that side (weight 1), at the same
-// threshold 1/α.
+// bounds returns the current (not intersected) sequence on [0, 1].
 func (b *BettingSequence) bounds() (lo, hi float64) {
-	st := &b.st
-	o := st.Options
-	wUp, wDown := o.theta(), 1-o.theta()
-	switch o.Alternative {
-	case Greater:
-		wDown = 1
-	case Less:
-		wUp = 1
+	theta := b.st.Options.theta()
+	lo, hi = 0, 1
+	if theta > 0 {
+		lo = b.lowerAt(theta)
 	}
-	thr := -math.Log(1 - o.Level)
-	g := float64(o.Grid)
+	if theta < 1 {
+		hi = b.upperAt(1 - theta)
+	}
+	return lo, hi
+}
+
+// lowerAt is the lower end of {m : w·K⁺ₜ(m) < 1/α} on [0, 1], rounded
+// down to the grid.
+func (b *BettingSequence) lowerAt(w float64) float64 {
+	st := &b.st
+	thr := -math.Log(1 - st.Options.Level)
 	first := len(st.LogUp) - 1 // K⁺ at m = 1 is at most 1: always inside
 	for j, v := range st.LogUp {
-		if math.Log(wUp)+v < thr {
+		if math.Log(w)+v < thr {
 			first = j
 			break
 		}
 	}
-	lo = math.Max(0, float64(first-1)/g)
+	return math.Max(0, float64(first-1)/float64(st.Options.Grid))
+}
+
+// upperAt is the upper end of {m : w·K⁻ₜ(m) < 1/α} on [0, 1], rounded
+// up to the grid.
+func (b *BettingSequence) upperAt(w float64) float64 {
+	st := &b.st
+	thr := -math.Log(1 - st.Options.Level)
 	last := 0 // K⁻ at m = 0 is at most 1: always inside
 	for j := len(st.LogDown) - 1; j >= 0; j-- {
-		if math.Log(wDown)+st.LogDown[j] < thr {
+		if math.Log(w)+st.LogDown[j] < thr {
 			last = j
 			break
 		}
 	}
-	hi = math.Min(1, float64(last+1)/g)
-	return lo, hi
+	return math.Min(1, float64(last+1)/float64(st.Options.Grid))
+}
+
+// far is the far bound of a one-sided sequence on [0, 1] (see
+// ConfidenceSequence.Far): the other side's capital, all of it on that
+// side, at the same threshold 1/α. Both capitals are kept at every grid
+// point whatever the alternative, so it costs no state.
+func (b *BettingSequence) far() float64 {
+	switch b.st.Options.Alternative {
+	case Greater:
+		return b.upperAt(1)
+	case Less:
+		return b.lowerAt(1)
+	}
+	return 0
 }
 
 // Result returns the sequence after the last observation.
 func (b *BettingSequence) Result() ConfidenceSequence {
 	st := b.st
-	return csResult(st.Options, BettingCS, st.N, st.Sum, st.Lower, st.Upper,
+	return csResult(st.Options, BettingCS, st.N, st.Sum, st.Lower, st.Upper, b.far(),
 		hedgedLogE(st.Options.theta(), st.NullUp, st.NullDown), st.MaxLogE)
 }
 
 // csResult assembles a bounded-mean result, mapping [0, 1] back to
-// [Min, Max]. A one-sided sequence's far bound (hi for Greater, lo for
-// Less) becomes Far, and its interval keeps the range's end on that side.
-func csResult(o CSOptions, m Method, n int, sum, lo, hi, logE, maxLogE float64) ConfidenceSequence {
+// [Min, Max]; far is a one-sided sequence's far bound on [0, 1].
+func csResult(o CSOptions, m Method, n int, sum, lo, hi, far, logE, maxLogE float64) ConfidenceSequence {
 	est := o.unscale(0.5) // the midpoint before any observation
 	if n > 0 {
 		est = o.unscale(sum / float64(n))
 	}
-	var far float64
-	switch o.Alternative {
-	case Greater:
-		far, hi = o.unscale(hi), 1
-	case Less:
-		far, lo = o.unscale(lo), 0
+	farValue := 0.0 // a two-sided sequence has none
+	if o.Alternative != TwoSided {
+		farValue = o.unscale(far)
 	}
 	cs := ConfidenceSequence{
 		Interval: Interval{Method: m, Level: o.Level, Estimate: est,
 			Lower: o.unscale(lo), Upper: o.unscale(hi), N: n, Units: n},
 		Alternative: o.Alternative, Null: o.Null, EValue: expCapped(logE), LogEValue: logE,
-		MaxEValue: expCapped(maxLogE), PValue: anytimeP(maxLogE), Far: far,
+		MaxEValue: expCapped(maxLogE), PValue: anytimeP(maxLogE), Far: farValue,
 	}
 	if lo > hi {
 		cs.Warnings = append(cs.Warnings, warnf(WarnDegenerate,

@@ -13,11 +13,8 @@ type EBState struct {
 	SumLamX float64   `json:"sum_lam_x"` // Σ λᵢ xᵢ
 	SumVPsi float64   `json:"sum_v_psi"` // Σ vᵢ ψ_E(λᵢ)
 	MaxLogE float64   `json:"max_log_e"`
-	// Lower and Upper are the running intersections of the bounds, on the
-	// [0, 1] scale, a one-sided sequence's far bound included (see
-	// BettingState).
-	Lower float64 `json:"lower"`
-	Upper float64 `json:"upper"`
+	Lower   float64   `json:"lower"` // running intersection, [0, 1] scale
+	Upper   float64   `json:"upper"`
 }
 
 // EBSequence is the predictable-mixture empirical-Bernstein (PrPl-EB)
@@ -114,6 +111,33 @@ func (e *EBSequence) logE() float64 {
 
 // bounds returns the current (not intersected) sequence on [0, 1].
 func (e *EBSequence) bounds() (lo, hi float64) {
+	lo, hi = e.both()
+	switch e.st.Options.Alternative {
+	case Greater:
+		hi = 1
+	case Less:
+		lo = 0
+	}
+	return lo, hi
+}
+
+// far is the far bound of a one-sided sequence on [0, 1] (see
+// ConfidenceSequence.Far): the other side of the same margin, whose
+// supermartingale holds at the same level.
+func (e *EBSequence) far() float64 {
+	lo, hi := e.both()
+	switch e.st.Options.Alternative {
+	case Greater:
+		return hi
+	case Less:
+		return lo
+	}
+	return 0
+}
+
+// both returns both sides of the current sequence on [0, 1], each at the
+// level's margin for the alternative.
+func (e *EBSequence) both() (lo, hi float64) {
 	st := &e.st
 	o := st.Options
 	if st.SumLam == 0 {
@@ -127,5 +151,5 @@ func (e *EBSequence) bounds() (lo, hi float64) {
 // Result returns the sequence after the last observation.
 func (e *EBSequence) Result() ConfidenceSequence {
 	st := e.st
-	return csResult(st.Options, PrPlEBCS, st.N, st.Sum, st.Lower, st.Upper, e.logE(), st.MaxLogE)
+	return csResult(st.Options, PrPlEBCS, st.N, st.Sum, st.Lower, st.Upper, e.far(), e.logE(), st.MaxLogE)
 }

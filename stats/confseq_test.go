@@ -476,3 +476,37 @@ func TestOneSidedSequenceBecomesFutile(t *testing.T) {
 		}
 	}
 }
+
+// The far bound changes no state: a saved one-sided state is what it was
+// before far bounds existed (its untested side at the range's end), so
+// readers that replay saved states and compare them still agree.
+func TestFarBoundKeepsTheStateFormat(t *testing.T) {
+	bet, err := NewBettingSequence(CSOptions{Min: -1, Max: 1, Alternative: Greater})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := NewEBSequence(CSOptions{Min: -1, Max: 1, Alternative: Less})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := bet.Observe(0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eb.Observe(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := bet.State(); st.Upper != 1 {
+		t.Errorf("greater betting state: upper %v, want 1 (the untested side)", st.Upper)
+	}
+	if st := eb.State(); st.Lower != 0 {
+		t.Errorf("less EB state: lower %v, want 0 (the untested side)", st.Lower)
+	}
+	if r := bet.Result(); !(r.Far < 0.2) {
+		t.Errorf("greater betting: far bound %v after 200 observations of 0", r.Far)
+	}
+	if r := eb.Result(); !(r.Far > -0.2) {
+		t.Errorf("less EB: far bound %v after 200 observations of 0", r.Far)
+	}
+}
