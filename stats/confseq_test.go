@@ -510,3 +510,70 @@ func TestFarBoundKeepsTheStateFormat(t *testing.T) {
 		t.Errorf("less EB: far bound %v after 200 observations of 0", r.Far)
 	}
 }
+
+// A one-sided sequence gives up wrongly (Futile while the effect is at
+// least minEffect) in at most α of experiments, read after every
+// observation; with no effect it gives up in nearly all of them. Paired
+// differences in {−1, 0, +1} with mean exactly minEffect, the hardest
+// case; fixed seeds.
+func TestOneSidedFutilityErrorRate(t *testing.T) {
+	const runs, obs, minEffect = 400, 300, 0.25
+	sim := func(name string, pUp, pDown float64, start func() (interface {
+		Observe(float64) (ConfidenceSequence, error)
+	}, error)) float64 {
+		rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+		futile := 0
+		for i := 0; i < runs; i++ {
+			seq, err := start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := 0; j < obs; j++ {
+				u, d := rng.Float64(), 0.0
+				switch {
+				case u < pUp:
+					d = 1
+				case u < pUp+pDown:
+					d = -1
+				}
+				cs, err := seq.Observe(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stop := cs.Decide(minEffect); stop == Futile {
+					futile++
+					break
+				} else if stop == Crossed {
+					break
+				}
+			}
+		}
+		return float64(futile) / runs
+	}
+	opts := CSOptions{Min: -1, Max: 1, Alternative: Greater, Grid: 200}
+	starts := map[string]func() (interface {
+		Observe(float64) (ConfidenceSequence, error)
+	}, error){
+		"betting": func() (interface {
+			Observe(float64) (ConfidenceSequence, error)
+		}, error) {
+			return NewBettingSequence(opts)
+		},
+		"eb": func() (interface {
+			Observe(float64) (ConfidenceSequence, error)
+		}, error) {
+			return NewEBSequence(opts)
+		},
+	}
+	limit := 0.05 + 3*math.Sqrt(0.05*0.95/runs)
+	for name, start := range starts {
+		// Effect exactly minEffect: P(+1) − P(−1) = 0.25.
+		if rate := sim(name+"-edge", 0.35, 0.10, start); rate > limit {
+			t.Errorf("%s: futile in %.3f of experiments with an effect of %v, want at most α = 0.05 (+ 3 SE)", name, rate, minEffect)
+		}
+		// No effect: futility should nearly always be reached.
+		if rate := sim(name+"-null", 0.2, 0.2, start); rate < 0.9 {
+			t.Errorf("%s: futile in only %.3f of experiments with no effect within %d observations", name, rate, obs)
+		}
+	}
+}
