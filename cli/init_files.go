@@ -27,7 +27,8 @@ type initFile struct {
 const initAgent = `#!/bin/sh
 # An example agent that speaks the lux line protocol (PROTOCOL.md of
 # github.com/luxeval/lux): one JSON event per line on stdout. It needs no
-# model: it follows its prompt literally, one instruction per line:
+# model: it follows its prompt literally, one instruction per line (a
+# period after the closing quote is allowed):
 #
 #   write PATH containing "TEXT"   writes TEXT and a newline to PATH in the workspace
 #   say "TEXT"                     reports TEXT as an agent message
@@ -73,18 +74,18 @@ follow() { # follows the instructions on stdin
 		line=$(printf '%s' "$line" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//; s/"\.$/"/')
 		case $line in
 		'') ;;
-		'write '*' containing "'*'"')
-			path=${line#write }
+		[Ww]'rite '*' containing "'*'"')
+			path=${line#?rite }
 			path=${path%% containing \"*}
 			text=${line#* containing \"}
 			write "$path" "${text%\"}"
 			;;
-		'say "'*'"')
-			text=${line#say \"}
+		[Ss]'ay "'*'"')
+			text=${line#?ay \"}
 			message "${text%\"}"
 			;;
-		'fail "'*'"')
-			text=${line#fail \"}
+		[Ff]'ail "'*'"')
+			text=${line#?ail \"}
 			printf '{"type":"error","reason":"%s"}\n' "$(esc "${text%\"}")"
 			exit 0
 			;;
