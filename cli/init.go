@@ -266,6 +266,11 @@ func (r *InitReport) writeText(w io.Writer, dir string, experiment bool) {
 	if r.Refused > 0 {
 		return
 	}
+	for _, en := range r.Entries {
+		if en.Path == "lux.json" && en.Action == InitSkipped {
+			fmt.Fprintln(w, "Note: the existing lux.json was kept; the scaffolded cases name no driver, so its defaultDriver runs them (the scaffold's runs agent/agent.sh).")
+		}
+	}
 	cd := ""
 	if filepath.Clean(dir) != "." {
 		cd = "cd " + shellQuote(dir) + " && "
