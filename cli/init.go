@@ -47,7 +47,7 @@ status 1 when something was refused.`,
 				if len(args) == 1 {
 					dir = args[0]
 				}
-				rep, err := Init(dir, *experiment)
+				rep, err := scaffold(dir, *experiment)
 				if err != nil {
 					e.errorf("init: %v", err)
 					return ExitUsage
@@ -99,11 +99,11 @@ const (
 	InitRefused  = "refused"
 )
 
-// Init writes the scaffold of `lux init` into dir (created when missing),
+// scaffold writes the project of `lux init` into dir (created when missing),
 // never overwriting a file and never writing through a symlink. An error
 // is returned only when dir itself cannot be used; each path of the
 // scaffold that could not be written is an entry of the report.
-func Init(dir string, experiment bool) (*InitReport, error) {
+func scaffold(dir string, experiment bool) (*InitReport, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
