@@ -7,7 +7,8 @@
 //		os.Exit(cli.Main(context.Background(), reg, os.Args[1:], os.Stdout, os.Stderr))
 //	}
 //
-// Commands: run (run cases as a suite), validate (check cases without
+// Commands: init (scaffold a project that runs at once), run (run cases
+// as a suite), validate (check cases without
 // running them), doctor (check that the agents' commands are installed),
 // plugins (list the registered drivers, answerers and assertion types),
 // view (list runs and suites, or show one; -serve serves them as HTML
@@ -60,6 +61,7 @@ func (e *env) errorf(format string, args ...any) {
 // is declared in its own file.
 func commands() []command {
 	return []command{
+		initCommand(),
 		runCommand(),
 		validateCommand(),
 		doctorCommand(),

@@ -20,6 +20,7 @@ func ExampleMain() {
 	// Usage: lux <command> [flags] [arguments]
 	//
 	// Commands:
+	//   init        scaffold a project that runs at once: lux.json, an example agent, cases, fixtures
 	//   run         run cases (files or directories of *.case.json) as a suite and record every run
 	//   validate    check cases against the registry without running anything
 	//   doctor      check that the commands the cases' drivers launch are installed

@@ -28,7 +28,9 @@ type CSOptions struct {
 	Null float64 `json:"null,omitempty"`
 	// Alternative: TwoSided ("") bounds the mean on both sides; Greater
 	// only from below (the upper bound stays Max) and Less only from above,
-	// which spends all of α on one side.
+	// which spends all of α on one side. A one-sided sequence also gives
+	// its far bound, at the same level, for futility alone
+	// (ConfidenceSequence.Far).
 	Alternative Alternative `json:"alternative,omitempty"`
 	// Trunc is c ∈ (0, 1), the largest bet as a share of the capital that
 	// one observation can lose; 0 means 1/2 (3/4 is the paper's other
@@ -119,17 +121,39 @@ type ConfidenceSequence struct {
 	// MaxEValue its running maximum and PValue = min(1, 1/MaxEValue) the
 	// anytime-valid p-value.
 	EValue, LogEValue, MaxEValue, PValue float64
+	// Far is, for a one-sided sequence, the bound on the side it does not
+	// test (Greater: an upper bound; Less: a lower bound), from the
+	// opposite side's capital at the same level after the last
+	// observation (not intersected over time, so that the saved state is
+	// unchanged); Interval leaves that side at Max (Min). It is a
+	// confidence sequence of its own — P(∃t: the mean is beyond Far) ≤ α,
+	// by Ville's inequality — and is read only by Decide's futility rule,
+	// never reported as part of the interval: Interval and Far together
+	// cover with 1 − 2α. 0 for a two-sided sequence, whose Lower and Upper
+	// are both read.
+	Far float64
 }
 
 // Decide applies the stopping rule of an experiment to the sequence:
 // Crossed once the anytime p-value is at most α = 1 − Level (the null
 // "the mean is Null" is rejected); Futile when minEffect > 0 and the
 // sequence excludes every mean at least minEffect beyond Null on the
-// alternative's side (Greater: Upper < Null + minEffect; Less: Lower >
-// Null − minEffect; TwoSided: both); Continuing otherwise. A cap on
-// observations is the caller's (MaxReached). Both stops keep their
-// guarantee at any time, because the sequence and the e-process are
-// valid uniformly over time.
+// alternative's side; Continuing otherwise. A cap on observations is the
+// caller's (MaxReached).
+//
+// Futility reads the bound that can exclude a large effect: for Greater
+// (an improvement test) the far bound, Far < Null + minEffect, since the
+// sequence's own upper bound stays at Max; for Less, Far > Null −
+// minEffect; for TwoSided, Upper < Null + minEffect and Lower > Null −
+// minEffect together.
+//
+// Guarantees, at any time, because the sequences and the e-process are
+// valid uniformly over time: P(Crossed ever | mean = Null) ≤ α, and
+// stopping for futility can only lower it (futility is non-binding);
+// P(Futile ever | the mean is at least minEffect beyond Null) ≤ α — for
+// a one-sided sequence by Far's own level, for a two-sided one by the
+// sequence's. A one-sided test thus keeps all of α for crossing and
+// spends another α, separately, on wrongly giving up.
 func (cs ConfidenceSequence) Decide(minEffect float64) StopReason {
 	if cs.PValue <= 1-cs.Level {
 		return Crossed
@@ -138,11 +162,11 @@ func (cs ConfidenceSequence) Decide(minEffect float64) StopReason {
 		below, above := cs.Upper < cs.Null+minEffect, cs.Lower > cs.Null-minEffect
 		switch cs.Alternative {
 		case Greater:
-			if below {
+			if cs.Far < cs.Null+minEffect {
 				return Futile
 			}
 		case Less:
-			if above {
+			if cs.Far > cs.Null-minEffect {
 				return Futile
 			}
 		default:
@@ -340,54 +364,84 @@ func hedgedLogE(theta, up, down float64) float64 {
 
 // bounds returns the current (not intersected) sequence on [0, 1].
 func (b *BettingSequence) bounds() (lo, hi float64) {
-	st := &b.st
-	o := st.Options
-	theta := o.theta()
-	thr := -math.Log(1 - o.Level)
-	g := float64(o.Grid)
+	theta := b.st.Options.theta()
 	lo, hi = 0, 1
 	if theta > 0 {
-		first := len(st.LogUp) - 1 // K⁺ at m = 1 is at most 1: always inside
-		for j, v := range st.LogUp {
-			if math.Log(theta)+v < thr {
-				first = j
-				break
-			}
-		}
-		lo = math.Max(0, float64(first-1)/g)
+		lo = b.lowerAt(theta)
 	}
 	if theta < 1 {
-		last := 0 // K⁻ at m = 0 is at most 1: always inside
-		for j := len(st.LogDown) - 1; j >= 0; j-- {
-			if math.Log(1-theta)+st.LogDown[j] < thr {
-				last = j
-				break
-			}
-		}
-		hi = math.Min(1, float64(last+1)/g)
+		hi = b.upperAt(1 - theta)
 	}
 	return lo, hi
+}
+
+// lowerAt is the lower end of {m : w·K⁺ₜ(m) < 1/α} on [0, 1], rounded
+// down to the grid.
+func (b *BettingSequence) lowerAt(w float64) float64 {
+	st := &b.st
+	thr := -math.Log(1 - st.Options.Level)
+	first := len(st.LogUp) - 1 // K⁺ at m = 1 is at most 1: always inside
+	for j, v := range st.LogUp {
+		if math.Log(w)+v < thr {
+			first = j
+			break
+		}
+	}
+	return math.Max(0, float64(first-1)/float64(st.Options.Grid))
+}
+
+// upperAt is the upper end of {m : w·K⁻ₜ(m) < 1/α} on [0, 1], rounded
+// up to the grid.
+func (b *BettingSequence) upperAt(w float64) float64 {
+	st := &b.st
+	thr := -math.Log(1 - st.Options.Level)
+	last := 0 // K⁻ at m = 0 is at most 1: always inside
+	for j := len(st.LogDown) - 1; j >= 0; j-- {
+		if math.Log(w)+st.LogDown[j] < thr {
+			last = j
+			break
+		}
+	}
+	return math.Min(1, float64(last+1)/float64(st.Options.Grid))
+}
+
+// far is the far bound of a one-sided sequence on [0, 1] (see
+// ConfidenceSequence.Far): the other side's capital, all of it on that
+// side, at the same threshold 1/α. Both capitals are kept at every grid
+// point whatever the alternative, so it costs no state.
+func (b *BettingSequence) far() float64 {
+	switch b.st.Options.Alternative {
+	case Greater:
+		return b.upperAt(1)
+	case Less:
+		return b.lowerAt(1)
+	}
+	return 0
 }
 
 // Result returns the sequence after the last observation.
 func (b *BettingSequence) Result() ConfidenceSequence {
 	st := b.st
-	return csResult(st.Options, BettingCS, st.N, st.Sum, st.Lower, st.Upper,
+	return csResult(st.Options, BettingCS, st.N, st.Sum, st.Lower, st.Upper, b.far(),
 		hedgedLogE(st.Options.theta(), st.NullUp, st.NullDown), st.MaxLogE)
 }
 
 // csResult assembles a bounded-mean result, mapping [0, 1] back to
-// [Min, Max].
-func csResult(o CSOptions, m Method, n int, sum, lo, hi, logE, maxLogE float64) ConfidenceSequence {
+// [Min, Max]; far is a one-sided sequence's far bound on [0, 1].
+func csResult(o CSOptions, m Method, n int, sum, lo, hi, far, logE, maxLogE float64) ConfidenceSequence {
 	est := o.unscale(0.5) // the midpoint before any observation
 	if n > 0 {
 		est = o.unscale(sum / float64(n))
+	}
+	farValue := 0.0 // a two-sided sequence has none
+	if o.Alternative != TwoSided {
+		farValue = o.unscale(far)
 	}
 	cs := ConfidenceSequence{
 		Interval: Interval{Method: m, Level: o.Level, Estimate: est,
 			Lower: o.unscale(lo), Upper: o.unscale(hi), N: n, Units: n},
 		Alternative: o.Alternative, Null: o.Null, EValue: expCapped(logE), LogEValue: logE,
-		MaxEValue: expCapped(maxLogE), PValue: anytimeP(maxLogE),
+		MaxEValue: expCapped(maxLogE), PValue: anytimeP(maxLogE), Far: farValue,
 	}
 	if lo > hi {
 		cs.Warnings = append(cs.Warnings, warnf(WarnDegenerate,

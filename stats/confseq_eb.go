@@ -28,8 +28,9 @@ type EBState struct {
 //
 // with μ̂ and σ̂² as in [BettingSequence] (μ̂₀ = ½, σ̂²₀ = ¼), c = Trunc,
 // and ln(1/α) in place of ln(2/α) for a one-sided sequence (Greater keeps
-// only the lower bound, Less only the upper). The bounds are clipped to
-// [0, 1] and intersected over time.
+// only the lower bound, Less only the upper; the other, at the same
+// level, is its far bound, ConfidenceSequence.Far, for futility alone).
+// The bounds are clipped to [0, 1] and intersected over time.
 //
 // Guarantee. For each m, exp(±Σλᵢ(xᵢ − m) − Σvᵢψ_E(λᵢ)) is a nonnegative
 // supermartingale under the mean m (the empirical-Bernstein inequality of
@@ -110,6 +111,33 @@ func (e *EBSequence) logE() float64 {
 
 // bounds returns the current (not intersected) sequence on [0, 1].
 func (e *EBSequence) bounds() (lo, hi float64) {
+	lo, hi = e.both()
+	switch e.st.Options.Alternative {
+	case Greater:
+		hi = 1
+	case Less:
+		lo = 0
+	}
+	return lo, hi
+}
+
+// far is the far bound of a one-sided sequence on [0, 1] (see
+// ConfidenceSequence.Far): the other side of the same margin, whose
+// supermartingale holds at the same level.
+func (e *EBSequence) far() float64 {
+	lo, hi := e.both()
+	switch e.st.Options.Alternative {
+	case Greater:
+		return hi
+	case Less:
+		return lo
+	}
+	return 0
+}
+
+// both returns both sides of the current sequence on [0, 1], each at the
+// level's margin for the alternative.
+func (e *EBSequence) both() (lo, hi float64) {
 	st := &e.st
 	o := st.Options
 	if st.SumLam == 0 {
@@ -117,18 +145,11 @@ func (e *EBSequence) bounds() (lo, hi float64) {
 	}
 	center := st.SumLamX / st.SumLam
 	margin := (math.Log(o.sides()/(1-o.Level)) + st.SumVPsi) / st.SumLam
-	lo, hi = 0, 1
-	if o.Alternative != Less {
-		lo = math.Max(0, center-margin)
-	}
-	if o.Alternative != Greater {
-		hi = math.Min(1, center+margin)
-	}
-	return lo, hi
+	return math.Max(0, center-margin), math.Min(1, center+margin)
 }
 
 // Result returns the sequence after the last observation.
 func (e *EBSequence) Result() ConfidenceSequence {
 	st := e.st
-	return csResult(st.Options, PrPlEBCS, st.N, st.Sum, st.Lower, st.Upper, e.logE(), st.MaxLogE)
+	return csResult(st.Options, PrPlEBCS, st.N, st.Sum, st.Lower, st.Upper, e.far(), e.logE(), st.MaxLogE)
 }

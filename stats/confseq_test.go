@@ -414,8 +414,166 @@ func TestConfidenceSequenceDecide(t *testing.T) {
 	} {
 		cs := base
 		cs.Alternative, cs.PValue, cs.Lower, cs.Upper = tc.alt, tc.p, tc.lo, tc.hi
+		// A one-sided sequence reports the range's end on its untested
+		// side; the bound there, which futility reads, is Far.
+		switch tc.alt {
+		case Greater:
+			cs.Far, cs.Upper = tc.hi, 1
+		case Less:
+			cs.Far, cs.Lower = tc.lo, -1
+		}
 		if got := cs.Decide(tc.minEffect); got != tc.want {
 			t.Errorf("%s p=%v [%v, %v] min %v: %s, want %s", tc.alt, tc.p, tc.lo, tc.hi, tc.minEffect, got, tc.want)
+		}
+	}
+}
+
+// A one-sided sequence that sees no effect must become futile for an
+// effect worth promoting: its far bound, at the same level, falls below
+// Null + minEffect (above Null − minEffect for Less).
+func TestOneSidedSequenceBecomesFutile(t *testing.T) {
+	for _, alt := range []Alternative{Greater, Less} {
+		for name, start := range map[string]func(CSOptions) (interface {
+			Observe(float64) (ConfidenceSequence, error)
+		}, error){
+			"betting": func(o CSOptions) (interface {
+				Observe(float64) (ConfidenceSequence, error)
+			}, error) {
+				return NewBettingSequence(o)
+			},
+			"eb": func(o CSOptions) (interface {
+				Observe(float64) (ConfidenceSequence, error)
+			}, error) {
+				return NewEBSequence(o)
+			},
+		} {
+			seq, err := start(CSOptions{Min: -1, Max: 1, Alternative: alt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cs ConfidenceSequence
+			stop := Continuing
+			for i := 0; i < 2000 && stop == Continuing; i++ {
+				if cs, err = seq.Observe(0); err != nil {
+					t.Fatal(err)
+				}
+				stop = cs.Decide(0.2)
+			}
+			if stop != Futile {
+				t.Errorf("%s %s: %s after %d observations of no effect (sequence [%v, %v], far bound %v), want futile for an effect of 0.2",
+					name, alt, stop, cs.N, cs.Lower, cs.Upper, cs.Far)
+			}
+			switch alt {
+			case Greater:
+				if cs.Upper != 1 || !(cs.Far < 0.2 && cs.Far >= 0) {
+					t.Errorf("%s greater: Upper %v (want the range's 1), Far %v (want in [0, 0.2))", name, cs.Upper, cs.Far)
+				}
+			case Less:
+				if cs.Lower != -1 || !(cs.Far > -0.2 && cs.Far <= 0) {
+					t.Errorf("%s less: Lower %v (want the range's −1), Far %v (want in (−0.2, 0])", name, cs.Lower, cs.Far)
+				}
+			}
+		}
+	}
+}
+
+// The far bound changes no state: a saved one-sided state is what it was
+// before far bounds existed (its untested side at the range's end), so
+// readers that replay saved states and compare them still agree.
+func TestFarBoundKeepsTheStateFormat(t *testing.T) {
+	bet, err := NewBettingSequence(CSOptions{Min: -1, Max: 1, Alternative: Greater})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := NewEBSequence(CSOptions{Min: -1, Max: 1, Alternative: Less})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := bet.Observe(0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eb.Observe(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := bet.State(); st.Upper != 1 {
+		t.Errorf("greater betting state: upper %v, want 1 (the untested side)", st.Upper)
+	}
+	if st := eb.State(); st.Lower != 0 {
+		t.Errorf("less EB state: lower %v, want 0 (the untested side)", st.Lower)
+	}
+	if r := bet.Result(); !(r.Far < 0.2) {
+		t.Errorf("greater betting: far bound %v after 200 observations of 0", r.Far)
+	}
+	if r := eb.Result(); !(r.Far > -0.2) {
+		t.Errorf("less EB: far bound %v after 200 observations of 0", r.Far)
+	}
+}
+
+// A one-sided sequence gives up wrongly (Futile while the effect is at
+// least minEffect) in at most α of experiments, read after every
+// observation; with no effect it gives up in nearly all of them. Paired
+// differences in {−1, 0, +1} with mean exactly minEffect, the hardest
+// case; fixed seeds.
+func TestOneSidedFutilityErrorRate(t *testing.T) {
+	const runs, obs, minEffect = 400, 300, 0.25
+	sim := func(name string, pUp, pDown float64, start func() (interface {
+		Observe(float64) (ConfidenceSequence, error)
+	}, error)) float64 {
+		rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+		futile := 0
+		for i := 0; i < runs; i++ {
+			seq, err := start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := 0; j < obs; j++ {
+				u, d := rng.Float64(), 0.0
+				switch {
+				case u < pUp:
+					d = 1
+				case u < pUp+pDown:
+					d = -1
+				}
+				cs, err := seq.Observe(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stop := cs.Decide(minEffect); stop == Futile {
+					futile++
+					break
+				} else if stop == Crossed {
+					break
+				}
+			}
+		}
+		return float64(futile) / runs
+	}
+	opts := CSOptions{Min: -1, Max: 1, Alternative: Greater, Grid: 200}
+	starts := map[string]func() (interface {
+		Observe(float64) (ConfidenceSequence, error)
+	}, error){
+		"betting": func() (interface {
+			Observe(float64) (ConfidenceSequence, error)
+		}, error) {
+			return NewBettingSequence(opts)
+		},
+		"eb": func() (interface {
+			Observe(float64) (ConfidenceSequence, error)
+		}, error) {
+			return NewEBSequence(opts)
+		},
+	}
+	limit := 0.05 + 3*math.Sqrt(0.05*0.95/runs)
+	for name, start := range starts {
+		// Effect exactly minEffect: P(+1) − P(−1) = 0.25.
+		if rate := sim(name+"-edge", 0.35, 0.10, start); rate > limit {
+			t.Errorf("%s: futile in %.3f of experiments with an effect of %v, want at most α = 0.05 (+ 3 SE)", name, rate, minEffect)
+		}
+		// No effect: futility should nearly always be reached.
+		if rate := sim(name+"-null", 0.2, 0.2, start); rate < 0.9 {
+			t.Errorf("%s: futile in only %.3f of experiments with no effect within %d observations", name, rate, obs)
 		}
 	}
 }
