@@ -160,7 +160,9 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 }
 
 // writeSuite writes a completed suite of runs under root and returns its directory.
-func writeSuite(t testing.TB, root string, start time.Time, runs []fixtureRun) string {
+// Its repetitions are the highest repetition of runs; edit, when given,
+// changes the manifest before it is written.
+func writeSuite(t testing.TB, root string, start time.Time, runs []fixtureRun, edit ...func(*record.SuiteManifest)) string {
 	t.Helper()
 	dir, err := record.ReserveSuiteDir(root, start)
 	if err != nil {
@@ -180,7 +182,11 @@ func writeSuite(t testing.TB, root string, start time.Time, runs []fixtureRun) s
 			man.Status = record.SuiteFailed
 		}
 		man.Items = append(man.Items, it)
+		man.Repetitions = max(man.Repetitions, fr.rep)
 		b.Add(i, it, m, g)
+	}
+	for _, e := range edit {
+		e(man)
 	}
 	w := record.Writer{}
 	if err := w.WriteJSON(filepath.Join(dir, record.SuiteFile), man); err != nil {
@@ -221,6 +227,8 @@ func pairSuites(t testing.TB, root string, cases, reps int, failB map[int]bool) 
 		return out
 	}
 	a := writeSuite(t, root, t0, mk("A", nil))
-	b := writeSuite(t, root, t0.Add(time.Hour), mk("B", failB))
+	b := writeSuite(t, root, t0.Add(time.Hour), mk("B", failB), func(m *record.SuiteManifest) {
+		m.Label, m.GitBranch = "nightly-b", "feature/<b>x</b>" // a branch name may hold markup
+	})
 	return a, b
 }

@@ -216,6 +216,7 @@ type indexPage struct {
 
 type indexSuite struct {
 	Rel, Href, Status              string
+	Label, GitBranch               string
 	Runs, Passed, Failed, Ungraded int
 }
 
@@ -256,6 +257,7 @@ func (s *server) index(w http.ResponseWriter, r *http.Request) {
 			is.Status = "unreadable: " + err.Error()
 		} else {
 			is.Status, is.Runs = string(st.Manifest.Status), len(st.Manifest.Items)
+			is.Label, is.GitBranch = st.Manifest.Label, st.Manifest.GitBranch
 			if st.Summary != nil {
 				is.Passed, is.Failed, is.Ungraded = st.Summary.Totals.Passed, st.Summary.Totals.Failed, st.Summary.Totals.Ungraded
 			}

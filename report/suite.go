@@ -18,7 +18,14 @@ type SuitePage struct {
 	SuiteID   string
 	Status    string
 	StartedAt string
-	Totals    []Fact
+	// Label and GitBranch are the suite's label and the git branch it ran
+	// on, as its manifest records them ("" when none).
+	Label, GitBranch string
+	Totals           []Fact
+	// PassK is pass@k and pass^k over the cases, k the suite's
+	// repetitions, with the estimators' method; nil with fewer than two
+	// repetitions.
+	PassK *record.PassK
 	// PassRate is the share of runs that passed; PassRateInterval its
 	// confidence interval over the cases (clusters when declared).
 	PassRate         string
@@ -118,7 +125,8 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	m := s.Manifest
-	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.LiveStatus()), StartedAt: stamp(m.StartedAt), RowLimit: o.MaxRows}
+	p := &SuitePage{Dir: dir, SuiteID: m.SuiteID, Status: string(m.LiveStatus()), StartedAt: stamp(m.StartedAt), RowLimit: o.MaxRows,
+		Label: m.Label, GitBranch: m.GitBranch, PassK: record.SuitePassK(m.Items, m.Repetitions)}
 	samples := map[int]*record.Sample{}
 	if s.Summary != nil {
 		for i := range s.Summary.Samples {
