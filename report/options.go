@@ -29,6 +29,10 @@ type Options struct {
 	// case that changed) a static comparison page embeds; default 20, the
 	// surest changes first. A served comparison links every case's.
 	MaxPairs int
+	// Labels, when set, shows on each run page the labels of its run
+	// beside the grading (each label's verdicts, annotator and feedback,
+	// disagreements highlighted).
+	Labels *LabelSet
 	// Ledgers, when set, lets Handler list and show experiments. Package
 	// report does not read ledgers itself: package experiment, which drives
 	// the orchestrator, sits above it in the import graph.

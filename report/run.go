@@ -39,6 +39,11 @@ type RunPage struct {
 	TimelineNote string
 	Assertions   []AssertionRow
 	GradingNote  string
+	// Labels are people's labels of the run (Options.Labels), shown
+	// beside the grading; LabelsFrom is the dataset's path and
+	// LabelsMethod how they are compared.
+	Labels                   []RunLabel
+	LabelsFrom, LabelsMethod string
 	Artifacts    []ArtifactRow
 	ArtifactNote string
 	Provenance   []Fact
@@ -76,6 +81,8 @@ type AssertionRow struct {
 	Comment        string
 	Error          string
 	Evidence       string // the detail as indented JSON
+	// Labels are the verdicts of the run's labels on the assertion.
+	Labels []AssertionLabelCell
 }
 
 // ArtifactRow is one artifact with a preview of its text.
@@ -115,6 +122,7 @@ func runPage(r *record.Run, o Options, maxEvents int) *RunPage {
 	p.Provenance = provenanceFacts(m, r.Case)
 	p.Timeline, p.TimelineNote = timeline(r.Events, m.StartedAt, o, maxEvents)
 	p.Assertions, p.GradingNote = assertionRows(r.Grading, o)
+	addLabels(p, r, o.Labels, o)
 	p.Artifacts, p.ArtifactNote = artifactRows(r, o)
 	return p
 }
