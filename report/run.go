@@ -44,10 +44,10 @@ type RunPage struct {
 	// LabelsMethod how they are compared.
 	Labels                   []RunLabel
 	LabelsFrom, LabelsMethod string
-	Artifacts    []ArtifactRow
-	ArtifactNote string
-	Provenance   []Fact
-	Stderr       string
+	Artifacts                []ArtifactRow
+	ArtifactNote             string
+	Provenance               []Fact
+	Stderr                   string
 }
 
 // Fact is a labelled value.
