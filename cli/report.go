@@ -40,7 +40,9 @@ cases and the paired views (two runs side by side: assertions,
 trajectories aligned by step, workspace diff) of up to 20 changed cases. Of an
 experiment's ledger: its decision, gates, and a forest plot of each
 candidate's effects against the baseline per profile and split, and the
-spend against the budget. The exit status is 0 once the page is written,
+spend against the budget. With -labels DATASET (lux annotate writes it), the
+details of each run show that run's labels beside its grading, each
+disagreement marked. The exit status is 0 once the page is written,
 whatever it shows.`,
 		setup: reportFlags,
 	}
@@ -52,6 +54,7 @@ func reportFlags(fs *flag.FlagSet) action {
 	force := fs.Bool("force", false, "with -out or -html, replace an existing file")
 	htmlOut := fs.String("html", "", "write a self-contained HTML page to this file")
 	runs := fs.Int("runs", 0, "with -html, how many runs' details a suite page embeds (default 50)")
+	labelsPath := fs.String("labels", "", "with -html, show on each run's details the labels of this dataset (lux annotate writes it) beside the grading")
 	options := comparisonFlags(fs)
 	var root string
 	runsRootFlag(fs, &root)
@@ -65,7 +68,15 @@ func reportFlags(fs *flag.FlagSet) action {
 				e.errorf("report: %v", err)
 				return ExitUsage
 			}
-			return htmlReport(ctx, e, *htmlOut, *force, report.Options{MaxEmbeddedRuns: *runs}, options, args)
+			set, err := loadLabels(*labelsPath)
+			if err != nil {
+				e.errorf("report: %v", err)
+				return ExitUsage
+			}
+			return htmlReport(ctx, e, *htmlOut, *force, report.Options{MaxEmbeddedRuns: *runs, Labels: set}, options, args)
+		}
+		if *labelsPath != "" {
+			return e.usageError("report", "-labels goes with -html")
 		}
 		if len(args) != 1 {
 			return e.usageError("report", "give one experiment directory, got %d arguments", len(args))
@@ -97,6 +108,15 @@ func reportFlags(fs *flag.FlagSet) action {
 		}
 		return writeOut(e, *out, rep.Dir, buf.Bytes(), *force)
 	}
+}
+
+// loadLabels reads the label dataset at path for report.Options.Labels;
+// nil without a path.
+func loadLabels(path string) (*report.LabelSet, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return report.LoadLabels(path)
 }
 
 // htmlReport writes the HTML page of a suite, a run, a comparison of two

@@ -14,7 +14,7 @@ import (
 
 // serveRecords serves the records under root on addr, a loopback address,
 // until ctx ends.
-func serveRecords(ctx context.Context, e *env, root, addr string) int {
+func serveRecords(ctx context.Context, e *env, root, addr string, labels *report.LabelSet) int {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return e.usageError("view", "-addr %q: %v (give host:port, such as 127.0.0.1:7878)", addr, err)
@@ -37,7 +37,7 @@ func serveRecords(ctx context.Context, e *env, root, addr string) int {
 			return experimentPage(rep), nil
 		},
 	}
-	srv := &http.Server{Handler: report.Handler(root, report.Options{Ledgers: ledgers}), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: report.Handler(root, report.Options{Ledgers: ledgers, Labels: labels}), ReadHeaderTimeout: 10 * time.Second,
 		// Requests end with the command: a live page's pending question
 		// (report's /changes waits up to 25 s) does not hold up the stop.
 		BaseContext: func(net.Listener) context.Context { return ctx }}

@@ -34,7 +34,8 @@ With -serve, serve the records under -runs-root as HTML pages on -addr (a
 loopback address only) until interrupted: an index of suites and runs, each
 suite with its case table, each run with its whole trajectory (read when its
 page is opened), each experiment, the comparison of any two suites, and
-two runs of a case side by side.`,
+two runs of a case side by side. -labels DATASET shows on each run's page
+the labels of its run beside the grading, disagreements marked.`,
 		setup: viewFlags,
 	}
 }
@@ -47,6 +48,7 @@ func viewFlags(fs *flag.FlagSet) action {
 	verbose := fs.Bool("v", false, "also show the harness's lifecycle events")
 	asJSON := jsonFlag(fs, "the listing (lux.records/v1), suite (lux.suite/v1) or run (lux.run-record/v1)")
 	serve := fs.Bool("serve", false, "serve the records as HTML pages on -addr until interrupted")
+	labelsPath := fs.String("labels", "", "with -serve, show on each run's page the labels of this dataset (lux annotate writes it; read when the server starts) beside the grading")
 	addr := fs.String("addr", "127.0.0.1:7878", "the loopback address and port -serve listens on (port 0: any free port)")
 	return func(ctx context.Context, e *env, args []string) int {
 		root = projectRunsRoot(e, fs, root)
@@ -54,7 +56,15 @@ func viewFlags(fs *flag.FlagSet) action {
 			if len(args) > 0 {
 				return e.usageError("view", "-serve serves the whole -runs-root; give no directory")
 			}
-			return serveRecords(ctx, e, root, *addr)
+			set, err := loadLabels(*labelsPath)
+			if err != nil {
+				e.errorf("view: %v", err)
+				return ExitUsage
+			}
+			return serveRecords(ctx, e, root, *addr, set)
+		}
+		if *labelsPath != "" {
+			return e.usageError("view", "-labels goes with -serve")
 		}
 		return view(e, viewOptions{root: root, limit: *limit, events: *events, verbose: *verbose, json: *asJSON}, args)
 	}
