@@ -120,10 +120,12 @@ type runFlags struct {
 	project     projectFlags
 	label       string
 	limits      limitFlags
+	confirm     confirmFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	f.cases.register(fs)
+	f.confirm.register(fs)
 	runsRootFlag(fs, &f.runsRoot)
 	fs.IntVar(&f.concurrency, "j", 1, "how many runs proceed at once")
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
@@ -237,6 +239,10 @@ interrupted; -resume finishes an interrupted suite.`,
 }
 
 func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
+	if err := f.confirm.check(f); err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
 	var resumed *record.Suite
 	if f.resume != "" {
 		dir, err := record.ResolveSuite(f.runsRoot, f.resume)
@@ -290,6 +296,9 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		return code
 	}
 	noteDrivers(e, o, cases)
+	if f.confirm.confirm {
+		return runConfirm(ctx, e, f, opts, o, cases)
+	}
 	var res *orchestrator.SuiteResult
 	var err error
 	if resumed != nil {
