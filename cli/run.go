@@ -229,7 +229,10 @@ stderr; the results table (or -json) to stdout: each run's verdict (pass,
 FAIL, ERROR when the harness could not grade it, cancelled, not run), its
 failed assertions, duration, agent tokens and directory. The pass rate is
 over graded runs only. Exit status 1 when a run did not pass, 130 when
-interrupted; -resume finishes an interrupted suite.`,
+interrupted; -resume finishes an interrupted suite. -baseline SUITE -confirm
+runs each case once and adds runs only where a case disagrees with the
+baseline, until a sequential test decides it regressed, held or improved
+(exit status 1 on a regression, or one undecided at -confirm-max).`,
 		setup: func(fs *flag.FlagSet) action {
 			var f runFlags
 			f.register(fs)

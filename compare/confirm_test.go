@@ -120,3 +120,26 @@ func TestNewConfirmTestRejectsBadInput(t *testing.T) {
 		require.Error(t, err, "%+v", tc)
 	}
 }
+
+// The cost table of the README: failures in a row it takes to confirm a
+// regression against an all-pass baseline, by its size and the number of
+// cases confirmed at once (α = 0.05).
+func TestConfirmCostTable(t *testing.T) {
+	for _, tc := range []struct{ baseline, m, want int }{
+		{1, 1, 212}, {1, 3, 799}, {3, 1, 16}, {3, 3, 30}, {3, 10, 55},
+		{5, 1, 8}, {5, 3, 14}, {5, 10, 23}, {10, 1, 5}, {10, 3, 7}, {10, 10, 10},
+	} {
+		ct, err := compare.NewConfirmTest(compare.Regression, 0, tc.baseline, tc.m, 0.05, 1000)
+		require.NoError(t, err)
+		for ct.Decision() == compare.ConfirmContinue {
+			ct.Observe(false)
+		}
+		require.Equal(t, compare.ConfirmRegressed, ct.Decision(), "%+v", tc)
+		require.Equal(t, tc.want, ct.Runs, "%+v", tc)
+	}
+	ct, _ := compare.NewConfirmTest(compare.Regression, 0, 1, 10, 0.05, 1000)
+	for ct.Decision() == compare.ConfirmContinue {
+		ct.Observe(false)
+	}
+	require.Equal(t, compare.ConfirmUndecided, ct.Decision())
+}
