@@ -160,6 +160,12 @@ func runConfirm(ctx context.Context, e *env, f *runFlags, opts orchestrator.Opti
 		rep.Suite.writeText(e.stdout)
 		rep.writeText(e.stdout)
 	}
+	if f.junit != "" {
+		if jerr := writeJUnit(f.junit, rep.Suite); jerr != nil {
+			e.errorf("-junit: %v", jerr)
+			return ExitUsage
+		}
+	}
 	if err != nil {
 		e.errorf("%v", err)
 		return ExitFailed

@@ -143,3 +143,22 @@ func TestConfirmCostTable(t *testing.T) {
 	}
 	require.Equal(t, compare.ConfirmUndecided, ct.Decision())
 }
+
+// The held decision's own error: with the new fail probability at the
+// bound, held is called in at most α/2 of the cases.
+func TestConfirmTestHeldNullRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const trials = 2000
+	wrong := 0
+	for range trials {
+		ct, err := compare.NewConfirmTest(compare.Regression, 1, 5, 1, 0.05, 200)
+		require.NoError(t, err)
+		for ct.Decision() == compare.ConfirmContinue {
+			ct.Observe(rng.Float64() >= ct.Bound)
+		}
+		if ct.Decision() == compare.ConfirmHeld {
+			wrong++
+		}
+	}
+	require.LessOrEqual(t, float64(wrong)/trials, 0.025, "%d of %d", wrong, trials)
+}
