@@ -120,10 +120,12 @@ type runFlags struct {
 	project     projectFlags
 	label       string
 	limits      limitFlags
+	confirm     confirmFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	f.cases.register(fs)
+	f.confirm.register(fs)
 	runsRootFlag(fs, &f.runsRoot)
 	fs.IntVar(&f.concurrency, "j", 1, "how many runs proceed at once")
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
@@ -227,7 +229,10 @@ stderr; the results table (or -json) to stdout: each run's verdict (pass,
 FAIL, ERROR when the harness could not grade it, cancelled, not run), its
 failed assertions, duration, agent tokens and directory. The pass rate is
 over graded runs only. Exit status 1 when a run did not pass, 130 when
-interrupted; -resume finishes an interrupted suite.`,
+interrupted; -resume finishes an interrupted suite. -baseline SUITE -confirm
+runs each case once and adds runs only where a case disagrees with the
+baseline, until a sequential test decides it regressed, held or improved
+(exit status 1 on a regression, or one undecided at -confirm-max).`,
 		setup: func(fs *flag.FlagSet) action {
 			var f runFlags
 			f.register(fs)
@@ -237,6 +242,10 @@ interrupted; -resume finishes an interrupted suite.`,
 }
 
 func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
+	if err := f.confirm.check(f); err != nil {
+		e.errorf("%v", err)
+		return ExitUsage
+	}
 	var resumed *record.Suite
 	if f.resume != "" {
 		dir, err := record.ResolveSuite(f.runsRoot, f.resume)
@@ -290,6 +299,9 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		return code
 	}
 	noteDrivers(e, o, cases)
+	if f.confirm.confirm {
+		return runConfirm(ctx, e, f, opts, o, cases)
+	}
 	var res *orchestrator.SuiteResult
 	var err error
 	if resumed != nil {
