@@ -54,17 +54,28 @@ func (c *cgroup) populated() bool {
 	if err != nil {
 		return false
 	}
-	return bytes.Contains(data, []byte("populated 1"))
+	return isPopulated(data)
 }
 
+func isPopulated(events []byte) bool { return bytes.Contains(events, []byte("populated 1")) }
+
+// drain kills the cgroup until it is empty. A group whose leader left
+// nothing behind (the usual case) costs one read of cgroup.events; only a
+// cgroup still populated is watched.
 func (c *cgroup) drain(ctx context.Context) error {
+	if !c.populated() {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, KillTimeout)
 	defer cancel()
-	w := watchFile(filepath.Join(c.dir, "cgroup.events"))
+	w, err := watchEvents(filepath.Join(c.dir, "cgroup.events"))
+	if err != nil {
+		return fmt.Errorf("proc: watch cgroup %s: %w", c.dir, err)
+	}
 	defer w.close()
 	for {
 		c.signal(syscall.SIGKILL)
-		if !c.populated() {
+		if !w.populated() {
 			return nil
 		}
 		if err := w.wait(ctx); err != nil {
@@ -75,47 +86,72 @@ func (c *cgroup) drain(ctx context.Context) error {
 
 func (c *cgroup) release() { c.once.Do(func() { _ = os.Remove(c.dir) }) }
 
-// fileWatch wakes on each change of a file (inotify), or every few
-// milliseconds where inotify is not available.
-type fileWatch struct{ f *os.File }
+// eventsRecheck is how often a watch reads cgroup.events again with no
+// wake-up, a safety net should one be lost; a variable for tests.
+var eventsRecheck = time.Second
 
-func watchFile(path string) *fileWatch {
-	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
-	if err != nil {
-		return &fileWatch{}
-	}
-	if _, err := syscall.InotifyAddWatch(fd, path, syscall.IN_MODIFY); err != nil {
-		_ = syscall.Close(fd)
-		return &fileWatch{}
-	}
-	return &fileWatch{f: os.NewFile(uintptr(fd), "inotify")}
+// eventsWatch wakes on each change of an open cgroup.events. The kernel
+// wakes every poller of the open file when its values change, and the
+// runtime's poller (epoll) reports that wake-up as readiness, so a waiter
+// sleeps until the cgroup changes. (An inotify watch does the same, but
+// closing an inotify instance waits for an RCU grace period: several
+// milliseconds for every run.)
+type eventsWatch struct {
+	f   *os.File
+	raw syscall.RawConn
+	buf [256]byte
 }
 
-func (w *fileWatch) wait(ctx context.Context) error {
-	if w.f == nil {
-		return pause(ctx, 5*time.Millisecond)
+func watchEvents(path string) (*eventsWatch, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
 	}
-	// A change is noticed at once; the file is looked at again every 50ms
-	// all the same, should a notification be lost.
-	_ = w.f.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	// A non-blocking descriptor joins the runtime's poller.
+	f := os.NewFile(uintptr(fd), path)
+	raw, err := f.SyscallConn()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return &eventsWatch{f: f, raw: raw}, nil
+}
+
+// populated reads the file again from its start; one that cannot be read
+// (the cgroup is gone) is empty.
+func (w *eventsWatch) populated() bool {
+	n, err := w.f.ReadAt(w.buf[:], 0)
+	if n == 0 && err != nil {
+		return false
+	}
+	return isPopulated(w.buf[:n])
+}
+
+// wait returns after the next wake-up of the file (the first may be the
+// readiness it had when it joined the poller), after eventsRecheck, or
+// with ctx's error once ctx ends.
+func (w *eventsWatch) wait(ctx context.Context) error {
+	_ = w.f.SetReadDeadline(time.Now().Add(eventsRecheck))
 	stop := context.AfterFunc(ctx, func() { _ = w.f.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
-	var buf [4096]byte
-	_, err := w.f.Read(buf[:])
+	waited := false
+	// Read calls the function again each time the file turns ready.
+	err := w.raw.Read(func(uintptr) bool {
+		done := waited
+		waited = true
+		return done
+	})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// Not pollable here: look again after a pause.
 		return pause(ctx, 5*time.Millisecond)
 	}
 	return nil
 }
 
-func (w *fileWatch) close() {
-	if w.f != nil {
-		_ = w.f.Close()
-	}
-}
+func (w *eventsWatch) close() { _ = w.f.Close() }
 
 // pause waits d or until ctx ends.
 func pause(ctx context.Context, d time.Duration) error {
