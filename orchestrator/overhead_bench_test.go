@@ -54,7 +54,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 			cases := make([]*lux.Case, b.N)
 			for i := range cases {
 				cases[i] = &lux.Case{ID: "c" + strconv.Itoa(i), Prompt: "write hello.txt",
-					Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", trivialAgent}}},
+					Driver:     &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", trivialAgent}}},
 					Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello\n"}}}}
 			}
 			resetPeakRSS()
@@ -145,4 +145,3 @@ func peakRSS() int64 {
 	}
 	return 0
 }
-
