@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -20,7 +21,7 @@ const chunk = 1 << 20
 // error), and giving up with ctx's error once ctx ends.
 func Reader(ctx context.Context, r io.Reader, limit int64) (int64, string, error) {
 	h := sha256.New()
-	buf := make([]byte, chunk)
+	buf := buffer(r, limit)
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -43,6 +44,27 @@ func Reader(ctx context.Context, r io.Reader, limit int64) (int64, string, error
 			return n, "", err
 		}
 	}
+}
+
+// buffer is a read buffer for r: a chunk, or less when r says it holds
+// less (a regular file's size, a reader's Len) or limit allows less. Every
+// run hashes its artifacts, most of them small, and a chunk for each was
+// most of what a run allocated. A reader holding more than it said is
+// still read whole, in more reads.
+func buffer(r io.Reader, limit int64) []byte {
+	n := int64(chunk)
+	if limit > 0 {
+		n = min(n, limit+1)
+	}
+	switch s := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
+			n = min(n, fi.Size()+1)
+		}
+	case interface{ Len() int }:
+		n = min(n, int64(s.Len())+1)
+	}
+	return make([]byte, max(n, 512))
 }
 
 // File is Reader over the file at path.
