@@ -11,7 +11,9 @@
 // once with its field path. Nothing is recorded for a case refused this
 // way. Then it reserves a run directory, stages a fresh workspace with the
 // fixtures (hashing them) outside the record, under <root>/.live, with a
-// scratch directory for the agent (StartInfo.RunDir, LUX_RUN_DIR), prepares
+// scratch directory for the agent (StartInfo.RunDir, LUX_RUN_DIR; in a
+// suite each worker empties and reuses its directory for its next run),
+// prepares
 // the answerer, starts the driver, and
 // reads the agent's events: each interrupt is recorded, answered by the
 // answerer, the answer recorded and delivered to the driver before the

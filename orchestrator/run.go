@@ -89,6 +89,7 @@ func finishedVerdict(res *RunResult, err error) record.Verdict {
 type runInfo struct {
 	suiteID    string
 	repetition int
+	slot       *liveSlot // the worker's live directory; nil: one of the run's own
 }
 
 // runState is one run in progress.
@@ -99,6 +100,7 @@ type runState struct {
 	workspace string // the agent's workspace: under live while it runs, then <dir>/artifacts
 	live      string // what the agent is given while it runs, outside the record
 	scratch   string // the agent's scratch directory (LUX_RUN_DIR), under live
+	slot      *liveSlot
 	meta      *lux.RunMetadata
 	log       *record.EventLog
 	stderr    *record.StderrLog
@@ -128,7 +130,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 		runID = filepath.ToSlash(rel)
 	}
 	r := &runState{
-		o: o, p: p, dir: dir,
+		o: o, p: p, dir: dir, slot: info.slot,
 		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{}, budget: o.newRunBudget(p),
 		meta: &lux.RunMetadata{
 			SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
@@ -192,17 +194,15 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	// record is, and its workspace joins the record once it is stopped.
 	// The key exists before the run's record does (see record.VerifySeal).
 	_, _ = r.o.sealKey()
-	if r.live, err = record.ReserveLiveDir(r.o.opts.RunsRoot); err != nil {
+	if r.live, err = r.slot.take(r.o.opts.RunsRoot); err != nil {
 		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
 		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
 		return nil, nil
 	}
-	r.workspace, r.scratch = filepath.Join(r.live, "workspace"), filepath.Join(r.live, "scratch")
-	for _, d := range []string{r.workspace, r.scratch, filepath.Join(r.live, "driver")} {
-		if err := os.Mkdir(d, record.DirPerm); err != nil {
-			r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
-			return nil, nil
-		}
+	r.workspace, r.scratch = filepath.Join(r.live, workspaceName), filepath.Join(r.live, scratchName)
+	if err := os.Mkdir(r.workspace, record.DirPerm); err != nil {
+		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
+		return nil, nil
 	}
 	if r.p.fixturesDir != "" {
 		h, err := stageFixtures(r.p.fixturesDir, r.workspace)
@@ -246,7 +246,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(ctx, lux.StartInfo{
 			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.scratch, Workspace: r.workspace, Stderr: r.stderr,
-			CaseDir: r.p.caseDir, TempDir: filepath.Join(r.live, "driver"),
+			CaseDir: r.p.caseDir, TempDir: filepath.Join(r.live, driverTempName),
 		})
 		return err
 	})

@@ -200,10 +200,11 @@ func (r *runState) keepWorkspace() {
 	r.workspace = kept
 }
 
-// removeLive removes what the agent was given outside the record.
+// removeLive removes what the agent was given outside the record, or
+// empties it for the worker's next run.
 func (r *runState) removeLive() {
 	if r.live != "" {
-		_ = os.RemoveAll(r.live)
+		r.slot.give(r.live)
 	}
 }
 

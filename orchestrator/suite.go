@@ -135,6 +135,8 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 	finished := 0
 	for range max(1, m.Concurrency) {
 		wg.Go(func() {
+			slot := &liveSlot{}
+			defer slot.release()
 			for j := range next {
 				if ctx.Err() != nil || budget.hold() {
 					continue // cancelled (or over budget) while dispatched: never started, marked skipped below
@@ -142,7 +144,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 				i := j.item
 				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
-				res, err := o.attempt(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep})
+				res, err := o.attempt(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot})
 				budget.add(res)
 				item := completedItem(dir, res, err)
 				w.update(func(m *record.SuiteManifest) {

@@ -1,0 +1,108 @@
+package orchestrator
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/luxeval/lux/record"
+)
+
+// liveSlot is the directory under <root>/.live that one worker of a suite
+// gives the agents of its runs, one run after the other: the workspace
+// (made for each run, and moved into its record), the scratch directory
+// and the driver's directory (StartInfo.TempDir). Between two runs the
+// slot is emptied, so each run finds what fresh directories would hold,
+// without the cost of making and removing three directories per run
+// (removing a directory waits for the disk on a journaling file system).
+// A nil slot is a run of its own: its directory is made for it and
+// removed after it.
+type liveSlot struct{ dir string }
+
+const (
+	workspaceName  = "workspace"
+	scratchName    = "scratch"
+	driverTempName = "driver"
+)
+
+// keptDirs are the directories of a live directory that a slot keeps,
+// emptied, from one run to the next.
+var keptDirs = []string{scratchName, driverTempName}
+
+// take returns the live directory for a run, holding the keptDirs, empty,
+// and no workspace yet.
+func (s *liveSlot) take(root string) (string, error) {
+	if s != nil && s.dir != "" {
+		dir := s.dir
+		s.dir = ""
+		return dir, nil
+	}
+	dir, err := record.ReserveLiveDir(root)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range keptDirs {
+		if err := os.Mkdir(filepath.Join(dir, d), record.DirPerm); err != nil {
+			_ = os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// give takes back the live directory of a finished run, whose workspace
+// has been moved into its record: it is emptied for the slot's next run,
+// or removed when there is none or it cannot be emptied.
+func (s *liveSlot) give(dir string) {
+	if s == nil || !empty(dir) {
+		_ = os.RemoveAll(dir)
+		return
+	}
+	s.dir = dir
+}
+
+// release removes the slot's directory once its worker is done.
+func (s *liveSlot) release() {
+	if s.dir != "" {
+		_ = os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+// empty removes from a run's live directory everything but the keptDirs,
+// which it empties, and reports whether that is what it holds.
+func empty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	found := 0
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if slices.Contains(keptDirs, e.Name()) && e.IsDir() {
+			found++
+			if !emptyDir(p) {
+				return false
+			}
+			continue
+		}
+		if os.RemoveAll(p) != nil {
+			return false
+		}
+	}
+	return found == len(keptDirs)
+}
+
+// emptyDir removes everything in dir, which stays.
+func emptyDir(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if os.RemoveAll(filepath.Join(dir, e.Name())) != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,83 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
+)
+
+// Every run of a suite finds its scratch directory, workspace and driver
+// directory empty,
+// whatever the runs before it left there (in them, and beside them in the
+// directory that holds them), and nothing is left under .live once the
+// suite has ended.
+func TestSuiteRunsStartClean(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		if !a.ready(ctx) {
+			return nil
+		}
+		for _, dir := range []string{a.info.RunDir, a.info.Workspace, a.info.TempDir} {
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				mu.Lock()
+				seen = append(seen, filepath.Join(filepath.Base(dir), e.Name()))
+				mu.Unlock()
+			}
+		}
+		// Leave things behind: in the scratch directory, a file and a
+		// read-only directory with a file in it; beside it, a file.
+		leftovers := filepath.Join(a.info.RunDir, "left", "deep")
+		if err := os.MkdirAll(leftovers, 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(leftovers, "f"), []byte("x"), 0o600); err != nil {
+			return err
+		}
+		if err := os.Chmod(leftovers, 0o500); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(a.info.RunDir, "note"), []byte("x"), 0o600); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(a.info.TempDir, "prompt"), []byte("x"), 0o600); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(filepath.Dir(a.info.RunDir), "beside"), []byte("x"), 0o600); err != nil {
+			return err
+		}
+		if err := a.write("hello.txt", "hello"); err != nil {
+			return err
+		}
+		a.done(ctx, nil)
+		return nil
+	})
+	root := t.TempDir()
+	for _, conc := range []int{1, 2} {
+		t.Run(fmt.Sprintf("j%d", conc), func(t *testing.T) {
+			seen = nil
+			o := New(testRegistry(t), Options{RunsRoot: root, Concurrency: conc, Repetitions: 5})
+			res, err := o.RunSuite(context.Background(), []*lux.Case{{ID: "leaver", Prompt: "p", Driver: driverRef(scen),
+				Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}})
+			require.NoError(t, err)
+			assert.Equal(t, 5, res.Summary.Totals.Passed)
+			assert.Empty(t, seen, "what earlier runs left, seen by a later run")
+			entries, err := os.ReadDir(filepath.Join(root, record.LiveDir))
+			require.NoError(t, err)
+			assert.Empty(t, entries, "left under .live after the suite")
+		})
+	}
+}
