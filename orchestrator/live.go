@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/luxeval/lux/record"
 )
@@ -54,7 +55,7 @@ func (s *liveSlot) take(root string) (string, error) {
 // has been moved into its record: it is emptied for the slot's next run,
 // or removed when there is none or it cannot be emptied.
 func (s *liveSlot) give(dir string) {
-	if s == nil || !empty(dir) {
+	if s == nil || !empty(dir) || !ownedHere(dir) {
 		_ = os.RemoveAll(dir)
 		return
 	}
@@ -69,8 +70,20 @@ func (s *liveSlot) release() {
 	}
 }
 
+// owner is this process as the owner of its live directories.
+var owner = sync.OnceValue(record.CurrentOwner)
+
+// ownedHere reports whether a live directory still names this process as
+// its owner (record.LiveOwnerFile), so that resuming a suite after this
+// process is gone removes it.
+func ownedHere(dir string) bool {
+	var o record.Owner
+	return record.ReadJSON(filepath.Join(dir, record.LiveOwnerFile), &o) == nil && o == *owner()
+}
+
 // empty removes from a run's live directory everything but the keptDirs,
-// which it empties, and reports whether that is what it holds.
+// which it empties, and its owner file, and reports whether that is what
+// it holds.
 func empty(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -84,6 +97,9 @@ func empty(dir string) bool {
 			if !emptyDir(p) {
 				return false
 			}
+			continue
+		}
+		if e.Name() == record.LiveOwnerFile && e.Type().IsRegular() {
 			continue
 		}
 		if os.RemoveAll(p) != nil {

@@ -121,13 +121,8 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	default:
 		dir = filepath.Join(info.Workspace, c.Cwd)
 	}
-	promptDir, err := os.MkdirTemp(info.TempDir, "lux-prompt-")
+	promptFile, removePrompt, err := writePrompt(info)
 	if err != nil {
-		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
-	}
-	promptFile := filepath.Join(promptDir, "prompt.txt")
-	if err := os.WriteFile(promptFile, []byte(info.Prompt), 0o600); err != nil {
-		_ = os.RemoveAll(promptDir)
 		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
 	}
 	proto := &driver.LuxJSONL{}
@@ -147,7 +142,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		MaxLineBytes:     c.MaxLineBytes,
 		MaxArtifactFiles: c.MaxArtifactFiles,
 	}
-	opts.OnClose = func() { _ = os.RemoveAll(promptDir) }
+	opts.OnClose = removePrompt
 	// An agent that exits without done or error: its ignored lines are
 	// recorded before the session's error says so.
 	opts.OnExit = func(driver.ExitStatus, string) *lux.Event { return proto.Diagnostic() }
@@ -156,10 +151,40 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	}
 	s, err := driver.StartSession(ctx, opts)
 	if err != nil {
-		_ = os.RemoveAll(promptDir)
+		removePrompt()
 		return nil, fmt.Errorf("subprocess: %w", err)
 	}
 	return s, nil
+}
+
+// PromptFileName is the name of the prompt file (LUX_PROMPT_FILE) in the
+// driver's directory (StartInfo.TempDir).
+const PromptFileName = "prompt.txt"
+
+// writePrompt writes the prompt file of a run and returns it with what
+// removes it. It is written in the driver's directory, which is empty at
+// the start and which the harness empties or removes after the run;
+// without one, in a directory of its own made for it under the system's
+// temporary directory.
+func writePrompt(info lux.StartInfo) (string, func(), error) {
+	if info.TempDir != "" {
+		path := filepath.Join(info.TempDir, PromptFileName)
+		if err := os.WriteFile(path, []byte(info.Prompt), 0o600); err != nil {
+			return "", nil, err
+		}
+		return path, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "lux-prompt-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove := func() { _ = os.RemoveAll(dir) }
+	path := filepath.Join(dir, PromptFileName)
+	if err := os.WriteFile(path, []byte(info.Prompt), 0o600); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return path, remove, nil
 }
 
 // environ is the agent's environment for one run.

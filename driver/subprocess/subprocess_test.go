@@ -438,3 +438,28 @@ func offProtocol(dropped int, first ...string) lux.Event {
 	b, _ := json.Marshal(lux.OffProtocol{Dropped: dropped, First: first})
 	return lux.Event{Type: lux.EventProgress, Progress: &lux.Progress{ID: "off-protocol", Kind: lux.KindOffProtocol, Payload: b}}
 }
+
+// The prompt file is written straight into the driver's directory
+// (StartInfo.TempDir), which the harness empties or removes after the run,
+// rather than in a directory of its own made and removed for each run.
+func TestPromptFileIsInTheDriversDirectory(t *testing.T) {
+	raw, err := json.Marshal(map[string]any{"command": fakeAgent, "args": []string{"env"}})
+	require.NoError(t, err)
+	dc, err := subprocess.Plugin().Parse(raw)
+	require.NoError(t, err)
+	temp := t.TempDir()
+	s, err := dc.Start(context.Background(), lux.StartInfo{
+		CaseID: "case-1", Prompt: "fix the bug", RunDir: t.TempDir(), Workspace: t.TempDir(), TempDir: temp, Stderr: &drivertest.Buffer{},
+	})
+	require.NoError(t, err)
+	_ = events(t, s, nil)
+	require.NoError(t, s.Close())
+	entries, err := os.ReadDir(temp)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "what the driver's directory holds")
+	assert.Equal(t, subprocess.PromptFileName, entries[0].Name())
+	assert.True(t, entries[0].Type().IsRegular(), "the prompt file is a file, straight in the driver's directory")
+	got, err := os.ReadFile(filepath.Join(temp, subprocess.PromptFileName))
+	require.NoError(t, err)
+	assert.Equal(t, "fix the bug", string(got))
+}
