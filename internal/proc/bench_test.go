@@ -37,3 +37,24 @@ func BenchmarkStopAfterExit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStopAgain measures Stop of a group already stopped: a driver
+// stops its agent once the run has its terminal event and again when the
+// run is collected.
+func BenchmarkStopAgain(b *testing.B) {
+	if proc.HostContainment() != proc.ContainCgroup {
+		b.Skip("this process cannot create a cgroup v2 here")
+	}
+	g, err := proc.Start(exec.Command("/bin/true"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.Stop(context.Background(), time.Second); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := g.Stop(context.Background(), time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -19,6 +20,10 @@ type cgroup struct {
 	dir  string
 	fd   int
 	once sync.Once
+	// emptied says the cgroup was found empty after the leader was
+	// reaped: nothing can enter it any more, so it is never read or
+	// signalled again.
+	emptied atomic.Bool
 }
 
 func (c *cgroup) started(int, <-chan struct{}) { _ = syscall.Close(c.fd) }
@@ -29,7 +34,7 @@ func (c *cgroup) failed() {
 }
 
 func (c *cgroup) pids() []int {
-	data, _ := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
+	data, _ := readControl(filepath.Join(c.dir, "cgroup.procs"))
 	var out []int
 	for f := range strings.FieldsSeq(string(data)) {
 		if pid, err := strconv.Atoi(f); err == nil {
@@ -40,7 +45,10 @@ func (c *cgroup) pids() []int {
 }
 
 func (c *cgroup) signal(sig syscall.Signal) {
-	if sig == syscall.SIGKILL && os.WriteFile(filepath.Join(c.dir, "cgroup.kill"), []byte("1"), 0) == nil {
+	if c.emptied.Load() {
+		return
+	}
+	if sig == syscall.SIGKILL && writeControl(filepath.Join(c.dir, "cgroup.kill"), "1") == nil {
 		return
 	}
 	for _, pid := range c.pids() {
@@ -50,11 +58,54 @@ func (c *cgroup) signal(sig syscall.Signal) {
 
 // populated reads cgroup.events; a cgroup that is gone is empty.
 func (c *cgroup) populated() bool {
-	data, err := os.ReadFile(filepath.Join(c.dir, "cgroup.events"))
+	data, err := readControl(filepath.Join(c.dir, "cgroup.events"))
 	if err != nil {
 		return false
 	}
 	return isPopulated(data)
+}
+
+// readControl reads a cgroup control file whole. Such files are read
+// and written with plain system calls: through an *os.File each would also
+// join and leave the runtime's poller, as they can be polled.
+func readControl(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 0, 512)
+	for {
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// writeControl writes s to a cgroup control file.
+func writeControl(path, s string) error {
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	for {
+		_, err = syscall.Write(fd, []byte(s))
+		if err != syscall.EINTR {
+			return err
+		}
+	}
 }
 
 func isPopulated(events []byte) bool { return bytes.Contains(events, []byte("populated 1")) }
@@ -63,7 +114,11 @@ func isPopulated(events []byte) bool { return bytes.Contains(events, []byte("pop
 // nothing behind (the usual case) costs one read of cgroup.events; only a
 // cgroup still populated is watched.
 func (c *cgroup) drain(ctx context.Context) error {
+	if c.emptied.Load() {
+		return nil
+	}
 	if !c.populated() {
+		c.emptied.Store(true)
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, KillTimeout)
@@ -76,6 +131,7 @@ func (c *cgroup) drain(ctx context.Context) error {
 	for {
 		c.signal(syscall.SIGKILL)
 		if !w.populated() {
+			c.emptied.Store(true)
 			return nil
 		}
 		if err := w.wait(ctx); err != nil {
