@@ -264,9 +264,12 @@ func prepare(cmd *exec.Cmd) (container, error) {
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	switch mode {
 	case ContainCgroup:
-		dir := filepath.Join(host.parent, "g-"+strconv.FormatInt(host.n.Add(1), 10))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("proc: create cgroup: %w", err)
+		dir := reuseCgroup()
+		if dir == "" {
+			dir = filepath.Join(host.parent, "g-"+strconv.FormatInt(host.n.Add(1), 10))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("proc: create cgroup: %w", err)
+			}
 		}
 		fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
