@@ -19,8 +19,12 @@ import (
 type cgroup struct {
 	dir    string
 	fd     int
-	once   sync.Once
 	exited <-chan struct{} // closed once the leader is reaped
+	// mu serializes signal, drain and release: once released (and maybe
+	// handed to another group) the cgroup is never signalled or waited on
+	// again by this one.
+	mu       sync.Mutex
+	released bool
 	// emptied says the cgroup was found empty after the leader was
 	// reaped: nothing can enter it any more, so it is never read or
 	// signalled again.
@@ -53,7 +57,13 @@ func (c *cgroup) pids() []int {
 }
 
 func (c *cgroup) signal(sig syscall.Signal) {
-	if c.emptied.Load() || c.found() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.signalLocked(sig)
+}
+
+func (c *cgroup) signalLocked(sig syscall.Signal) {
+	if c.released || c.emptied.Load() || c.found() {
 		return
 	}
 	if sig == syscall.SIGKILL {
@@ -140,7 +150,9 @@ func isPopulated(events []byte) bool { return bytes.Contains(events, []byte("pop
 // nothing behind (the usual case) costs one read of cgroup.events; only a
 // cgroup still populated is watched.
 func (c *cgroup) drain(ctx context.Context) error {
-	if c.emptied.Load() || c.found() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released || c.emptied.Load() || c.found() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, KillTimeout)
@@ -151,7 +163,7 @@ func (c *cgroup) drain(ctx context.Context) error {
 	}
 	defer w.close()
 	for {
-		c.signal(syscall.SIGKILL)
+		c.signalLocked(syscall.SIGKILL)
 		if !w.populated() {
 			c.emptied.Store(true)
 			return nil
@@ -164,11 +176,15 @@ func (c *cgroup) drain(ctx context.Context) error {
 
 // release keeps an emptied cgroup for the next group, or removes it.
 func (c *cgroup) release() {
-	c.once.Do(func() {
-		if !c.emptied.Load() || c.killed.Load() || !keepCgroup(c.dir) {
-			_ = os.Remove(c.dir)
-		}
-	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		return
+	}
+	c.released = true
+	if !c.emptied.Load() || c.killed.Load() || !keepCgroup(c.dir) {
+		_ = os.Remove(c.dir)
+	}
 }
 
 // maxKeptCgroups bounds the emptied cgroups kept for later groups.

@@ -131,3 +131,45 @@ func TestEmptiedCgroupIsReused(t *testing.T) {
 		}
 	}
 }
+
+// Two Stops of one group at once (a driver stops its agent after the
+// terminal event and again when the run is collected) never reach the
+// cgroup once it has been handed to the next group: that group's process
+// is neither killed nor waited on by them.
+func TestConcurrentStopsSpareTheNextGroup(t *testing.T) {
+	if HostContainment() != ContainCgroup {
+		t.Skip("this process cannot create a cgroup v2 here")
+	}
+	ForceContainment(ContainCgroup)
+	defer ForceContainment("")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net
+	defer cancel()
+	for range 200 {
+		g, err := Start(exec.Command("/bin/sh", "-c", "exit 0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped := make(chan error, 2)
+		go func() { stopped <- g.Stop(ctx, time.Second) }()
+		go func() { <-g.Exited(); stopped <- g.Stop(ctx, time.Second) }()
+		// Once one Stop has returned, the cgroup may be handed on while
+		// the other is still under way.
+		if err := <-stopped; err != nil {
+			t.Fatal(err)
+		}
+		next, err := Start(exec.Command("/bin/sh", "-c", "exit 3"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-stopped; err != nil {
+			t.Fatal(err)
+		}
+		<-next.Exited()
+		if st := next.Status(); st != (Status{Exited: true, Code: 3}) {
+			t.Fatalf("the next group's leader ended with %v, not exit code 3", st)
+		}
+		if err := next.Stop(ctx, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
