@@ -11,10 +11,11 @@ import (
 
 // liveSlot is the directory under <root>/.live that one worker of a suite
 // gives the agents of its runs, one run after the other: the workspace
-// (made for each run, and moved into its record), the scratch directory
-// and the driver's directory (StartInfo.TempDir). Between two runs the
-// slot is emptied, so each run finds what fresh directories would hold,
-// without the cost of making and removing three directories per run
+// (made for each run, and moved into its record), the scratch directory,
+// the driver's directory (StartInfo.TempDir) and grading's (lux.Run's
+// Scratch). Between two runs the slot is emptied, so each run finds what
+// fresh directories would hold, without the cost of making and removing
+// four directories per run
 // (removing a directory waits for the disk on a journaling file system).
 // A nil slot is a run of its own: its directory is made for it and
 // removed after it.
@@ -24,11 +25,29 @@ const (
 	workspaceName  = "workspace"
 	scratchName    = "scratch"
 	driverTempName = "driver"
+	gradingName    = "grading"
 )
 
 // keptDirs are the directories of a live directory that a slot keeps,
 // emptied, from one run to the next.
-var keptDirs = []string{scratchName, driverTempName}
+var keptDirs = []string{scratchName, driverTempName, gradingName}
+
+// emptyDirAt reports whether path is a directory (not a link to one) that
+// holds nothing: the agent, which ran before grading, may have put
+// something there.
+func emptyDirAt(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err != nil
+}
 
 // take returns the live directory for a run, holding the keptDirs, empty,
 // and no workspace yet.

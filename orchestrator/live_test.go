@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,8 +16,8 @@ import (
 	"github.com/luxeval/lux/record"
 )
 
-// Every run of a suite finds its scratch directory, workspace and driver
-// directory empty,
+// Every run of a suite finds its scratch directory, workspace, driver
+// directory and grading's scratch directory empty,
 // whatever the runs before it left there (in them, and beside them in the
 // directory that holds them), and nothing is left under .live once the
 // suite has ended.
@@ -65,13 +66,30 @@ func TestSuiteRunsStartClean(t *testing.T) {
 		a.done(ctx, nil)
 		return nil
 	})
+	// The grading's scratch directory: an assertion that finds it empty
+	// (and there) passes, and leaves something in it.
+	scratchClean := &lux.AssertionPlugin{Type: "scratch-clean", Version: "1", Doc: "passes when the grading's scratch directory is empty",
+		Parse: func(json.RawMessage) (lux.Check, error) {
+			return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+				if run.Scratch == "" {
+					return lux.Fail("no scratch directory", nil), nil
+				}
+				entries, err := os.ReadDir(run.Scratch)
+				if err != nil || len(entries) > 0 {
+					return lux.Fail(fmt.Sprintf("scratch: %v, %v", entries, err), nil), nil
+				}
+				return lux.Pass("empty", nil), os.WriteFile(filepath.Join(run.Scratch, "left"), []byte("x"), 0o600)
+			}), nil
+		}}
 	root := t.TempDir()
 	for _, conc := range []int{1, 2} {
 		t.Run(fmt.Sprintf("j%d", conc), func(t *testing.T) {
 			seen = nil
-			o := New(testRegistry(t), Options{RunsRoot: root, Concurrency: conc, Repetitions: 5})
+			reg := testRegistry(t)
+			require.NoError(t, reg.RegisterAssertion(scratchClean))
+			o := New(reg, Options{RunsRoot: root, Concurrency: conc, Repetitions: 5})
 			res, err := o.RunSuite(context.Background(), []*lux.Case{{ID: "leaver", Prompt: "p", Driver: driverRef(scen),
-				Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}})
+				Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}, {Type: "scratch-clean"}}}})
 			require.NoError(t, err)
 			assert.Equal(t, 5, res.Summary.Totals.Passed)
 			assert.Empty(t, seen, "what earlier runs left, seen by a later run")

@@ -238,8 +238,9 @@ func (r *runState) grade(ctx, limit context.Context) {
 	default:
 		run := &lux.Run{Case: r.p.c, Metadata: r.meta, Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
 		if r.live != "" {
-			// Grading writes only here (removed with the live directory).
-			if scratch := filepath.Join(r.live, "grading"); os.Mkdir(scratch, record.DirPerm) == nil {
+			// Grading writes only here (emptied or removed with the live
+			// directory).
+			if scratch := filepath.Join(r.live, gradingName); emptyDirAt(scratch) {
 				run.Scratch = scratch
 			}
 		}
