@@ -1,0 +1,185 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// envSpec is the environment variable that turns a start of this program
+// into the sandbox helper; its value is the JSON spec. The helper removes
+// it before exec'ing the agent.
+const envSpec = "LUX_SANDBOX_SPEC"
+
+// helperExit is the helper's exit code when it cannot confine or exec the
+// agent; its stderr says why, prefixed "lux-sandbox: ".
+const helperExit = 125
+
+// spec is what the helper applies before it execs the agent.
+type spec struct {
+	Path string   `json:"path"`
+	Argv []string `json:"argv"`
+	// Procs are cgroup.procs files the helper joins first.
+	Procs   []string `json:"procs,omitempty"`
+	// DropCaps empties the capability bounding set but for keptCaps, so
+	// that an agent run as root gets no more than a container's root.
+	DropCaps bool `json:"dropCaps,omitempty"`
+	Rlimits []rlimit `json:"rlimits,omitempty"`
+	// Landlock: a ruleset handling FS, Net and Scope, allowing Rules and
+	// Ports.
+	Landlock bool     `json:"landlock,omitempty"`
+	ABI      int      `json:"abi,omitempty"`
+	FS       uint64   `json:"fs,omitempty"`
+	Net      uint64   `json:"net,omitempty"`
+	Scope    uint64   `json:"scope,omitempty"`
+	Rules    []rule   `json:"rules,omitempty"`
+	Ports    []uint16 `json:"ports,omitempty"`
+}
+
+type rlimit struct {
+	Resource int    `json:"r"`
+	Cur      uint64 `json:"c"`
+	Max      uint64 `json:"m"`
+}
+
+// rule allows Access beneath Path (Access is reduced to the file rights
+// when Path is not a directory; a missing Path is skipped).
+type rule struct {
+	Path   string `json:"p"`
+	Access uint64 `json:"a"`
+}
+
+func init() {
+	if v, ok := syscall.Getenv(envSpec); ok {
+		helper(v)
+	}
+}
+
+// helper confines this process and execs the agent; it never returns.
+func helper(raw string) {
+	// Landlock and no_new_privs hold for the calling thread and what it
+	// execs: stay on one thread from here to execve.
+	runtime.LockOSThread()
+	var s spec
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		fatal("decode spec: " + err.Error())
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envSpec+"=") {
+			env = append(env, kv)
+		}
+	}
+	if err := apply(&s); err != nil {
+		fatal(err.Error())
+	}
+	err := syscall.Exec(s.Path, s.Argv, env)
+	fatal("exec " + s.Path + ": " + err.Error())
+}
+
+// apply confines this thread as s says.
+func apply(s *spec) error {
+	pid := []byte(strconv.Itoa(os.Getpid()))
+	for _, p := range s.Procs {
+		if err := os.WriteFile(p, pid, 0); err != nil {
+			return fmt.Errorf("join cgroup %s: %v", p, err)
+		}
+	}
+	for _, r := range s.Rlimits {
+		if err := syscall.Setrlimit(r.Resource, &syscall.Rlimit{Cur: r.Cur, Max: r.Max}); err != nil {
+			return fmt.Errorf("setrlimit %d: %v", r.Resource, err)
+		}
+	}
+	if s.DropCaps {
+		if err := dropCaps(); err != nil {
+			return fmt.Errorf("drop capabilities: %v", err)
+		}
+	}
+	if err := noNewPrivs(); err != nil {
+		return fmt.Errorf("no_new_privs: %v", err)
+	}
+	if !s.Landlock {
+		return nil
+	}
+	return landlock(s)
+}
+
+func landlock(s *spec) error {
+	fd, err := createRuleset(&rulesetAttr{handledFS: s.FS, handledNet: s.Net, scoped: s.Scope}, s.ABI)
+	if err != nil {
+		return fmt.Errorf("landlock: create ruleset: %v", err)
+	}
+	defer syscall.Close(fd)
+	for _, r := range s.Rules {
+		pfd, err := syscall.Open(r.Path, oPath|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			continue // a path that does not exist here grants nothing
+		}
+		access := r.Access & s.FS
+		var st syscall.Stat_t
+		if syscall.Fstat(pfd, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			access &= fileRights
+		}
+		a := newPathBeneath(access, pfd)
+		err = addPathRule(fd, &a)
+		_ = syscall.Close(pfd)
+		if err != nil {
+			return fmt.Errorf("landlock: allow %s: %v", r.Path, err)
+		}
+	}
+	for _, p := range s.Ports {
+		a := netPortAttr{access: netConnectTCP, port: uint64(p)}
+		if err := addPortRule(fd, &a); err != nil {
+			return fmt.Errorf("landlock: allow port %d: %v", p, err)
+		}
+	}
+	if err := restrictSelf(fd); err != nil {
+		return fmt.Errorf("landlock: restrict: %v", err)
+	}
+	return nil
+}
+
+func fatal(msg string) {
+	_, _ = os.Stderr.WriteString("lux-sandbox: " + msg + "\n")
+	os.Exit(helperExit)
+}
+
+// keptCaps are the capabilities an agent run as root keeps: a container
+// runtime's default set without mknod and raw sockets. CAP_SYS_PTRACE and
+// CAP_SYS_ADMIN are gone, so the harness, which makes itself
+// non-dumpable, cannot be read through /proc.
+var keptCaps = map[int]bool{
+	0:  true, // CAP_CHOWN
+	1:  true, // CAP_DAC_OVERRIDE
+	3:  true, // CAP_FOWNER
+	4:  true, // CAP_FSETID
+	5:  true, // CAP_KILL
+	6:  true, // CAP_SETGID
+	7:  true, // CAP_SETUID
+	8:  true, // CAP_SETPCAP
+	10: true, // CAP_NET_BIND_SERVICE
+	18: true, // CAP_SYS_CHROOT
+	29: true, // CAP_AUDIT_WRITE
+	31: true, // CAP_SETFCAP
+}
+
+const (
+	prCapbsetDrop = 24
+	lastCap       = 63
+)
+
+func dropCaps() error {
+	for c := 0; c <= lastCap; c++ {
+		if keptCaps[c] {
+			continue
+		}
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapbsetDrop, uintptr(c), 0, 0, 0, 0); e != 0 && e != syscall.EINVAL {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// envAttack makes the test binary a hostile agent: it runs the attack
+// named by its arguments and prints "ALLOWED" or "DENIED <error>".
+const envAttack = "LUX_SANDBOX_TEST_ATTACK"
+
+func init() {
+	if os.Getenv(envAttack) != "" {
+		attack(os.Args[1:])
+		os.Exit(0)
+	}
+}
+
+func attack(args []string) {
+	err := attackErr(args[0], args[1:])
+	if err != nil {
+		fmt.Printf("DENIED %v\n", err)
+		return
+	}
+	fmt.Println("ALLOWED")
+}
+
+func attackErr(name string, a []string) error {
+	num := func(i int) int { n, _ := strconv.Atoi(a[i]); return n }
+	switch name {
+	case "write":
+		return os.WriteFile(a[0], []byte("forged"), 0o644)
+	case "read":
+		_, err := os.ReadFile(a[0])
+		return err
+	case "list":
+		_, err := os.ReadDir(a[0])
+		return err
+	case "environ":
+		b, err := os.ReadFile("/proc/" + a[0] + "/environ")
+		if err == nil && len(b) == 0 {
+			return errors.New("empty")
+		}
+		return err
+	case "mem":
+		f, err := os.Open("/proc/" + a[0] + "/mem")
+		if err == nil {
+			f.Close()
+		}
+		return err
+	case "ptrace":
+		if err := syscall.PtraceAttach(num(0)); err != nil {
+			return err
+		}
+		return syscall.PtraceDetach(num(0))
+	case "kill":
+		return syscall.Kill(num(0), syscall.SIGCONT)
+	case "connect":
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+a[0], 2*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "abstract":
+		c, err := net.Dial("unix", "@"+a[0])
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "fork":
+		n := num(0)
+		var cmds []*exec.Cmd
+		defer func() {
+			for _, c := range cmds {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+		}()
+		for i := 0; i < n; i++ {
+			c := exec.Command("/bin/sleep", "30")
+			if err := c.Start(); err != nil {
+				return fmt.Errorf("process %d: %w", i+1, err)
+			}
+			cmds = append(cmds, c)
+		}
+		return nil
+	case "alloc":
+		b, err := syscall.Mmap(-1, 0, num(0)<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		return syscall.Munmap(b)
+	case "bigfile":
+		f, err := os.Create(a[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		chunk := make([]byte, 1<<20)
+		for i := 0; i < num(1); i++ {
+			if _, err := f.Write(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return errors.New("unknown attack " + name)
+}

@@ -1,0 +1,49 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+)
+
+// Extra is what a driver adds to a run's sandbox for one process.
+type Extra struct {
+	Readable []string // files or directories the agent must read
+	URLs     []string // endpoints the agent must reach
+}
+
+// Handle is a process started inside a sandbox.
+type Handle struct{ info Info }
+
+// Info is the sandbox the process runs in.
+func (h *Handle) Info() Info { return h.info }
+
+// Release frees what the sandbox holds.
+func (h *Handle) Release() {}
+
+// LimitHit names the limit the agent ran into; none is known here.
+func (h *Handle) LimitHit(string) string { return "" }
+
+type plan struct {
+	level   Level
+	refused []string
+}
+
+const unsupported = "sandbox: only Linux is supported"
+
+func (r *Run) plan() plan { return plan{level: LevelNone, refused: []string{unsupported}} }
+
+// Available is the strongest level this machine offers: none.
+func Available() (Level, []string, int) { return LevelNone, []string{unsupported}, 0 }
+
+// Wrap leaves cmd as it is (no sandbox here), or refuses when the run
+// requires one.
+func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
+	if r.Config.Require != LevelDefault && r.Config.Require != LevelNone {
+		return nil, fmt.Errorf("sandbox: level %s is required, but only none is available here: %s", r.Config.Require, unsupported)
+	}
+	info := Info{Level: LevelNone, Requested: r.Config.Level, Refused: []string{unsupported}}
+	r.setInfo(info)
+	return &Handle{info: info}, nil
+}

@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"context"
+	"sync"
+)
+
+// Run is the sandbox of one run: the config and the run's own
+// directories. The orchestrator puts it in the context it gives a
+// driver's Start ([WithRun]); driver.StartSession finds it there and
+// starts the agent inside it, so every driver built on the driver
+// toolkit is confined without doing anything.
+type Run struct {
+	Config Config
+	// Workspace and Scratch are the run's directories, read-write for the
+	// agent.
+	Workspace, Scratch string
+	// Protect are directories no grant may hold: a read-only grant of a
+	// directory holding one of them (the runs root, the harness's working
+	// directory, $HOME) is dropped, since Landlock cannot take back
+	// access below a grant.
+	Protect []string
+
+	mu   sync.Mutex
+	info *Info
+}
+
+// Info is what a run's sandbox was, for the record.
+type Info struct {
+	// Level is the level in force.
+	Level Level `json:"level"`
+	// Requested is the level asked for ("" for the default: the strongest
+	// available).
+	Requested Level `json:"requested,omitempty"`
+	// Refused lists what the kernel (or the machine) did not give, each
+	// with the reason: "landlock: not supported by this kernel (ENOSYS)".
+	Refused []string `json:"refused,omitempty"`
+	// LandlockABI is the Landlock ABI version in force; 0 without Landlock.
+	LandlockABI int `json:"landlockABI,omitempty"`
+	// Limits are the resource limits in force, and how the process limit
+	// is enforced ("pids-cgroup" or "rlimit").
+	Limits       *Limits `json:"limits,omitempty"`
+	ProcessLimit string  `json:"processLimit,omitempty"`
+	// ConnectPorts are the TCP ports the agent may connect to.
+	ConnectPorts []int `json:"connectPorts,omitempty"`
+	// AgentSandbox says how the agent's own sandbox was set, when the
+	// driver turned it off because this one confines the agent:
+	// "codex: --sandbox danger-full-access".
+	AgentSandbox []string `json:"agentSandbox,omitempty"`
+}
+
+type runKey struct{}
+
+// WithRun returns ctx carrying r.
+func WithRun(ctx context.Context, r *Run) context.Context {
+	return context.WithValue(ctx, runKey{}, r)
+}
+
+// FromContext returns the Run ctx carries, or nil.
+func FromContext(ctx context.Context) *Run {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	return r
+}
+
+// Confines reports whether the agent of the run in ctx will run under
+// Landlock: a driver then turns the agent's own sandbox off (it cannot
+// nest: bubblewrap's mounts are refused inside Landlock) and says so with
+// NoteAgentSandbox.
+func Confines(ctx context.Context) bool {
+	r := FromContext(ctx)
+	if r == nil {
+		return false
+	}
+	return r.plan().level.AtLeast(LevelLandlock)
+}
+
+// NoteAgentSandbox records how a driver set its agent's own sandbox.
+func NoteAgentSandbox(ctx context.Context, note string) {
+	r := FromContext(ctx)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info == nil {
+		r.info = &Info{}
+	}
+	r.info.AgentSandbox = append(r.info.AgentSandbox, note)
+}
+
+// Info is what the run's sandbox was: nil when no agent process was
+// started through it.
+func (r *Run) Info() *Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info == nil || r.info.Level == "" {
+		return nil
+	}
+	c := *r.info
+	return &c
+}
+
+func (r *Run) setInfo(in Info) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info != nil {
+		in.AgentSandbox = r.info.AgentSandbox
+	}
+	r.info = &in
+}

@@ -1,0 +1,159 @@
+// Package sandbox confines an agent's process tree on Linux without root
+// and without a container runtime.
+//
+// The harness does not confine itself: it starts the agent through a
+// helper, its own executable re-executed (/proc/self/exe) with a marker in
+// the environment. The helper is caught by this package's init, before
+// main runs, applies the confinement to itself (limits, no_new_privs,
+// Landlock), and then execve's the agent, which inherits it together with
+// every process it starts. Any program linking this package (the lux
+// command, a binary built with cli.Main, a go test binary of a package
+// that imports driver) can be the helper.
+//
+// Levels, weakest first (see [Level]):
+//
+//   - none: the agent runs as the harness's user with its access;
+//   - limits: resource limits (processes, memory, file size, CPU time)
+//     and no_new_privs;
+//   - landlock: limits, plus Landlock: the workspace and the run's scratch
+//     directory read-write, the system and toolchain read-only, nothing
+//     else (the runs root, the harness's working directory, $HOME and /tmp
+//     are neither readable nor writable), TCP connect only to allowed
+//     ports, no signals or abstract unix sockets out of the sandbox, and no
+//     ptrace or /proc/<pid>/{environ,mem,...} of a process outside it.
+//
+// What a level does not contain is in the README's "Isolation" section.
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Level is how strongly an agent is confined. The zero value is
+// LevelDefault: the strongest level the kernel offers.
+type Level string
+
+// The levels, weakest first.
+const (
+	LevelDefault  Level = ""
+	LevelNone     Level = "none"
+	LevelLimits   Level = "limits"
+	LevelLandlock Level = "landlock"
+)
+
+var order = []Level{LevelNone, LevelLimits, LevelLandlock}
+
+// Levels lists the levels, weakest first.
+func Levels() []Level { return append([]Level(nil), order...) }
+
+// rank is the position of l in order; -1 for the default or an unknown level.
+func (l Level) rank() int {
+	for i, o := range order {
+		if o == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// AtLeast reports whether l confines at least as much as min.
+func (l Level) AtLeast(min Level) bool { return l.rank() >= min.rank() }
+
+// ParseLevel parses a level name; "" and "auto" are LevelDefault.
+func ParseLevel(s string) (Level, error) {
+	switch s {
+	case "", "auto", "default":
+		return LevelDefault, nil
+	}
+	l := Level(s)
+	if l.rank() < 0 {
+		return "", fmt.Errorf("sandbox: unknown level %q (want auto, %s)", s, joinLevels())
+	}
+	return l, nil
+}
+
+func joinLevels() string {
+	names := make([]string, len(order))
+	for i, l := range order {
+		names[i] = string(l)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Limits are resource limits of the agent's processes. A zero field takes
+// its default (see DefaultLimits); a negative one means no limit.
+type Limits struct {
+	// Processes caps the processes and threads alive at once in the
+	// agent's tree: a pids cgroup where this process may create one
+	// (cgroup v1 or v2), else RLIMIT_NPROC (which counts every process of
+	// the user, and which the kernel does not enforce for root).
+	Processes int64 `json:"processes,omitempty"`
+	// MemoryBytes caps each process's writable private memory
+	// (RLIMIT_DATA: the heap, anonymous mappings, thread stacks), which
+	// leaves alone the large address space reservations of JavaScript
+	// engines that RLIMIT_AS would refuse.
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+	// FileBytes caps the size of a file a process writes (RLIMIT_FSIZE);
+	// a write past it gets SIGXFSZ.
+	FileBytes int64 `json:"fileBytes,omitempty"`
+	// CPUSeconds caps each process's CPU time (RLIMIT_CPU); past it the
+	// process gets SIGXCPU, then SIGKILL.
+	CPUSeconds int64 `json:"cpuSeconds,omitempty"`
+}
+
+// DefaultLimits are the limits of a run that sets none: generous for a
+// coding agent CLI and its tools, short of what exhausts a machine.
+var DefaultLimits = Limits{
+	Processes:   256,
+	MemoryBytes: 2 << 30,
+	FileBytes:   1 << 30,
+	CPUSeconds:  3600,
+}
+
+// withDefaults fills zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	fill := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	fill(&l.Processes, DefaultLimits.Processes)
+	fill(&l.MemoryBytes, DefaultLimits.MemoryBytes)
+	fill(&l.FileBytes, DefaultLimits.FileBytes)
+	fill(&l.CPUSeconds, DefaultLimits.CPUSeconds)
+	return l
+}
+
+// Config chooses a run's sandbox. The zero value is the default: the
+// strongest level available, required by nothing, default limits.
+type Config struct {
+	// Level is the level wanted; LevelDefault is the strongest the kernel
+	// offers. A level the kernel cannot give degrades to the best it can,
+	// and the record says what was refused.
+	Level Level `json:"level,omitempty"`
+	// Require refuses to start an agent below this level.
+	Require Level `json:"require,omitempty"`
+	// Limits are the resource limits (levels limits and above).
+	Limits Limits `json:"limits,omitempty"`
+	// ConnectPorts are TCP ports the agent may connect to, beyond 443 and
+	// the ports of the URLs in its environment and arguments.
+	ConnectPorts []int `json:"connectPorts,omitempty"`
+	// ReadOnly and ReadWrite are more paths the agent may read (and
+	// execute), or read and write.
+	ReadOnly  []string `json:"readOnly,omitempty"`
+	ReadWrite []string `json:"readWrite,omitempty"`
+}
+
+// Validate checks the levels.
+func (c Config) Validate() error {
+	for _, l := range []Level{c.Level, c.Require} {
+		if l != LevelDefault && l.rank() < 0 {
+			return fmt.Errorf("sandbox: unknown level %q (want %s)", l, joinLevels())
+		}
+	}
+	if c.Require != LevelDefault && c.Level != LevelDefault && !c.Level.AtLeast(c.Require) {
+		return fmt.Errorf("sandbox: level %s is below the required %s: raise the level or lower the requirement", c.Level, c.Require)
+	}
+	return nil
+}

@@ -1,0 +1,433 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Extra is what a driver adds to a run's sandbox for one process.
+type Extra struct {
+	// Readable are files or directories the agent must read (a prompt
+	// file, a script), granted read-only.
+	Readable []string
+	// URLs are endpoints the agent must reach; their ports are allowed.
+	URLs []string
+}
+
+// Handle is a process started inside a sandbox, for what happened to it.
+type Handle struct {
+	info   Info
+	cgroup *pidsCgroup
+}
+
+// Info is the sandbox the process runs in.
+func (h *Handle) Info() Info { return h.info }
+
+// plan is the level a run gets on this machine, and what was refused.
+type plan struct {
+	level   Level
+	refused []string
+	abi     int
+	err     error // the start must be refused: the level is below Require
+}
+
+var probe struct {
+	once sync.Once
+	abi  int
+	err  error
+}
+
+func landlockProbe() (int, error) {
+	probe.once.Do(func() { probe.abi, probe.err = landlockABI() })
+	return probe.abi, probe.err
+}
+
+// Available is the strongest level this machine offers, with what the
+// kernel refused of the stronger ones and the Landlock ABI version.
+func Available() (Level, []string, int) {
+	p := planFor(Config{})
+	return p.level, p.refused, p.abi
+}
+
+func (r *Run) plan() plan { return planFor(r.Config) }
+
+func planFor(c Config) plan {
+	want := c.Level
+	if want == LevelDefault {
+		want = LevelLandlock
+	}
+	p := plan{level: want}
+	if want.AtLeast(LevelLandlock) {
+		abi, err := landlockProbe()
+		switch {
+		case err != nil:
+			p.level = LevelLimits
+			p.refused = append(p.refused, "landlock: "+describeErrno(err))
+		default:
+			p.abi = abi
+			if abi < 4 {
+				p.refused = append(p.refused, fmt.Sprintf("landlock tcp rules: need ABI 4, the kernel has %d (any TCP port can be reached)", abi))
+			}
+			if abi < 6 {
+				p.refused = append(p.refused, fmt.Sprintf("landlock scoping of signals and abstract unix sockets: need ABI 6, the kernel has %d", abi))
+			}
+		}
+	}
+	if c.Level != LevelDefault && c.Level != LevelLandlock {
+		p.refused = append(p.refused, fmt.Sprintf("level %s chosen: below the strongest available", c.Level))
+	}
+	if c.Require != LevelDefault && !p.level.AtLeast(c.Require) {
+		p.err = fmt.Errorf("sandbox: level %s is required, but only %s is available here: %s",
+			c.Require, p.level, strings.Join(p.refused, "; "))
+	}
+	return p
+}
+
+func describeErrno(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSYS):
+		return "not supported by this kernel (ENOSYS)"
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		return "disabled at boot (EOPNOTSUPP: add landlock to the lsm= kernel parameter)"
+	}
+	return err.Error()
+}
+
+// Wrap makes cmd start inside r's sandbox: cmd is rewritten to start this
+// program's own executable as the helper, which confines itself and execs
+// the original command. Call it just before cmd.Start; cmd.Path must be
+// the resolved executable and cmd.Env the exact environment. An error
+// means the sandbox cannot be what r requires; nothing was changed.
+func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
+	p := r.plan()
+	if p.err != nil {
+		return nil, p.err
+	}
+	info := Info{Level: p.level, Requested: r.Config.Level, Refused: p.refused}
+	if p.level == LevelNone {
+		r.setInfo(info)
+		return &Handle{info: info}, nil
+	}
+	lim := r.Config.Limits.withDefaults()
+	info.Limits = &lim
+	s := spec{Path: cmd.Path, Argv: cmd.Args}
+	s.Rlimits = rlimits(lim)
+	h := &Handle{}
+	if lim.Processes > 0 {
+		cg, err := newPidsCgroup(lim.Processes)
+		if err == nil {
+			h.cgroup = cg
+			s.Procs = cg.procs
+			info.ProcessLimit = "pids-cgroup"
+		} else {
+			info.ProcessLimit = "rlimit"
+			s.Rlimits = append(s.Rlimits, rlimit{Resource: rlimitNproc, Cur: uint64(lim.Processes), Max: uint64(lim.Processes)})
+			msg := "pids cgroup: " + err.Error() + "; RLIMIT_NPROC instead"
+			if os.Geteuid() == 0 {
+				msg += ", which the kernel does not enforce for root: processes are not limited"
+			}
+			info.Refused = append(info.Refused, msg)
+		}
+	}
+	env := cmd.Env
+	if p.level.AtLeast(LevelLandlock) {
+		var err error
+		if env, err = r.privateDirs(env); err != nil {
+			h.release()
+			return nil, err
+		}
+		s.Landlock, s.ABI = true, p.abi
+		s.FS = fsRightsOf(p.abi)
+		if p.abi >= 4 {
+			s.Net = netConnectTCP
+			ports := r.ports(env, cmd.Args, extra.URLs)
+			info.ConnectPorts = ports
+			for _, port := range ports {
+				s.Ports = append(s.Ports, uint16(port))
+			}
+		}
+		if p.abi >= 6 {
+			s.Scope = scopeAbstractUnix | scopeSignal
+		}
+		s.Rules = r.rules(cmd, env, extra)
+		s.DropCaps = os.Geteuid() == 0
+		if err := hideHarness(); err != nil {
+			info.Refused = append(info.Refused, "non-dumpable harness: "+err.Error()+" (an agent may read the harness's /proc/<pid>/environ)")
+		}
+		info.LandlockABI = p.abi
+	}
+	raw, err := json.Marshal(&s)
+	if err != nil {
+		h.release()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Path, cmd.Err = "/proc/self/exe", nil
+	cmd.Args = []string{"lux-sandbox"}
+	cmd.Env = append(slices.Clip(env), envSpec+"="+string(raw))
+	h.info = info
+	r.setInfo(info)
+	return h, nil
+}
+
+// Release frees what the sandbox holds (its cgroup) once every process
+// in it has ended. Safe to call more than once.
+func (h *Handle) Release() { h.release() }
+
+func (h *Handle) release() {
+	if h != nil && h.cgroup != nil {
+		h.cgroup.release()
+	}
+}
+
+// LimitHit names the limit the agent ran into, judged from how its leader
+// ended (SIGXCPU, SIGXFSZ) and from the process cgroup's count of refused
+// forks; "" when none is known to have been hit.
+func (h *Handle) LimitHit(signal string) string {
+	if h == nil || h.info.Limits == nil {
+		return ""
+	}
+	lim := h.info.Limits
+	switch signal {
+	case "SIGXCPU", "signal 24":
+		return fmt.Sprintf("the agent exceeded the sandbox's CPU time limit (%ds, RLIMIT_CPU)", lim.CPUSeconds)
+	case "SIGXFSZ", "signal 25":
+		return fmt.Sprintf("the agent exceeded the sandbox's file size limit (%d bytes, RLIMIT_FSIZE)", lim.FileBytes)
+	}
+	if h.cgroup != nil {
+		if n := h.cgroup.refused(); n > 0 {
+			return fmt.Sprintf("the agent reached the sandbox's process limit (%d, pids cgroup): %d forks refused", lim.Processes, n)
+		}
+	}
+	return ""
+}
+
+const rlimitNproc = 6 // RLIMIT_NPROC
+
+func rlimits(l Limits) []rlimit {
+	var out []rlimit
+	add := func(res int, v, slack int64) {
+		if v > 0 {
+			out = append(out, rlimit{Resource: res, Cur: uint64(v), Max: uint64(v + slack)})
+		}
+	}
+	add(syscall.RLIMIT_DATA, l.MemoryBytes, 0)
+	add(syscall.RLIMIT_FSIZE, l.FileBytes, 0)
+	// SIGXCPU at the soft limit, SIGKILL at the hard one.
+	add(syscall.RLIMIT_CPU, l.CPUSeconds, 5)
+	return out
+}
+
+// privateDirs gives the agent a HOME and a TMPDIR of its own under the
+// scratch directory, unless they already are inside the run's writable
+// directories; XDG directories outside them are dropped.
+func (r *Run) privateDirs(env []string) ([]string, error) {
+	if r.Scratch == "" {
+		return env, errors.New("sandbox: the run has no scratch directory for the agent's HOME and TMPDIR")
+	}
+	inside := func(p string) bool {
+		return p != "" && (within(p, r.Workspace) || within(p, r.Scratch) || slices.ContainsFunc(r.Config.ReadWrite, func(d string) bool { return within(p, d) }))
+	}
+	out := make([]string, 0, len(env)+2)
+	set := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "TMPDIR", "TMP", "TEMP":
+			if inside(v) {
+				set[k] = v
+			}
+			continue
+		case "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR":
+			if !inside(v) {
+				continue
+			}
+		}
+		out = append(out, kv)
+	}
+	for _, k := range []string{"HOME", "TMPDIR"} {
+		if set[k] != "" {
+			continue
+		}
+		d := filepath.Join(r.Scratch, ".lux-"+strings.ToLower(k))
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox: private %s: %w", k, err)
+		}
+		set[k] = d
+	}
+	for _, k := range []string{"HOME", "TMPDIR", "TMP", "TEMP"} {
+		if v := set[k]; v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out, nil
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// systemRO are the system and toolchain trees every agent may read.
+var systemRO = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/snap", "/proc", "/sys"}
+
+// devices are the device files every agent may use.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+const rwRights = 1<<16 - 1
+
+// rules are the run's Landlock grants.
+func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
+	var out []rule
+	ro := func(p string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		p = filepath.Clean(p)
+		if p == "/" || slices.ContainsFunc(r.Protect, func(d string) bool { return d != "" && within(d, p) }) {
+			return // it would expose a protected directory
+		}
+		out = append(out, rule{Path: p, Access: readRights})
+	}
+	for _, d := range systemRO {
+		out = append(out, rule{Path: d, Access: readRights})
+	}
+	out = append(out, rule{Path: "/dev", Access: fsReadDir})
+	for _, d := range devices {
+		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir})
+	}
+	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights})
+	// The command, its directory and, for a command installed as an npm
+	// package, the node_modules tree it runs from.
+	for _, c := range []string{cmd.Path, resolved(cmd.Path)} {
+		out = append(out, rule{Path: c, Access: readRights})
+		ro(filepath.Dir(c))
+		if i := strings.Index(c, "/node_modules/"); i >= 0 {
+			ro(c[:i+len("/node_modules")])
+		}
+	}
+	if v, ok := lookup(env, "PATH"); ok {
+		for _, d := range filepath.SplitList(v) {
+			ro(d)
+			ro(resolved(d))
+		}
+	}
+	for _, p := range append(append([]string(nil), extra.Readable...), r.Config.ReadOnly...) {
+		ro(p)
+	}
+	for _, p := range append([]string{r.Workspace, r.Scratch}, r.Config.ReadWrite...) {
+		if p != "" {
+			out = append(out, rule{Path: p, Access: rwRights})
+		}
+	}
+	return out
+}
+
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return ""
+}
+
+func lookup(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// ports are the TCP ports the agent may connect to: 443, the configured
+// ones, and the port of every URL in its environment, its arguments and
+// extra.
+func (r *Run) ports(env, args, urls []string) []int {
+	set := map[int]bool{443: true}
+	for _, p := range r.Config.ConnectPorts {
+		set[p] = true
+	}
+	scan := func(s string) {
+		for _, scheme := range []string{"http://", "https://", "ws://", "wss://"} {
+			for rest := s; ; {
+				i := strings.Index(rest, scheme)
+				if i < 0 {
+					break
+				}
+				rest = rest[i:]
+				end := strings.IndexAny(rest, " \t\n\"',;")
+				if end < 0 {
+					end = len(rest)
+				}
+				if p := urlPort(rest[:end]); p > 0 {
+					set[p] = true
+				}
+				rest = rest[len(scheme):]
+			}
+		}
+	}
+	for _, kv := range env {
+		_, v, _ := strings.Cut(kv, "=")
+		scan(v)
+	}
+	for _, a := range args {
+		scan(a)
+	}
+	for _, u := range urls {
+		scan(u)
+	}
+	out := make([]int, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func urlPort(s string) int {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return 0
+	}
+	if p := u.Port(); p != "" {
+		n, _ := strconv.Atoi(p)
+		return n
+	}
+	switch u.Scheme {
+	case "http", "ws":
+		return 80
+	}
+	return 443
+}
+
+var hidden struct {
+	once sync.Once
+	err  error
+}
+
+// hideHarness makes this process non-dumpable (PR_SET_DUMPABLE 0): its
+// /proc/<pid>/environ, mem and the like are then open only to a process
+// with CAP_SYS_PTRACE, which no agent has. Landlock alone refuses ptrace
+// and /proc/<pid>/mem, but not /proc/<pid>/environ.
+func hideHarness() error {
+	hidden.once.Do(func() {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); e != 0 {
+			hidden.err = e
+		}
+	})
+	return hidden.err
+}
