@@ -24,11 +24,11 @@ type spec struct {
 	Path string   `json:"path"`
 	Argv []string `json:"argv"`
 	// Procs are cgroup.procs files the helper joins first.
-	Procs   []string `json:"procs,omitempty"`
+	Procs []string `json:"procs,omitempty"`
 	// DropCaps empties the capability bounding set but for keptCaps, so
 	// that an agent run as root gets no more than a container's root.
-	DropCaps bool `json:"dropCaps,omitempty"`
-	Rlimits []rlimit `json:"rlimits,omitempty"`
+	DropCaps bool     `json:"dropCaps,omitempty"`
+	Rlimits  []rlimit `json:"rlimits,omitempty"`
 	// Landlock: a ruleset handling FS, Net and Scope, allowing Rules and
 	// Ports.
 	Landlock bool     `json:"landlock,omitempty"`
