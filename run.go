@@ -257,6 +257,41 @@ type Provenance struct {
 	ExperimentID string `json:"experimentId,omitempty"`
 	CandidateID  string `json:"candidateId,omitempty"`
 	SubjectHash  string `json:"subjectHash,omitempty"`
+
+	// Sandbox is how the agent was confined (see package sandbox); nil in
+	// records made before sandboxes.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+}
+
+// SandboxInfo is the sandbox an agent ran in, as the harness applied it.
+type SandboxInfo struct {
+	// Level is the level in force: "none", "limits" or "landlock".
+	Level string `json:"level"`
+	// Requested is the level asked for; empty for the default (the
+	// strongest available).
+	Requested string `json:"requested,omitempty"`
+	// Refused lists what was not given, each with its reason (what the
+	// kernel refused, a weaker level chosen).
+	Refused []string `json:"refused,omitempty"`
+	// LandlockABI is the Landlock ABI version in force; 0 without Landlock.
+	LandlockABI int `json:"landlockABI,omitempty"`
+	// Limits are the resource limits in force; ProcessLimit is how the
+	// process limit is enforced ("pids-cgroup" or "rlimit").
+	Limits       *SandboxLimits `json:"limits,omitempty"`
+	ProcessLimit string         `json:"processLimit,omitempty"`
+	// ConnectPorts are the TCP ports the agent could connect to.
+	ConnectPorts []int `json:"connectPorts,omitempty"`
+	// AgentSandbox says how the driver set the agent's own sandbox
+	// because this one confines it ("codex: --sandbox danger-full-access").
+	AgentSandbox []string `json:"agentSandbox,omitempty"`
+}
+
+// SandboxLimits are an agent's resource limits; a negative value is none.
+type SandboxLimits struct {
+	Processes   int64 `json:"processes,omitempty"`
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+	FileBytes   int64 `json:"fileBytes,omitempty"`
+	CPUSeconds  int64 `json:"cpuSeconds,omitempty"`
 }
 
 // Source is where the case came from.

@@ -121,6 +121,7 @@ type runFlags struct {
 	label       string
 	limits      limitFlags
 	confirm     confirmFlags
+	sandbox     sandboxFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -140,6 +141,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.label, "label", "", `name the suite, so that "label:NAME" finds the newest suite so named (lux compare label:main latest)`)
 	f.project.register(fs, true)
 	f.limits.register(fs)
+	f.sandbox.register(fs)
 }
 
 // runsRootFlag registers -runs-root, the one place records are read from
@@ -172,6 +174,9 @@ func (f *runFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
 		return fmt.Errorf("-repeat: must be at least 1, got %d", f.repeat)
 	}
 	if err := f.limits.options(opts); err != nil {
+		return err
+	}
+	if err := f.sandbox.options(opts, stderr); err != nil {
 		return err
 	}
 	if !f.quiet {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // DefaultStderrTail is how many bytes of an agent's stderr a Process keeps
@@ -48,6 +49,14 @@ type ProcessSpec struct {
 	// StderrTail is how many trailing bytes of stderr to keep;
 	// zero means DefaultStderrTail.
 	StderrTail int
+	// Sandbox, when set, starts the process inside the run's sandbox (see
+	// package sandbox); StartSession sets it from its context.
+	Sandbox *sandbox.Run
+	// Readable are files or directories the process must read outside
+	// its workspace (a prompt file, a script), and URLs the endpoints it
+	// must reach: a sandbox grants them.
+	Readable []string
+	URLs     []string
 }
 
 // Process is a started agent: the leader of its own process group, with
@@ -60,7 +69,8 @@ type Process struct {
 	errDone   chan struct{}
 	tail      *tailBuffer
 	closeOnce sync.Once
-	ending    atomic.Bool // EndInput was called: stdin's end is the stop's own
+	ending    atomic.Bool     // EndInput was called: stdin's end is the stop's own
+	box       *sandbox.Handle // nil when not sandboxed
 }
 
 // StartError reports an agent process that could not be started. Its
@@ -116,9 +126,24 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 		cmd.Env = []string{}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	var box *sandbox.Handle
+	if spec.Sandbox != nil {
+		if cmd.Err == nil {
+			// Scripts the command runs (python3 /opt/agent/agent.py) are
+			// the command's as much as its executable is.
+			readable := append(Scripts(spec.Args), spec.Readable...)
+			box, err = spec.Sandbox.Wrap(cmd, sandbox.Extra{Readable: readable, URLs: spec.URLs})
+		}
+		if err != nil {
+			_, _, _ = inR.Close(), outW.Close(), errW.Close()
+			closeAll()
+			return nil, &StartError{Command: spec.Path, Err: err}
+		}
+	}
 	g, err := proc.Start(cmd)
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	if err != nil {
+		box.Release()
 		closeAll()
 		return nil, &StartError{Command: spec.Path, Err: err}
 	}
@@ -133,6 +158,7 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 		stderr:  errR,
 		errDone: make(chan struct{}),
 		tail:    &tailBuffer{max: tailMax},
+		box:     box,
 	}
 	go func() {
 		defer close(p.errDone)
@@ -190,7 +216,21 @@ func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 	if p.ending.Load() || !p.stdin.isClosed() {
 		p.EndInput(ctx, min(grace, DefaultStdinGrace))
 	}
-	return p.group.Stop(ctx, grace)
+	err := p.group.Stop(ctx, grace)
+	if err == nil {
+		p.box.Release()
+	}
+	return err
+}
+
+// LimitHit names the sandbox limit the process ran into ("the agent
+// exceeded the sandbox's file size limit ..."), or "" when it was not
+// sandboxed or hit none known.
+func (p *Process) LimitHit() string {
+	if p.box == nil {
+		return ""
+	}
+	return p.box.LimitHit(p.Status().Signal)
 }
 
 // EndInput closes stdin (if it is open) and waits until the agent exits,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // DefaultMaxInterrupts is how many interrupts a run may raise when a
@@ -166,6 +167,9 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	orDefault(&opts.CollectTimeout, DefaultCollectTimeout)
 	orDefault(&opts.KillGrace, DefaultKillGrace)
 	orDefault(&opts.ExitDrain, DefaultExitDrain)
+	if opts.Process.Sandbox == nil {
+		opts.Process.Sandbox = sandbox.FromContext(ctx)
+	}
 	p, err := StartProcess(opts.Process)
 	if err != nil {
 		return nil, err
@@ -462,6 +466,10 @@ func (s *Session) read() {
 	// (bounded, for a descendant that escaped the group and holds stderr).
 	s.proc.waitStderr(s.opts.ExitDrain)
 	tail := s.proc.StderrTail()
+	if limit := s.proc.LimitHit(); limit != "" {
+		s.fail(lux.ExitError, limit+" ("+st.String()+")")
+		return
+	}
 	if s.opts.OnExit != nil {
 		if ev := s.opts.OnExit(st, tail); ev != nil {
 			s.emit(*ev)

@@ -14,6 +14,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,10 +47,11 @@ func TestCancelStopsARealAgent(t *testing.T) {
 	require.NoError(t, reg.RegisterAnswerer(&lux.AnswererPlugin{Name: "cancel", Doc: "cancels the run when asked", Parse: func(json.RawMessage) (lux.AnswererConfig, error) {
 		return &cancellingAnswerer{cancel: cancelRun}, nil
 	}}))
-	o := New(reg, Options{RunsRoot: t.TempDir()})
+	pidFile := filepath.Join(t.TempDir(), "agent.pid")
+	// The agent writes its pid outside its workspace: the sandbox lets it.
+	o := New(reg, Options{RunsRoot: t.TempDir(), Sandbox: sandbox.Config{ReadWrite: []string{filepath.Dir(pidFile)}}})
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	pidFile := filepath.Join(t.TempDir(), "agent.pid")
 	c := &lux.Case{ID: "asker", Prompt: "p",
 		Driver: &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": exe,
 			"env": map[string]string{"LUX_TEST_AGENT": "asker", "LUX_TEST_PIDFILE": pidFile}}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // Options configures an Orchestrator. The zero value is ready to use: runs
@@ -35,6 +36,11 @@ type Options struct {
 	// Answerer, when set, answers for every case, replacing the case's own
 	// as Driver does.
 	Answerer *lux.PluginRef
+	// Sandbox chooses how each agent is confined (see package sandbox);
+	// the zero value is the strongest level the kernel offers. A driver
+	// built on driver.StartSession is confined without doing anything; the
+	// level in force is in each run's provenance.
+	Sandbox sandbox.Config
 	// Environment declares where the agents run (a container image, a
 	// machine class, ...): any JSON-encodable value, recorded verbatim in
 	// every run's provenance and in the suite manifest. Runs with different

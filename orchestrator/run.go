@@ -12,6 +12,7 @@ import (
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/safecall"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // RunResult is the outcome of one run, as recorded in its directory.
@@ -243,8 +244,9 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	}
 	r.stage(lux.StageStartDriver)
 	var session lux.Session
+	box := r.sandbox()
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
-		session, err = r.p.driver.Start(ctx, lux.StartInfo{
+		session, err = r.p.driver.Start(sandbox.WithRun(ctx, box), lux.StartInfo{
 			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.scratch, Workspace: r.workspace, Stderr: r.stderr,
 			CaseDir: r.p.caseDir, TempDir: filepath.Join(r.live, driverTempName),
 		})
@@ -258,10 +260,17 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 			err = errors.New("the driver returned no session")
 		}
 		r.meta.Driver.AgentID = "start-failed"
+		r.meta.Provenance.Sandbox = sandboxInfo(box)
 		r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed to start: %w", r.p.driverName, err))
 		return nil, answerer
 	}
 	r.started = true
+	r.meta.Provenance.Sandbox = sandboxInfo(box)
+	if err := requireSandbox(box, r.p.driverName); err != nil {
+		_ = session.Close()
+		r.fail(lux.PhaseDriver, lux.ExitError, err)
+		return nil, answerer
+	}
 	return session, answerer
 }
 

@@ -19,6 +19,7 @@ type pidsCgroup struct {
 	dir   string
 	procs []string
 	once  sync.Once
+	final atomic.Int64 // refused forks, read when the cgroup is removed
 }
 
 var pidsRoot struct {
@@ -26,6 +27,9 @@ var pidsRoot struct {
 	dir  string // <pids mount>/<own cgroup>/lux-<pid>
 	err  error
 	n    atomic.Int64
+
+	mu   sync.Mutex
+	live map[string]bool // the cgroups of runs not yet released
 }
 
 // newPidsCgroup creates a cgroup capped at max processes.
@@ -34,7 +38,12 @@ func newPidsCgroup(max int64) (*pidsCgroup, error) {
 	if pidsRoot.err != nil {
 		return nil, pidsRoot.err
 	}
-	sweep(pidsRoot.dir)
+	pidsRoot.mu.Lock()
+	defer pidsRoot.mu.Unlock()
+	if pidsRoot.live == nil {
+		pidsRoot.live = map[string]bool{}
+	}
+	sweep(pidsRoot.dir, pidsRoot.live)
 	dir := filepath.Join(pidsRoot.dir, "r-"+strconv.FormatInt(pidsRoot.n.Add(1), 10))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
@@ -43,11 +52,15 @@ func newPidsCgroup(max int64) (*pidsCgroup, error) {
 		_ = os.Remove(dir)
 		return nil, err
 	}
+	pidsRoot.live[dir] = true
 	return &pidsCgroup{dir: dir, procs: []string{filepath.Join(dir, "cgroup.procs")}}, nil
 }
 
 // refused is how many forks pids.max refused.
 func (c *pidsCgroup) refused() int {
+	if n := c.final.Load(); n > 0 {
+		return int(n)
+	}
 	data, err := os.ReadFile(filepath.Join(c.dir, "pids.events"))
 	if err != nil {
 		return 0
@@ -63,14 +76,23 @@ func (c *pidsCgroup) refused() int {
 
 // release removes the cgroup; one still holding a process stays until a
 // later sweep.
-func (c *pidsCgroup) release() { c.once.Do(func() { _ = os.Remove(c.dir) }) }
+func (c *pidsCgroup) release() {
+	c.once.Do(func() {
+		c.final.Store(int64(c.refused()))
+		pidsRoot.mu.Lock()
+		delete(pidsRoot.live, c.dir)
+		pidsRoot.mu.Unlock()
+		_ = os.Remove(c.dir)
+	})
+}
 
 // sweep removes the empty run cgroups under dir (rmdir of one that still
-// holds a process fails).
-func sweep(dir string) {
+// holds a process fails) but the live ones, which may not have been
+// joined yet.
+func sweep(dir string, live map[string]bool) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "r-") {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "r-") && !live[filepath.Join(dir, e.Name())] {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -97,7 +119,7 @@ func pidsParent() (string, error) {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
 			continue
 		}
-		sweep(filepath.Join(base, e.Name()))
+		sweep(filepath.Join(base, e.Name()), nil)
 		_ = os.Remove(filepath.Join(base, e.Name()))
 	}
 	dir := filepath.Join(base, "lux-"+strconv.Itoa(os.Getpid()))

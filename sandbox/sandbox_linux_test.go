@@ -181,3 +181,28 @@ func TestAgentWorksInItsWorkspace(t *testing.T) {
 		t.Errorf("info = %+v, want level landlock", in)
 	}
 }
+
+// TestLimitsStopHogs: a fork bomb, a memory hog and a huge file each meet
+// their limit inside the sandbox, and the handle names it.
+func TestLimitsStopHogs(t *testing.T) {
+	w := newWorld(t)
+	lim := Limits{Processes: 32, MemoryBytes: 256 << 20, FileBytes: 8 << 20}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"fork bomb", []string{"fork", "100"}},
+		{"memory hog", []string{"alloc", "512"}},
+		{"huge file", []string{"bigfile", filepath.Join(w.workspace, "big"), "16"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hostile(t, w.run(Config{Level: LevelLimits, Limits: lim}), tt.args...); !strings.HasPrefix(got, "DENIED") {
+				t.Errorf("sandboxed: %s", got)
+			}
+			if got := hostile(t, w.run(Config{Level: LevelNone}), tt.args...); got != "ALLOWED" {
+				t.Errorf("without the sandbox: %s", got)
+			}
+		})
+	}
+}

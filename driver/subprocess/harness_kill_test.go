@@ -23,6 +23,7 @@ import (
 	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // harnessEnv makes the test binary a harness running a suite (see
@@ -54,7 +55,9 @@ exec sleep 300`
 			"command": "/bin/sh", "args": []string{"-c", script}, "env": map[string]string{"FIFO": os.Getenv("LUX_TEST_FIFO")},
 		}}})
 	}
-	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: os.Getenv(harnessEnv), Concurrency: len(cases)})
+	// The agents report their pids through a fifo outside their workspaces.
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: os.Getenv(harnessEnv), Concurrency: len(cases),
+		Sandbox: sandbox.Config{ReadWrite: []string{filepath.Dir(os.Getenv("LUX_TEST_FIFO"))}}})
 	_, err := o.RunSuite(context.Background(), cases)
 	fmt.Fprintln(os.Stderr, "the suite ended:", err)
 	return 1

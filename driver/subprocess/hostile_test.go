@@ -20,6 +20,7 @@ import (
 	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // runScript runs one case whose agent is the shell script, through the
@@ -128,9 +129,10 @@ func TestForgedEvidenceIsRefusedByRegrade(t *testing.T) {
 	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
 	root := filepath.Join(t.TempDir(), "runs")
 	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: root})
+	cur := o // the orchestrator run uses
 	run := func(t *testing.T, script string) *orchestrator.RunResult {
 		t.Helper()
-		res, err := o.Run(context.Background(), &lux.Case{ID: "forger", Prompt: "p", Driver: &lux.PluginRef{Name: subprocess.Name,
+		res, err := cur.Run(context.Background(), &lux.Case{ID: "forger", Prompt: "p", Driver: &lux.PluginRef{Name: subprocess.Name,
 			Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", `echo '{"type":"ready","agentId":"a"}'
 echo hello > out.txt
 ` + script + `
@@ -162,7 +164,16 @@ echo '{"type":"done"}'`}, "env": map[string]string{"FORGED": forgedDone, "ROOT":
 		assert.Empty(t, live, "the scratch directory is removed after the run")
 	})
 	t.Run("hunts its record down", func(t *testing.T) {
-		res := run(t, `for f in $(find "$ROOT" -name events.jsonl); do echo "$FORGED" >> "$f"; done`)
+		hunt := `for f in $(find "$ROOT" -name events.jsonl); do echo "$FORGED" >> "$f"; done`
+		if l, _, _ := sandbox.Available(); l == sandbox.LevelLandlock {
+			res := run(t, hunt)
+			require.NotContains(t, recorded(t, res), "forged", "the sandboxed agent cannot reach the runs root")
+		}
+		// Without a sandbox the agent finds its record, and Regrade
+		// catches the forgery.
+		cur = orchestrator.New(reg, orchestrator.Options{RunsRoot: root, Sandbox: sandbox.Config{Level: sandbox.LevelNone}})
+		defer func() { cur = o }()
+		res := run(t, hunt)
 		require.Contains(t, recorded(t, res), "forged", "the agent found its record")
 		err := regrade(t, res)
 		require.ErrorIs(t, err, record.ErrEvidenceChanged)

@@ -133,6 +133,8 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 			Dir:    dir,
 			Env:    c.environ(info, promptFile),
 			Stderr: info.Stderr,
+			// The prompt file is outside the workspace.
+			Readable: []string{promptFile},
 		},
 		Protocol:         proto,
 		Workspace:        info.Workspace,

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/sandbox"
+)
+
+// sandboxFlags are -sandbox and -require-sandbox.
+type sandboxFlags struct {
+	level, require string
+}
+
+func (f *sandboxFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.level, "sandbox", "auto", "how each agent is confined: auto (the strongest the kernel offers), "+levelNames()+" (see the README's Isolation section)")
+	fs.StringVar(&f.require, "require-sandbox", "", "refuse to run an agent below this sandbox level: "+levelNames())
+}
+
+func levelNames() string {
+	var names []string
+	for _, l := range sandbox.Levels() {
+		names = append(names, string(l))
+	}
+	return strings.Join(names, ", ")
+}
+
+// options sets opts.Sandbox from the flags. A required level this machine
+// cannot give is an error naming what the kernel refused; a level below
+// the strongest available is said on stderr.
+func (f *sandboxFlags) options(opts *orchestrator.Options, stderr io.Writer) error {
+	level, err := sandbox.ParseLevel(f.level)
+	if err != nil {
+		return fmt.Errorf("-sandbox: %v", err)
+	}
+	opts.Sandbox.Level = level
+	if f.require != "" {
+		req, err := sandbox.ParseLevel(f.require)
+		if err != nil || req == sandbox.LevelDefault {
+			return fmt.Errorf("-require-sandbox: want one of %s, got %q", levelNames(), f.require)
+		}
+		opts.Sandbox.Require = req
+	}
+	if err := opts.Sandbox.Validate(); err != nil {
+		return fmt.Errorf("-sandbox: %v", err)
+	}
+	avail, refused, _ := sandbox.Available()
+	if req := opts.Sandbox.Require; req != sandbox.LevelDefault && !avail.AtLeast(req) {
+		return fmt.Errorf("-require-sandbox: level %s is required, but this machine gives only %s: %s", req, avail, strings.Join(refused, "; "))
+	}
+	switch {
+	case level != sandbox.LevelDefault && !level.AtLeast(avail):
+		fmt.Fprintf(stderr, "lux: sandbox: agents run at level %s (-sandbox), below the %s this machine offers\n", level, avail)
+	case level == sandbox.LevelDefault && !avail.AtLeast(sandbox.LevelLandlock):
+		fmt.Fprintf(stderr, "lux: sandbox: agents run at level %s: %s\n", avail, strings.Join(refused, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package orchestrator
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/sandbox"
+)
+
+// sandbox is the run's sandbox: its workspace and scratch directory are
+// the agent's, and no grant may expose the runs root, the harness's
+// working directory, $HOME or the system's temporary directory.
+func (r *runState) sandbox() *sandbox.Run {
+	protect := []string{r.o.opts.RunsRoot, os.TempDir()}
+	if wd, err := os.Getwd(); err == nil {
+		protect = append(protect, wd)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		protect = append(protect, home)
+	}
+	return &sandbox.Run{Config: r.o.opts.Sandbox, Workspace: r.workspace, Scratch: r.scratch, Protect: protect}
+}
+
+// noProcess is the sandbox of a run whose driver started no process
+// through it (a driver running in the harness's process, or one that
+// starts its agent itself).
+const noProcess = "the driver started no agent process through the sandbox"
+
+// sandboxInfo is run.json's account of box.
+func sandboxInfo(box *sandbox.Run) *lux.SandboxInfo {
+	in := box.Info()
+	if in == nil {
+		return &lux.SandboxInfo{Level: string(sandbox.LevelNone), Requested: string(box.Config.Level), Refused: []string{noProcess}}
+	}
+	out := &lux.SandboxInfo{
+		Level: string(in.Level), Requested: string(in.Requested), Refused: in.Refused,
+		LandlockABI: in.LandlockABI, ProcessLimit: in.ProcessLimit, ConnectPorts: in.ConnectPorts,
+		AgentSandbox: in.AgentSandbox,
+	}
+	if l := in.Limits; l != nil {
+		out.Limits = &lux.SandboxLimits{Processes: l.Processes, MemoryBytes: l.MemoryBytes, FileBytes: l.FileBytes, CPUSeconds: l.CPUSeconds}
+	}
+	return out
+}
+
+// requireSandbox refuses a run whose agent is below the required level
+// because its driver did not start it through the sandbox (a driver that
+// did was refused at its start already).
+func requireSandbox(box *sandbox.Run, driver string) error {
+	req := box.Config.Require
+	if req == sandbox.LevelDefault || req == sandbox.LevelNone || box.Info() != nil {
+		return nil
+	}
+	return fmt.Errorf("sandbox: level %s is required, but %s (driver %q)", req, noProcess, driver)
+}
