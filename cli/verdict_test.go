@@ -155,7 +155,9 @@ func TestInterruptedSuiteCountsCancelledAndNotRunThenResumes(t *testing.T) {
 		cancel()
 	}()
 	var stdout, stderr strings.Builder
-	code := cli.Main(ctx, registry(t), []string{"run", "-runs-root", p.runs, p.cases}, &stdout, &stderr)
+	code := cli.Main(ctx, registry(t), []string{"run", "-runs-root", p.runs,
+		"-sandbox", "limits", // the agent opens a fifo in the project
+		p.cases}, &stdout, &stderr)
 	out := stdout.String()
 	require.Equal(t, cli.ExitInterrupted, code, "%s\n%s", out, stderr.String())
 	require.Regexp(t, `a-block\s+1\s+cancelled\s`, out)

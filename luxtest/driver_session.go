@@ -17,6 +17,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // maxEvents stops a session that never ends.
@@ -55,7 +56,15 @@ func (c *checker) runScenario(ctx context.Context, plugin *lux.DriverPlugin, sc 
 	}
 	stderr := &lockedBuffer{}
 	info := lux.StartInfo{CaseID: "luxtest", Prompt: sc.Prompt, RunDir: runDir, Workspace: workspace, Stderr: stderr}
-	s, fl, err := guard(c.timeout, func() (lux.Session, error) { return cfg.Start(ctx, info) })
+	// The agent runs in the sandbox a run gets by default, as under the
+	// orchestrator.
+	// A package's testdata (a script a fake CLI replays) is readable.
+	box := &sandbox.Run{Workspace: workspace, Scratch: runDir, Protect: []string{outside, os.TempDir()}}
+	if td, err := filepath.Abs("testdata"); err == nil {
+		box.Config.ReadOnly = []string{td}
+	}
+	startCtx := sandbox.WithRun(ctx, box)
+	s, fl, err := guard(c.timeout, func() (lux.Session, error) { return cfg.Start(startCtx, info) })
 	switch {
 	case fl != "":
 		c.add("start", "Start %s", fl)

@@ -9,7 +9,7 @@ import (
 )
 
 // sandbox is the run's sandbox: its workspace and scratch directory are
-// the agent's, and no grant may expose the runs root, the harness's
+// the agent's, the experiment's subject root is readable, and no grant may expose the runs root, the harness's
 // working directory, $HOME or the system's temporary directory.
 func (r *runState) sandbox() *sandbox.Run {
 	protect := []string{r.o.opts.RunsRoot, os.TempDir()}
@@ -19,7 +19,12 @@ func (r *runState) sandbox() *sandbox.Run {
 	if home, err := os.UserHomeDir(); err == nil {
 		protect = append(protect, home)
 	}
-	return &sandbox.Run{Config: r.o.opts.Sandbox, Workspace: r.workspace, Scratch: r.scratch, Protect: protect}
+	c := r.o.opts.Sandbox
+	if r.o.opts.SubjectRoot != "" {
+		// What the experiment varies is the agent's to read.
+		c.ReadOnly = append(append([]string(nil), c.ReadOnly...), r.o.opts.SubjectRoot)
+	}
+	return &sandbox.Run{Config: c, Workspace: r.workspace, Scratch: r.scratch, Protect: protect}
 }
 
 // noProcess is the sandbox of a run whose driver started no process

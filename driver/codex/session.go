@@ -12,6 +12,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // HomeDir is the name of each run's CODEX_HOME inside the run directory.
@@ -22,6 +23,15 @@ const HomeDir = "codex-home"
 // starts the CLI in the workspace in its own process group, and returns
 // the session reading its events.
 func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, error) {
+	if sandbox.Confines(ctx) && c.Sandbox != "danger-full-access" {
+		// The CLI's own sandbox (bubblewrap, seccomp) cannot run inside
+		// Landlock, which refuses its mounts; lux's confines the CLI and
+		// every command it runs instead.
+		sandbox.NoteAgentSandbox(ctx, fmt.Sprintf("codex: sandbox_mode danger-full-access instead of %s (lux's sandbox confines it)", c.Sandbox))
+		own := *c
+		own.Sandbox = "danger-full-access"
+		c = &own
+	}
 	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, c.Command))
 	if err != nil {
 		return nil, fmt.Errorf("codex: %q is not installed or not executable (install it with %q, or set command to its path): %w",
@@ -56,6 +66,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 			Dir:    workspace,
 			Env:    env,
 			Stderr: info.Stderr,
+			URLs:   c.providerURLs(),
 		},
 		Workspace:     workspace,
 		IdleTimeout:   c.IdleTimeout.D(),
@@ -230,4 +241,13 @@ func (a *appSession) lastError() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return strings.TrimSpace(a.p.LastError())
+}
+
+// providerURLs is the model provider's endpoint, which a sandbox lets the
+// CLI reach.
+func (c *Config) providerURLs() []string {
+	if c.Provider == nil || c.Provider.BaseURL == "" {
+		return nil
+	}
+	return []string{c.Provider.BaseURL}
 }

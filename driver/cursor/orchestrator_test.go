@@ -17,14 +17,20 @@ import (
 	"github.com/luxeval/lux/driver/cursor"
 	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/sandbox"
 )
 
-func newOrchestrator(t *testing.T) (*orchestrator.Orchestrator, string) {
+// newOrchestrator's agents may write to the directories rw, beyond their
+// workspaces.
+func newOrchestrator(t *testing.T, rw ...string) (*orchestrator.Orchestrator, string) {
 	t.Helper()
 	reg := lux.NewRegistry()
 	require.NoError(t, reg.RegisterDriver(cursor.Plugin()))
 	root := t.TempDir()
-	return orchestrator.New(reg, orchestrator.Options{RunsRoot: root}), root
+	testdata, err := filepath.Abs("testdata")
+	require.NoError(t, err)
+	// The fake CLI replays a script from testdata: the sandbox lets it read it.
+	return orchestrator.New(reg, orchestrator.Options{RunsRoot: root, Sandbox: sandbox.Config{ReadOnly: []string{testdata}, ReadWrite: rw}}), root
 }
 
 func fakeDriver(t *testing.T, script string, extra map[string]any) *lux.PluginRef {
@@ -108,7 +114,7 @@ func TestRunLeavesNoProcessBehind(t *testing.T) {
 	// The CLI hangs after its result and leaves a detached worker: the run
 	// still ends done, and nothing of it survives the run.
 	pidFile := filepath.Join(t.TempDir(), "worker.pid")
-	o, _ := newOrchestrator(t)
+	o, _ := newOrchestrator(t, filepath.Dir(pidFile))
 	drv := fakeDriver(t, "happy.jsonl", nil)
 	env := drv.Config.(map[string]any)["env"].(map[string]string)
 	env["FAKE_CURSOR_AFTER"] = "hang"
