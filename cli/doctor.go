@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/luxeval/lux/orchestrator"
 )
@@ -15,13 +16,17 @@ func doctorCommand() command {
 		summary: "check that the commands the cases' drivers launch are installed",
 		doc: `Check, without running any agent, that the cases can run here: the runs root
 is writable, every case is valid, and every command the cases' drivers launch
-is installed (with an install hint when one is missing). Exit status 1 when a
+is installed (with an install hint when one is missing), and the sandbox agents
+would run in: its level, what the kernel refused, and a confined shell started
+through it (-sandbox and -require-sandbox as for run). Exit status 1 when a
 check fails.`,
 		setup: func(fs *flag.FlagSet) action {
 			var f caseFlags
 			var proj projectFlags
 			var root string
+			var sf sandboxFlags
 			f.register(fs)
+			sf.register(fs)
 			runsRootFlag(fs, &root)
 			proj.register(fs, true)
 			asJSON := jsonFlag(fs, "the checks (schema lux.doctor/v1)")
@@ -37,7 +42,12 @@ check fails.`,
 				if code := proj.apply(e, &opts); code != ExitOK {
 					return code
 				}
+				if err := sf.options(&opts, io.Discard); err != nil {
+					fmt.Fprintln(e.stderr, "lux doctor:", err)
+					return ExitUsage
+				}
 				diags := orchestrator.New(e.reg, opts).Preflight(ctx, cases)
+				diags = append(diags, sandboxDiagnostic(opts.Sandbox))
 				healthy := orchestrator.Healthy(diags)
 				if *asJSON {
 					e.writeJSON(DoctorReport{Schema: "lux.doctor/v1", Healthy: healthy, Checks: diags})

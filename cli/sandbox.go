@@ -59,3 +59,28 @@ func (f *sandboxFlags) options(opts *orchestrator.Options, stderr io.Writer) err
 	}
 	return nil
 }
+
+// sandboxDiagnostic starts a confined shell as a run's agent would be and
+// says what level it got, and what the kernel refused.
+func sandboxDiagnostic(c sandbox.Config) orchestrator.Diagnostic {
+	d := orchestrator.Diagnostic{ID: "sandbox", Status: orchestrator.StatusPass}
+	in, err := sandbox.SelfTest(c)
+	if err != nil {
+		d.Status, d.Message = orchestrator.StatusFail, err.Error()
+		return d
+	}
+	d.Message = "agents run at level " + string(in.Level)
+	if in.LandlockABI > 0 {
+		d.Message += fmt.Sprintf(" (Landlock ABI %d)", in.LandlockABI)
+	}
+	if in.ProcessLimit != "" {
+		d.Message += ", process limit by " + in.ProcessLimit
+	}
+	if len(in.Refused) > 0 {
+		d.Detail = "refused: " + strings.Join(in.Refused, "; ")
+	}
+	if !in.Level.AtLeast(sandbox.LevelLandlock) {
+		d.Status = orchestrator.StatusWarn
+	}
+	return d
+}

@@ -47,3 +47,12 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	r.setInfo(info)
 	return &Handle{info: info}, nil
 }
+
+// SelfTest reports that no sandbox is available here.
+func SelfTest(c Config) (Info, error) {
+	r := &Run{Config: c}
+	if _, err := r.Wrap(nil, Extra{}); err != nil {
+		return Info{}, err
+	}
+	return Info{Level: LevelNone, Requested: c.Level, Refused: []string{unsupported}}, nil
+}

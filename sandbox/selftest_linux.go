@@ -1,0 +1,48 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// SelfTest starts a shell through the helper at level c asks for and
+// checks that it can write its workspace and, under Landlock, cannot
+// write beside it: the helper hook is linked into this program and the
+// kernel applies what it was asked. It returns the sandbox's Info.
+func SelfTest(c Config) (Info, error) {
+	dir, err := os.MkdirTemp("", "lux-sandbox-selftest-")
+	if err != nil {
+		return Info{}, err
+	}
+	defer os.RemoveAll(dir)
+	ws, scratch, outside := filepath.Join(dir, "workspace"), filepath.Join(dir, "scratch"), filepath.Join(dir, "outside")
+	for _, d := range []string{ws, scratch, outside} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return Info{}, err
+		}
+	}
+	r := &Run{Config: c, Workspace: ws, Scratch: scratch, Protect: []string{dir}}
+	cmd := exec.Command("/bin/sh", "-c", `: > "$1/ok" || exit 3; (: > "$2/escaped") 2>/dev/null; exit 0`, "sh", ws, outside)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	h, err := r.Wrap(cmd, Extra{})
+	if err != nil {
+		return Info{}, err
+	}
+	defer h.Release()
+	out, err := cmd.CombinedOutput()
+	in := h.Info()
+	if err != nil {
+		return in, fmt.Errorf("sandbox: the helper failed: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+		return in, fmt.Errorf("sandbox: the confined shell could not write its workspace: %s", strings.TrimSpace(string(out)))
+	}
+	_, err = os.Stat(filepath.Join(outside, "escaped"))
+	if in.Level.AtLeast(LevelLandlock) && err == nil {
+		return in, fmt.Errorf("sandbox: the confined shell wrote outside its workspace: Landlock is not in force")
+	}
+	return in, nil
+}
