@@ -56,3 +56,6 @@ func SelfTest(c Config) (Info, error) {
 	}
 	return Info{Level: LevelNone, Requested: c.Level, Refused: []string{unsupported}}, nil
 }
+
+// ForceLandlockABI does nothing here: there is no Landlock.
+func ForceLandlockABI(int) {}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -50,7 +51,26 @@ var probe struct {
 
 func landlockProbe() (int, error) {
 	probe.once.Do(func() { probe.abi, probe.err = landlockABI() })
+	if f := forcedABI.Load(); f != nil {
+		if *f <= 0 {
+			return 0, syscall.ENOSYS
+		}
+		return min(*f, probe.abi), probe.err
+	}
 	return probe.abi, probe.err
+}
+
+var forcedABI atomic.Pointer[int]
+
+// ForceLandlockABI makes this process behave as on a kernel offering
+// Landlock ABI abi at most (0: no Landlock, ENOSYS), for tests of the
+// fallbacks; a negative abi restores the kernel's.
+func ForceLandlockABI(abi int) {
+	if abi < 0 {
+		forcedABI.Store(nil)
+		return
+	}
+	forcedABI.Store(&abi)
 }
 
 // Available is the strongest level this machine offers, with what the
