@@ -34,6 +34,10 @@ func attack(args []string) {
 func attackErr(name string, a []string) error {
 	num := func(i int) int { n, _ := strconv.Atoi(a[i]); return n }
 	switch name {
+	case "wait":
+		fmt.Println("READY")
+		time.Sleep(time.Minute)
+		return nil
 	case "write":
 		return os.WriteFile(a[0], []byte("forged"), 0o644)
 	case "read":
@@ -58,6 +62,8 @@ func attackErr(name string, a []string) error {
 		if err := syscall.PtraceAttach(num(0)); err != nil {
 			return err
 		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(num(0), &ws, syscall.WALL, nil)
 		return syscall.PtraceDetach(num(0))
 	case "kill":
 		return syscall.Kill(num(0), syscall.SIGCONT)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -204,5 +205,58 @@ func TestLimitsStopHogs(t *testing.T) {
 				t.Errorf("without the sandbox: %s", got)
 			}
 		})
+	}
+}
+
+// TestPeersCannotReachEachOther: two runs at once (-j 2), each in its own
+// sandbox: one cannot write or read the other's workspace, signal it,
+// ptrace it or open its memory.
+func TestPeersCannotReachEachOther(t *testing.T) {
+	requireLandlock(t)
+	a, b := newWorld(t), newWorld(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := exec.Command(self, "wait")
+	peer.Dir = a.workspace
+	peer.Env = []string{envAttack + "=1", "PATH=/usr/bin:/bin"}
+	h, err := a.run(Config{}).Wrap(peer, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	out, err := peer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = peer.Process.Kill(); _ = peer.Wait() }()
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "READY\n" {
+		t.Fatalf("the peer did not start: %q %v", line, err)
+	}
+	if err := os.WriteFile(filepath.Join(a.workspace, "answer.txt"), []byte("42"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(peer.Process.Pid)
+	for _, args := range [][]string{
+		{"write", filepath.Join(a.workspace, "answer.txt")},
+		{"read", filepath.Join(a.workspace, "answer.txt")},
+		{"kill", pid},
+		{"ptrace", pid},
+		{"mem", pid},
+	} {
+		if got := hostile(t, b.run(Config{}), args...); !strings.HasPrefix(got, "DENIED") {
+			t.Errorf("%v: %s", args, got)
+		}
+		if os.Geteuid() != 0 {
+			continue
+		}
+		if got := hostile(t, b.run(Config{Level: LevelNone}), args...); got != "ALLOWED" {
+			t.Errorf("%v without the sandbox fails too, so the test proves nothing: %s", args, got)
+		}
 	}
 }
