@@ -279,6 +279,9 @@ type SandboxInfo struct {
 	// process limit is enforced ("pids-cgroup" or "rlimit").
 	Limits       *SandboxLimits `json:"limits,omitempty"`
 	ProcessLimit string         `json:"processLimit,omitempty"`
+	// MemoryLimit is how the memory limit is enforced: "memory-cgroup"
+	// (the agent's whole tree) or "rlimit" (RLIMIT_DATA, each process).
+	MemoryLimit string `json:"memoryLimit,omitempty"`
 	// ConnectPorts are the TCP ports the agent could connect to.
 	ConnectPorts []int `json:"connectPorts,omitempty"`
 	// AgentSandbox says how the driver set the agent's own sandbox

@@ -40,7 +40,7 @@ func sandboxInfo(box *sandbox.Run) *lux.SandboxInfo {
 	}
 	out := &lux.SandboxInfo{
 		Level: string(in.Level), Requested: string(in.Requested), Refused: in.Refused,
-		LandlockABI: in.LandlockABI, ProcessLimit: in.ProcessLimit, ConnectPorts: in.ConnectPorts,
+		LandlockABI: in.LandlockABI, ProcessLimit: in.ProcessLimit, MemoryLimit: in.MemoryLimit, ConnectPorts: in.ConnectPorts,
 		AgentSandbox: in.AgentSandbox,
 	}
 	if l := in.Limits; l != nil {

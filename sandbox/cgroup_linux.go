@@ -12,61 +12,83 @@ import (
 	"sync/atomic"
 )
 
-// pidsCgroup is a run's cgroup in the pids hierarchy (cgroup v1), which
-// the helper joins before it execs the agent: pids.max caps the processes
-// and threads of the agent's whole tree, whatever they do.
-type pidsCgroup struct {
-	dir   string
-	procs []string
-	once  sync.Once
-	final atomic.Int64 // refused forks, read when the cgroup is removed
+// v1Cgroup is a run's cgroup in one cgroup v1 hierarchy (pids, memory),
+// which the helper joins before it execs the agent: its limit holds for
+// the agent's whole tree, whatever the processes do.
+type v1Cgroup struct {
+	h       *hierarchy
+	dir     string
+	procs   string
+	once    sync.Once
+	final   atomic.Int64 // the count of events, read when the cgroup is removed
+	counter counter
 }
 
-var pidsRoot struct {
-	once sync.Once
-	dir  string // <pids mount>/<own cgroup>/lux-<pid>
-	err  error
-	n    atomic.Int64
+// counter reads how often the limit was hit from a cgroup's files.
+type counter struct{ file, key string }
+
+var (
+	// pidsEvents counts the forks pids.max refused.
+	pidsEvents = counter{"pids.events", "max"}
+	// oomKills counts the processes the OOM killer ended at the limit.
+	oomKills = counter{"memory.oom_control", "oom_kill"}
+)
+
+// hierarchy is this process's directory in a v1 hierarchy.
+type hierarchy struct {
+	controller string
+	once       sync.Once
+	dir        string // <mount>/<own cgroup>/lux-<pid>
+	err        error
+	n          atomic.Int64
 
 	mu   sync.Mutex
 	live map[string]bool // the cgroups of runs not yet released
 }
 
-// newPidsCgroup creates a cgroup capped at max processes.
-func newPidsCgroup(max int64) (*pidsCgroup, error) {
-	pidsRoot.once.Do(func() { pidsRoot.dir, pidsRoot.err = pidsParent() })
-	if pidsRoot.err != nil {
-		return nil, pidsRoot.err
+var (
+	pidsRoot   = &hierarchy{controller: "pids"}
+	memoryRoot = &hierarchy{controller: "memory"}
+)
+
+// newCgroup creates a cgroup of h with file set to value.
+func newCgroup(h *hierarchy, file string, value int64, c counter) (*v1Cgroup, error) {
+	h.once.Do(func() { h.dir, h.err = parentIn(h.controller) })
+	if h.err != nil {
+		return nil, h.err
 	}
-	pidsRoot.mu.Lock()
-	defer pidsRoot.mu.Unlock()
-	if pidsRoot.live == nil {
-		pidsRoot.live = map[string]bool{}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.live == nil {
+		h.live = map[string]bool{}
 	}
-	sweep(pidsRoot.dir, pidsRoot.live)
-	dir := filepath.Join(pidsRoot.dir, "r-"+strconv.FormatInt(pidsRoot.n.Add(1), 10))
+	sweep(h.dir, h.live)
+	dir := filepath.Join(h.dir, "r-"+strconv.FormatInt(h.n.Add(1), 10))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatInt(max, 10)), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(value, 10)), 0); err != nil {
 		_ = os.Remove(dir)
 		return nil, err
 	}
-	pidsRoot.live[dir] = true
-	return &pidsCgroup{dir: dir, procs: []string{filepath.Join(dir, "cgroup.procs")}}, nil
+	h.live[dir] = true
+	return &v1Cgroup{h: h, dir: dir, procs: filepath.Join(dir, "cgroup.procs"), counter: c}, nil
 }
 
-// refused is how many forks pids.max refused.
-func (c *pidsCgroup) refused() int {
+// hits is how often the cgroup's limit was hit.
+func (c *v1Cgroup) hits() int {
+	if c == nil {
+		return 0
+	}
 	if n := c.final.Load(); n > 0 {
 		return int(n)
 	}
-	data, err := os.ReadFile(filepath.Join(c.dir, "pids.events"))
+	data, err := os.ReadFile(filepath.Join(c.dir, c.counter.file))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "max "); ok {
+		if v, ok := strings.CutPrefix(line, c.counter.key+" "); ok {
 			n, _ := strconv.Atoi(strings.TrimSpace(v))
 			return n
 		}
@@ -76,12 +98,15 @@ func (c *pidsCgroup) refused() int {
 
 // release removes the cgroup; one still holding a process stays until a
 // later sweep.
-func (c *pidsCgroup) release() {
+func (c *v1Cgroup) release() {
+	if c == nil {
+		return
+	}
 	c.once.Do(func() {
-		c.final.Store(int64(c.refused()))
-		pidsRoot.mu.Lock()
-		delete(pidsRoot.live, c.dir)
-		pidsRoot.mu.Unlock()
+		c.final.Store(int64(c.hits()))
+		c.h.mu.Lock()
+		delete(c.h.live, c.dir)
+		c.h.mu.Unlock()
 		_ = os.Remove(c.dir)
 	})
 }
@@ -98,14 +123,14 @@ func sweep(dir string, live map[string]bool) {
 	}
 }
 
-// pidsParent creates this process's directory in the pids hierarchy,
-// removing those of harnesses that are gone.
-func pidsParent() (string, error) {
-	mount, err := pidsMount()
+// parentIn creates this process's directory in the hierarchy of
+// controller, removing those of harnesses that are gone.
+func parentIn(controller string) (string, error) {
+	mount, err := mountOf(controller)
 	if err != nil {
 		return "", err
 	}
-	own, err := ownV1("pids")
+	own, err := ownV1(controller)
 	if err != nil {
 		return "", err
 	}
@@ -129,8 +154,8 @@ func pidsParent() (string, error) {
 	return dir, nil
 }
 
-// pidsMount is where the cgroup v1 pids hierarchy is mounted.
-func pidsMount() (string, error) {
+// mountOf is where the cgroup v1 hierarchy of controller is mounted.
+func mountOf(controller string) (string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return "", err
@@ -143,7 +168,7 @@ func pidsMount() (string, error) {
 			continue
 		}
 		fields := strings.Fields(post)
-		if len(fields) < 3 || !hasOption(fields[2], "pids") {
+		if len(fields) < 3 || !hasOption(fields[2], controller) {
 			continue
 		}
 		f := strings.Fields(pre)
@@ -151,7 +176,7 @@ func pidsMount() (string, error) {
 			return f[4], nil
 		}
 	}
-	return "", errors.New("no cgroup v1 pids hierarchy is mounted")
+	return "", fmt.Errorf("no cgroup v1 %s hierarchy is mounted", controller)
 }
 
 func hasOption(opts, name string) bool {

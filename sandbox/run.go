@@ -41,6 +41,10 @@ type Info struct {
 	// is enforced ("pids-cgroup" or "rlimit").
 	Limits       *Limits `json:"limits,omitempty"`
 	ProcessLimit string  `json:"processLimit,omitempty"`
+	// MemoryLimit is how the memory limit is enforced: "memory-cgroup"
+	// (the whole tree; the OOM killer ends a process at the limit) or
+	// "rlimit" (RLIMIT_DATA, each process; an allocation past it fails).
+	MemoryLimit string `json:"memoryLimit,omitempty"`
 	// ConnectPorts are the TCP ports the agent may connect to.
 	ConnectPorts []int `json:"connectPorts,omitempty"`
 	// AgentSandbox says how the agent's own sandbox was set, when the

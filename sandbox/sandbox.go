@@ -89,10 +89,12 @@ type Limits struct {
 	// (cgroup v1 or v2), else RLIMIT_NPROC (which counts every process of
 	// the user, and which the kernel does not enforce for root).
 	Processes int64 `json:"processes,omitempty"`
-	// MemoryBytes caps each process's writable private memory
-	// (RLIMIT_DATA: the heap, anonymous mappings, thread stacks), which
-	// leaves alone the large address space reservations of JavaScript
-	// engines that RLIMIT_AS would refuse.
+	// MemoryBytes caps the memory of the agent's whole tree with a memory
+	// cgroup where this process may create one (cgroup v1; the OOM killer
+	// ends a process at the limit), else each process's writable private
+	// memory (RLIMIT_DATA: the heap, anonymous mappings, thread stacks),
+	// which leaves alone the large address space reservations of
+	// JavaScript engines that RLIMIT_AS would refuse.
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 	// FileBytes caps the size of a file a process writes (RLIMIT_FSIZE);
 	// a write past it gets SIGXFSZ.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -193,7 +194,6 @@ func TestLimitsStopHogs(t *testing.T) {
 		args []string
 	}{
 		{"fork bomb", []string{"fork", "100"}},
-		{"memory hog", []string{"alloc", "512"}},
 		{"huge file", []string{"bigfile", filepath.Join(w.workspace, "big"), "16"}},
 	}
 	for _, tt := range tests {
@@ -258,5 +258,46 @@ func TestPeersCannotReachEachOther(t *testing.T) {
 		if got := hostile(t, b.run(Config{Level: LevelNone}), args...); got != "ALLOWED" {
 			t.Errorf("%v without the sandbox fails too, so the test proves nothing: %s", args, got)
 		}
+	}
+}
+
+// TestMemoryHogIsStopped: a process that touches more memory than the
+// limit is refused it (RLIMIT_DATA) or ended by the OOM killer of the
+// run's memory cgroup, which the handle names.
+func TestMemoryHogIsStopped(t *testing.T) {
+	w := newWorld(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "alloc", "512")
+	cmd.Env = []string{envAttack + "=1"}
+	r := w.run(Config{Level: LevelLimits, Limits: Limits{MemoryBytes: 128 << 20}})
+	h, err := r.Wrap(cmd, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.Output()
+	signal := ""
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		signal = ws.Signal().String()
+	}
+	hit := h.LimitHit(signal)
+	h.Release()
+	t.Logf("memory limit by %s: %s", h.Info().MemoryLimit, hit)
+	switch h.Info().MemoryLimit {
+	case "memory-cgroup":
+		if !strings.Contains(hit, "memory limit (134217728 bytes, memory cgroup)") {
+			t.Errorf("LimitHit = %q (output %q, signal %q)", hit, out, signal)
+		}
+	default:
+		if !strings.HasPrefix(string(out), "DENIED") {
+			t.Errorf("output %q", out)
+		}
+	}
+	cmd = exec.Command(self, "alloc", "512")
+	cmd.Env = []string{envAttack + "=1"}
+	if out, err := cmd.Output(); err != nil || string(out) != "ALLOWED\n" {
+		t.Errorf("without the sandbox: %q %v", out, err)
 	}
 }

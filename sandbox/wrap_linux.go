@@ -29,7 +29,8 @@ type Extra struct {
 // Handle is a process started inside a sandbox, for what happened to it.
 type Handle struct {
 	info   Info
-	cgroup *pidsCgroup
+	cgroup *v1Cgroup // pids
+	memory *v1Cgroup
 }
 
 // Info is the sandbox the process runs in.
@@ -142,13 +143,22 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	lim := r.Config.Limits.withDefaults()
 	info.Limits = &lim
 	s := spec{Path: cmd.Path, Argv: cmd.Args}
-	s.Rlimits = rlimits(lim)
 	h := &Handle{}
+	if lim.MemoryBytes > 0 {
+		if cg, err := newCgroup(memoryRoot, "memory.limit_in_bytes", lim.MemoryBytes, oomKills); err == nil {
+			h.memory = cg
+			s.Procs = append(s.Procs, cg.procs)
+			info.MemoryLimit = "memory-cgroup"
+		} else {
+			info.MemoryLimit = "rlimit"
+		}
+	}
+	s.Rlimits = rlimits(lim, h.memory == nil)
 	if lim.Processes > 0 {
-		cg, err := newPidsCgroup(lim.Processes)
+		cg, err := newCgroup(pidsRoot, "pids.max", lim.Processes, pidsEvents)
 		if err == nil {
 			h.cgroup = cg
-			s.Procs = cg.procs
+			s.Procs = append(s.Procs, cg.procs)
 			info.ProcessLimit = "pids-cgroup"
 		} else {
 			info.ProcessLimit = "rlimit"
@@ -205,8 +215,9 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 func (h *Handle) Release() { h.release() }
 
 func (h *Handle) release() {
-	if h != nil && h.cgroup != nil {
+	if h != nil {
 		h.cgroup.release()
+		h.memory.release()
 	}
 }
 
@@ -224,24 +235,29 @@ func (h *Handle) LimitHit(signal string) string {
 	case "SIGXFSZ", "signal 25":
 		return fmt.Sprintf("the agent exceeded the sandbox's file size limit (%d bytes, RLIMIT_FSIZE)", lim.FileBytes)
 	}
-	if h.cgroup != nil {
-		if n := h.cgroup.refused(); n > 0 {
-			return fmt.Sprintf("the agent reached the sandbox's process limit (%d, pids cgroup): %d forks refused", lim.Processes, n)
-		}
+	if n := h.memory.hits(); n > 0 {
+		return fmt.Sprintf("the agent reached the sandbox's memory limit (%d bytes, memory cgroup): the OOM killer ended %d of its processes", lim.MemoryBytes, n)
+	}
+	if n := h.cgroup.hits(); n > 0 {
+		return fmt.Sprintf("the agent reached the sandbox's process limit (%d, pids cgroup): %d forks refused", lim.Processes, n)
 	}
 	return ""
 }
 
 const rlimitNproc = 6 // RLIMIT_NPROC
 
-func rlimits(l Limits) []rlimit {
+// rlimits are the resource limits of l; memory only when no memory
+// cgroup holds the whole tree.
+func rlimits(l Limits, memory bool) []rlimit {
 	var out []rlimit
 	add := func(res int, v, slack int64) {
 		if v > 0 {
 			out = append(out, rlimit{Resource: res, Cur: uint64(v), Max: uint64(v + slack)})
 		}
 	}
-	add(syscall.RLIMIT_DATA, l.MemoryBytes, 0)
+	if memory {
+		add(syscall.RLIMIT_DATA, l.MemoryBytes, 0)
+	}
 	add(syscall.RLIMIT_FSIZE, l.FileBytes, 0)
 	// SIGXCPU at the soft limit, SIGKILL at the hard one.
 	add(syscall.RLIMIT_CPU, l.CPUSeconds, 5)
