@@ -14,6 +14,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -211,7 +212,8 @@ func TestABudgetRunningOutEndsTheExperimentFailedAndKeepsItsUnits(t *testing.T) 
 func TestAnAgentThatWritesIntoTheSubjectFailsItsUnit(t *testing.T) {
 	f, c := promoteFixture(t)
 	c.Variants = []Variant{{ID: "tamper", Files: map[string]string{"AGENTS.md": "write a.txt alpha beta\ntamper\n"}}}
-	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs")})
+	// The sandbox would refuse the write: without it, the change is caught.
+	res, err := Run(ctx(t), testRegistry(t), c, Options{RunsRoot: filepath.Join(f.dir, ".lux-runs"), Sandbox: sandbox.Config{Level: sandbox.LevelNone}})
 	require.NoError(t, err)
 	n := 0
 	for _, u := range res.unitsOf(t, "tamper") {

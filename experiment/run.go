@@ -13,6 +13,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // ErrUndecidable is the error of Run for a campaign with a constraint its
@@ -36,6 +37,9 @@ type Options struct {
 	// to decide (see CampaignPlan.Undecidable), which Run otherwise
 	// refuses; such a constraint can only end inconclusive.
 	Force bool
+	// Sandbox confines each unit's agent (see orchestrator.Options.Sandbox):
+	// the candidate's subject tree is readable, not writable.
+	Sandbox sandbox.Config
 }
 
 // Progress reports one unit.
@@ -455,7 +459,7 @@ func (s *state) orchestrator(profile string, cand *Candidate, root string) *orch
 	}
 	return orchestrator.New(s.reg, orchestrator.Options{
 		RunsRoot: s.runsRoot, Driver: pr.Driver, Answerer: pr.Answerer, Environment: env,
-		SubjectRoot: root, Fsync: s.opts.Fsync,
+		SubjectRoot: root, Fsync: s.opts.Fsync, Sandbox: s.opts.Sandbox,
 		Experiment: orchestrator.ExperimentInfo{ID: filepath.Base(s.dir), CandidateID: cand.ID, SubjectHash: cand.Hash},
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // TestClaudeCodeUsesTheServer is the README's agent case: the real Claude
@@ -29,7 +30,8 @@ func TestClaudeCodeUsesTheServer(t *testing.T) {
 	}
 	claude := clitest.Find(t, "claude")
 	root := t.TempDir()
-	server, err := buildServer(t.Context(), filepath.Join(root, ".bin"))
+	bin := t.TempDir()
+	server, err := buildServer(t.Context(), bin)
 	require.NoError(t, err)
 	fixtures := t.TempDir()
 	mcpConfig, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"command": server}}})
@@ -69,7 +71,8 @@ func TestClaudeCodeUsesTheServer(t *testing.T) {
 			assertion.FileRegexSet("notes/groceries.md", assertion.ModeAll, []string{"milk", "eggs"}),
 		},
 	}
-	o := orchestrator.New(builtin.Registry(), orchestrator.Options{RunsRoot: root})
+	// The agent's sandbox lets it run the server it is configured with.
+	o := orchestrator.New(builtin.Registry(), orchestrator.Options{RunsRoot: root, Sandbox: sandbox.Config{ReadOnly: []string{bin}}})
 	res, err := o.RunSuite(t.Context(), []*lux.Case{c})
 	require.NoError(t, err)
 	require.Len(t, res.Manifest.Items, 1)
