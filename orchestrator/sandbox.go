@@ -9,7 +9,8 @@ import (
 )
 
 // sandbox is the run's sandbox: its workspace and scratch directory are
-// the agent's, the experiment's subject root is readable, and no grant may expose the runs root, the harness's
+// the agent's, the files its config names and the experiment's subject
+// root are readable, and no grant may expose the runs root, the harness's
 // working directory, $HOME or the system's temporary directory.
 func (r *runState) sandbox() *sandbox.Run {
 	protect := []string{r.o.opts.RunsRoot, os.TempDir()}
@@ -20,6 +21,9 @@ func (r *runState) sandbox() *sandbox.Run {
 		protect = append(protect, home)
 	}
 	c := r.o.opts.Sandbox
+	// The files the driver's config names (scripts, files named with a
+	// variable such as ${CASE_DIR}) are the agent's to read.
+	c.ReadOnly = append(append(append([]string(nil), c.ReadOnly...), r.p.runtime.Scripts...), r.p.varFiles...)
 	if r.o.opts.SubjectRoot != "" {
 		// What the experiment varies is the agent's to read.
 		c.ReadOnly = append(append([]string(nil), c.ReadOnly...), r.o.opts.SubjectRoot)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // protocol speaks the CLI's stream-json over the toolkit's session: it
@@ -93,7 +94,7 @@ func (c *Config) launch(ctx context.Context, s *session, runDir, path string, pa
 	}
 	s.Session, err = driver.StartSession(ctx, driver.SessionOptions{
 		Process: driver.ProcessSpec{
-			Path: path, Args: c.args(paths), Dir: info.Workspace, Env: env, Stderr: info.Stderr,
+			Path: path, Args: append(c.args(paths), ownSandbox(ctx, paths)...), Dir: info.Workspace, Env: env, Stderr: info.Stderr,
 		},
 		Protocol:      &protocol{p: newParser()},
 		Workspace:     info.Workspace,
@@ -157,4 +158,23 @@ func describeExit(st driver.ExitStatus) string {
 		return "signal " + st.Signal
 	}
 	return fmt.Sprintf("code %d", st.Code)
+}
+
+// offSettings turn the CLI's own sandbox (bubblewrap, which cannot run
+// inside Landlock) off.
+const offSettings = `{"sandbox":{"enabled":false}}`
+
+// ownSandbox are the flags that turn the CLI's own sandbox off when lux's
+// confines it, and says so in the record. A config with its own settings
+// file keeps it: the file decides, and the record says that.
+func ownSandbox(ctx context.Context, p resolvedPaths) []string {
+	if !sandbox.Confines(ctx) {
+		return nil
+	}
+	if p.settings != "" {
+		sandbox.NoteAgentSandbox(ctx, "claude-code: its own sandbox is as its settings file says (lux's confines it; bubblewrap cannot run inside Landlock)")
+		return nil
+	}
+	sandbox.NoteAgentSandbox(ctx, "claude-code: --settings "+offSettings+" (lux's sandbox confines it)")
+	return []string{"--settings", offSettings}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // promptHarnessEnv makes the test binary a harness running promptCases
@@ -55,7 +56,9 @@ func runPromptHarness() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: os.Getenv(promptHarnessEnv)})
+	// The agent reports through a fifo outside its workspace.
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: os.Getenv(promptHarnessEnv),
+		Sandbox: sandbox.Config{ReadWrite: []string{filepath.Dir(os.Getenv("LUX_TEST_FIFO"))}}})
 	_, err = o.RunSuite(context.Background(), promptCases())
 	fmt.Fprintln(os.Stderr, "the suite ended:", err)
 	return 1
