@@ -14,7 +14,8 @@ import (
 
 // seqAgent passes or fails by a script: the file $SEQ holds a string of P
 // and F, the n-th run of the case follows its n-th letter (the last one
-// once the string is used up); $SEQ.n counts the runs.
+// once the string is used up); $SEQ.n counts the runs. It keeps them
+// outside its workspace, so its runs are at sandbox level limits.
 const seqAgent = `#!/bin/sh
 echo '{"type":"ready","agentId":"seq-agent"}'
 n=$(cat "$SEQ.n" 2>/dev/null || echo 0)
@@ -89,11 +90,11 @@ func TestRunConfirmDecidesDisagreements(t *testing.T) {
 	p := newSeqProject(t, "steady", "broken", "flaky", "fixed")
 	reg := registry(t)
 	p.script(t, map[string]string{"steady": "P", "broken": "P", "flaky": "P", "fixed": "F"})
-	code, out, errOut := run(t, reg, "run", "-q", "-runs-root", p.runs, "-repeat", "5", "-label", "main", p.cases)
+	code, out, errOut := run(t, reg, "run", "-q", "-sandbox", "limits", "-runs-root", p.runs, "-repeat", "5", "-label", "main", p.cases)
 	require.Equal(t, cli.ExitFailed, code, "fixed fails in the baseline\n%s\n%s", out, errOut)
 
 	p.script(t, map[string]string{"steady": "P", "broken": "F", "flaky": "FP", "fixed": "P"})
-	_, txt, _ := run(t, reg, "run", "-q", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", "-confirm-max", "20", p.cases)
+	_, txt, _ := run(t, reg, "run", "-q", "-sandbox", "limits", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", "-confirm-max", "20", p.cases)
 	require.Regexp(t, `broken\s+5/5 passed\s+fail\s+regressed\s+14 \(0 passed\)\s+153\s`, txt)
 	require.Regexp(t, `flaky\s+5/5 passed\s+fail\s+held\s+7 \(7 passed\)`, txt)
 	require.Regexp(t, `fixed\s+0/5 passed\s+pass\s+improved\s+14 \(14 passed\)`, txt)
@@ -101,7 +102,7 @@ func TestRunConfirmDecidesDisagreements(t *testing.T) {
 	require.Contains(t, txt, "confirmed 3 of 3 disagreements using 35 extra runs, 39 in all (a fixed design at 21 repetitions would have used 84); threshold e ≥ 120")
 	require.Contains(t, txt, "gate: FAIL: broken: regressed")
 	p.script(t, map[string]string{"steady": "P", "broken": "F", "flaky": "FP", "fixed": "P"})
-	code, out, errOut = run(t, reg, "run", "-q", "-json", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", "-confirm-max", "20", p.cases)
+	code, out, errOut = run(t, reg, "run", "-q", "-json", "-sandbox", "limits", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", "-confirm-max", "20", p.cases)
 	require.Equal(t, cli.ExitFailed, code, "broken regressed\n%s\n%s", out, errOut)
 	byID, rep := confirmOutcomes(t, out)
 
@@ -140,11 +141,11 @@ func TestRunConfirmRespectsTheCap(t *testing.T) {
 	p := newSeqProject(t, "broken", "steady")
 	reg := registry(t)
 	p.script(t, map[string]string{"broken": "P", "steady": "P"})
-	code, _, _ := run(t, reg, "run", "-q", "-runs-root", p.runs, "-repeat", "5", "-label", "main", p.cases)
+	code, _, _ := run(t, reg, "run", "-q", "-sandbox", "limits", "-runs-root", p.runs, "-repeat", "5", "-label", "main", p.cases)
 	require.Equal(t, cli.ExitOK, code)
 
 	p.script(t, map[string]string{"broken": "F", "steady": "P"})
-	code, out, errOut := run(t, reg, "run", "-q", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", "-confirm-max", "3", p.cases)
+	code, out, errOut := run(t, reg, "run", "-q", "-sandbox", "limits", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", "-confirm-max", "3", p.cases)
 	require.Equal(t, cli.ExitFailed, code, "%s\n%s", out, errOut)
 	require.Equal(t, 4, p.agentRuns(t, "broken"))
 	require.Equal(t, 1, p.agentRuns(t, "steady"))
@@ -154,7 +155,7 @@ func TestRunConfirmRespectsTheCap(t *testing.T) {
 
 	// Every case agreeing: no extra run, the gate passes.
 	p.script(t, map[string]string{"broken": "P", "steady": "P"})
-	code, out, errOut = run(t, reg, "run", "-q", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", p.cases)
+	code, out, errOut = run(t, reg, "run", "-q", "-sandbox", "limits", "-runs-root", p.runs, "-baseline", "label:main", "-confirm", p.cases)
 	require.Equal(t, cli.ExitOK, code, "%s\n%s", out, errOut)
 	require.Contains(t, out, "confirmed 0 of 0 disagreements using 0 extra runs, 2 in all")
 }
@@ -169,7 +170,7 @@ func TestRunConfirmFlags(t *testing.T) {
 		{"-confirm", "-baseline", "latest", "-confirm-max", "0"},
 		{"-confirm", "-baseline", "label:nothing"},
 	} {
-		code, _, errOut := run(t, reg, append(append([]string{"run", "-q", "-runs-root", p.runs}, args...), p.cases)...)
+		code, _, errOut := run(t, reg, append(append([]string{"run", "-q", "-sandbox", "limits", "-runs-root", p.runs}, args...), p.cases)...)
 		require.Equal(t, cli.ExitUsage, code, "%v: %s", args, errOut)
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/luxeval/lux/examples/internal/exsetup"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 func main() {
@@ -125,6 +126,9 @@ func example(ctx context.Context, w io.Writer, root string) (*orchestrator.Suite
 		RunsRoot: root, Repetitions: 2,
 		DefaultDriver: &lux.PluginRef{Name: subprocess.Name, Config: map[string]any{"command": agent, "idleTimeout": "30s"}},
 		Hooks:         []lux.PluginRef{{Name: "greeting-service", Config: map[string]any{"greeting": "hello from the service"}}},
+		// The agent reaches the service on a port chosen at suite setup,
+		// which the landlock level's TCP rules, fixed before, would refuse.
+		Sandbox: sandbox.Config{Level: sandbox.LevelLimits},
 	})
 	c := &lux.Case{ID: "fetch-greeting", Prompt: "Ask the service for its greeting and write it to greeting.txt.",
 		Assertions: []lux.AssertionSpec{{Type: "file-contains", ID: "greeting", Config: map[string]any{"path": "greeting.txt", "text": "hello from the service"}}}}
