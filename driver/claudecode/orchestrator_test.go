@@ -15,6 +15,7 @@ import (
 	"github.com/luxeval/lux/internal/clitest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // runCase runs one case through the orchestrator, with the real CLI
@@ -45,6 +46,13 @@ func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[s
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)
+	if l, _, _ := sandbox.Available(); l == sandbox.LevelLandlock {
+		// The CLI ran confined, with its own sandbox off, and the record says so.
+		sb := res.Metadata.Provenance.Sandbox
+		require.NotNil(t, sb)
+		assert.Equal(t, "landlock", sb.Level)
+		assert.Equal(t, []string{`claude-code: --settings {"sandbox":{"enabled":false}} (lux's sandbox confines it)`}, sb.AgentSandbox)
+	}
 	return res, srv
 }
 

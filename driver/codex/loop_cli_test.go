@@ -17,6 +17,7 @@ import (
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // loop runs a case through an orchestrator whose registry holds the codex
@@ -33,6 +34,14 @@ func loop(t *testing.T, c *lux.Case) (*orchestrator.RunResult, []lux.Event) {
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)
+	if l, _, _ := sandbox.Available(); l == sandbox.LevelLandlock {
+		// The CLI ran confined, with its own sandbox off, and the record says so.
+		sb := res.Metadata.Provenance.Sandbox
+		require.NotNil(t, sb)
+		assert.Equal(t, "landlock", sb.Level)
+		require.Len(t, sb.AgentSandbox, 1)
+		assert.Contains(t, sb.AgentSandbox[0], "codex: sandbox_mode danger-full-access instead of")
+	}
 	all, err := record.ReadEvents(filepath.Join(res.Dir, "events.jsonl"))
 	require.NoError(t, err)
 	var events []lux.Event // the agent's, without the harness's lifecycle and answers
