@@ -25,7 +25,7 @@ func TestSandboxLimitNamesItself(t *testing.T) {
 	}{
 		{"file size", sandbox.Limits{FileBytes: 1 << 20},
 			`exec head -c 4000000 /dev/zero > big`,
-			"the agent exceeded the sandbox's file size limit (1048576 bytes, RLIMIT_FSIZE) (code=-1, signal=signal 25)"},
+			"the agent exceeded the sandbox's file size limit (1048576 bytes, RLIMIT_FSIZE) (code=-1, signal=SIGXFSZ)"},
 		{"processes", sandbox.Limits{Processes: 16},
 			`i=0; while [ $i -lt 64 ]; do sleep 5 & i=$((i+1)); done; exit 1`,
 			"the agent reached the sandbox's process limit (16, pids cgroup)"},

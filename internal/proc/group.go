@@ -246,6 +246,10 @@ func SignalName(sig syscall.Signal) string {
 		return "SIGUSR1"
 	case syscall.SIGUSR2:
 		return "SIGUSR2"
+	case syscall.SIGXCPU:
+		return "SIGXCPU"
+	case syscall.SIGXFSZ:
+		return "SIGXFSZ"
 	}
 	return fmt.Sprintf("signal %d", int(sig))
 }
