@@ -1,0 +1,197 @@
+package optimize
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/luxeval/lux/experiment"
+)
+
+// Step is one candidate of a search's lineage: its parent, why it was
+// proposed, and its train pass rate against its parent's.
+type Step struct {
+	Candidate string  `json:"candidate"`
+	Parent    string  `json:"parent"`
+	Call      int     `json:"call"`
+	Rationale string  `json:"rationale,omitempty"`
+	Train     float64 `json:"train"`  // mean train pass rate over cases
+	Gain      float64 `json:"gain"`   // Train minus the parent's
+	Evaluated bool    `json:"evaluated"`
+}
+
+// Lineage reads the steps of a search's journal, in the order proposed.
+func Lineage(entries []Entry) []Step {
+	train := map[string]float64{}
+	evaluated := map[string]bool{}
+	for _, e := range entries {
+		if e.Kind == "evaluation" {
+			train[e.Candidate], evaluated[e.Candidate] = e.Mean, true
+		}
+	}
+	var out []Step
+	for _, e := range entries {
+		if e.Kind == "proposal" && e.Candidate != "" {
+			st := Step{Candidate: e.Candidate, Parent: e.Parent, Call: e.Call, Rationale: e.Rationale, Train: train[e.Candidate], Evaluated: evaluated[e.Candidate]}
+			if st.Evaluated && evaluated[e.Parent] {
+				st.Gain = st.Train - train[e.Parent]
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// LineageLines are the lineage as text, a line per step:
+// "baseline → c1  train 0.250 → 1.000 (+0.750)  rationale".
+func LineageLines(entries []Entry) []string {
+	train := map[string]float64{}
+	for _, e := range entries {
+		if e.Kind == "evaluation" {
+			train[e.Candidate] = e.Mean
+		}
+	}
+	var out []string
+	for _, st := range Lineage(entries) {
+		if !st.Evaluated {
+			out = append(out, fmt.Sprintf("%s → %s  not evaluated", st.Parent, st.Candidate))
+			continue
+		}
+		line := fmt.Sprintf("%s → %s  train pass rate %.3f → %.3f (%+.3f)", st.Parent, st.Candidate, train[st.Parent], st.Train, st.Gain)
+		if r := strings.TrimSpace(st.Rationale); r != "" {
+			if len(r) > 100 {
+				r = r[:100] + "…"
+			}
+			line += "  " + strings.ReplaceAll(r, "\n", " ")
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// finalists are the frontier candidates other than the baseline, best
+// train mean first, at most TopK.
+func (s *search) finalists() []*cand {
+	var out []*cand
+	for _, c := range frontier(s.cands) {
+		if c.ID != experiment.BaselineID {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *cand) int {
+		return cmp.Or(cmp.Compare(b.mean, a.mean), cmp.Compare(idOrder(a.ID), idOrder(b.ID)))
+	})
+	return out[:min(len(out), s.opts.TopK)]
+}
+
+// finalCampaign is the campaign itself with the finalists as its
+// variants: what decides on validation and test.
+func (s *search) finalCampaign(ids []string) *experiment.Campaign {
+	fc := *s.camp
+	base := s.cands[0]
+	fc.Variants = nil
+	for _, id := range ids {
+		c := s.byID(id)
+		files := map[string]string{}
+		for k, v := range c.Files {
+			if base.Files[k] != v {
+				files[k] = v
+			}
+		}
+		fc.Variants = append(fc.Variants, experiment.Variant{ID: c.ID, Name: firstLine(c.Rationale), Files: files})
+	}
+	fc.Budget.MaxCandidates = max(fc.Budget.MaxCandidates, 1+len(ids))
+	fc.Meta = maps.Clone(s.camp.Meta)
+	if fc.Meta == nil {
+		fc.Meta = map[string]any{}
+	}
+	fc.Meta[MetaSearch] = filepath.Base(s.dir)
+	return &fc
+}
+
+// MetaSearch is the campaign meta key naming, in a held-out experiment's
+// campaign, the search ledger (its directory's name under
+// <runsRoot>/.optimize) it decides for.
+const MetaSearch = "luxOptimizeSearch"
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}
+
+// promote runs the held-out experiment of the finalists (or resumes it).
+func (s *search) promote(ctx context.Context, reason string) (*Result, error) {
+	entries, err := ReadJournal(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Dir: s.dir, StopReason: reason, Lineage: Lineage(entries)}
+	if s.promoting == nil {
+		for _, c := range s.finalists() {
+			s.promoting = append(s.promoting, c.ID)
+		}
+		if len(s.promoting) == 0 {
+			s.progress("no candidate to promote: the baseline is retained")
+			return res, nil
+		}
+		if err := s.add(Entry{Kind: "promoting", Finalists: s.promoting, Error: reason}); err != nil {
+			return nil, err
+		}
+	}
+	fc := s.finalCampaign(s.promoting)
+	opts := experiment.Options{RunsRoot: s.opts.RunsRoot, Concurrency: s.opts.Concurrency, Force: s.opts.Force}
+	if s.final != nil {
+		l, err := experiment.Open(filepath.Join(s.dir, filepath.FromSlash(s.final.Ledger)))
+		if err != nil {
+			return nil, err
+		}
+		ev, err := l.Evaluate(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Final = &experiment.Result{Dir: l.Dir, Manifest: l.Manifest, Evaluation: ev}
+		return res, nil
+	}
+	s.progress("held-out experiment of %s on validation and test", strings.Join(s.promoting, ", "))
+	var final *experiment.Result
+	if dir := s.startedFinal(); dir != "" {
+		final, err = experiment.Resume(ctx, s.reg, dir, fc, opts)
+	} else {
+		final, err = experiment.Run(ctx, s.reg, fc, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if final.Manifest.Status == experiment.StatusAborted {
+		return nil, errAborted
+	}
+	e := Entry{Kind: "final", Ledger: rel(s.dir, final.Dir), Finalists: s.promoting, Error: final.Manifest.Error}
+	if final.Evaluation != nil && final.Decision != nil {
+		e.Decision, e.Champion = final.Sentence(), final.Decision.Champion
+	}
+	if err := s.add(e); err != nil {
+		return nil, err
+	}
+	res.Final = final
+	return res, nil
+}
+
+// startedFinal is the held-out experiment a killed search started, if
+// any: the newest ledger whose campaign names this search.
+func (s *search) startedFinal() string {
+	dirs, _ := experiment.List(s.opts.RunsRoot)
+	for _, d := range slices.Backward(dirs) {
+		l, err := experiment.Open(d)
+		if err == nil && l.Campaign != nil && l.Campaign.Meta[MetaSearch] == filepath.Base(s.dir) {
+			return d
+		}
+	}
+	return ""
+}

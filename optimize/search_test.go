@@ -1,0 +1,133 @@
+package optimize
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luxeval/lux/experiment"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckRefusesFilesOutsideTheMutableSetOrNotShownInFull(t *testing.T) {
+	in := &Input{Mutable: []string{"*.md"}, Current: Candidate{ID: "baseline", Files: map[string]string{"AGENTS.md": "a"}}}
+	mutable := func(p string) bool { return strings.HasSuffix(p, ".md") }
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"outside the mutable set", map[string]string{"main.go": "x"}, "main.go is not a mutable file"},
+		{"mutable but not shown", map[string]string{"SKILL.md": "x"}, "SKILL.md was not shown in full"},
+		{"changes nothing", map[string]string{"AGENTS.md": "a"}, "changes nothing"},
+		{"no file", nil, "names no file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(in, Proposal{Files: tc.files}, mutable)
+			require.ErrorIs(t, err, ErrRefused)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	require.NoError(t, Check(in, Proposal{Files: map[string]string{"AGENTS.md": "b"}}, mutable))
+}
+
+func TestSearchFindsTheFixAndTheHeldOutGatePromotesItNotTheOverfit(t *testing.T) {
+	c := project(t)
+	opt := &scripted{steps: []step{
+		{err: errors.New("the model's reply is not JSON")},
+		propose("the train cases check for tabs", overfitAgents),
+		{props: []Proposal{{Files: map[string]string{"README.md": "x"}}}},
+		propose("state the whole house style", fixAgents),
+	}}
+	runs := filepath.Join(c.Dir, "runs")
+	res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: runs, Patience: 5, Budget: Budget{MaxProposalCalls: 4}})
+	require.NoError(t, err)
+	assert.Contains(t, res.StopReason, "proposal calls budget")
+
+	require.Len(t, res.Lineage, 2)
+	assert.Equal(t, Step{Candidate: "c1", Parent: "baseline", Call: 2, Rationale: "the train cases check for tabs", Train: 1, Gain: 1, Evaluated: true}, res.Lineage[0])
+	assert.Equal(t, "c2", res.Lineage[1].Candidate)
+	assert.InDelta(t, 1, res.Lineage[1].Train, 1e-9)
+
+	require.NotNil(t, res.Final)
+	assert.Equal(t, experiment.Promote, res.Final.Decision.Outcome, res.Final.Sentence())
+	assert.Equal(t, "c2", res.Final.Decision.Champion, "the fix, not the overfit, holds up on held-out cases")
+
+	entries, err := ReadJournal(res.Dir)
+	require.NoError(t, err)
+	var errs []string
+	for _, e := range entries {
+		if e.Kind == "proposal" && e.Error != "" {
+			errs = append(errs, e.Error)
+			assert.True(t, e.Usage.IsZero(), "a failed or refused call records no usage: %+v", e)
+		}
+	}
+	require.Len(t, errs, 2)
+	assert.Contains(t, errs[0], "not JSON")
+	assert.Contains(t, errs[1], "README.md is not a mutable file")
+}
+
+func TestTheHeldOutGateRefusesAProposalThatOnlyFitsTrain(t *testing.T) {
+	c := project(t)
+	opt := &scripted{steps: []step{propose("the train cases check for tabs", overfitAgents)}}
+	res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 1})
+	require.NoError(t, err)
+	require.Len(t, res.Lineage, 1)
+	assert.InDelta(t, 1, res.Lineage[0].Gain, 1e-9, "a full gain on train")
+	require.NotNil(t, res.Final)
+	assert.NotEqual(t, experiment.Promote, res.Final.Decision.Outcome, res.Final.Sentence())
+	assert.NotEqual(t, "c1", res.Final.Decision.Champion)
+}
+
+func TestTheOptimizerIsNeverShownValidationOrTestCases(t *testing.T) {
+	c := project(t)
+	opt := &scripted{steps: []step{propose("tabs", overfitAgents), propose("whole rule", fixAgents)}}
+	_, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 5, Budget: Budget{MaxProposalCalls: 3}})
+	require.NoError(t, err)
+	require.Len(t, opt.inputs, 3)
+	for _, in := range opt.inputs {
+		b, err := json.Marshal(in)
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "train-a")
+		assert.NotContains(t, string(b), "heldout", "no validation or test case id or prompt")
+		assert.NotContains(t, string(b), "indent with tabs\"", "no held-out assertion")
+	}
+	assert.NotEmpty(t, opt.inputs[0].Observations[0].Failed, "failed assertions are shown")
+	assert.NotEmpty(t, opt.inputs[0].Observations[0].Trajectory)
+	assert.Len(t, opt.inputs[2].Alternatives, 1, "the other frontier member")
+}
+
+func TestTheSearchStopsOnWallTimeStopFileAndPatience(t *testing.T) {
+	t.Run("wall time on the injected clock", func(t *testing.T) {
+		c := project(t)
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		opt := &scripted{}
+		clock := func() time.Time { now = now.Add(time.Minute); return now }
+		res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Now: clock, Budget: Budget{MaxWallTime: time.Minute}})
+		require.NoError(t, err)
+		assert.Contains(t, res.StopReason, "wall time")
+		assert.Empty(t, opt.inputs)
+	})
+	t.Run("stop file", func(t *testing.T) {
+		c := project(t)
+		stop := filepath.Join(c.Dir, "STOP")
+		require.NoError(t, os.WriteFile(stop, nil, 0o644))
+		res, err := Search(t.Context(), testRegistry(t), c, &scripted{}, Options{RunsRoot: filepath.Join(c.Dir, "runs"), StopFile: stop})
+		require.NoError(t, err)
+		assert.Contains(t, res.StopReason, "stop file")
+		assert.Nil(t, res.Final, "nothing proposed: the baseline stays")
+	})
+	t.Run("patience", func(t *testing.T) {
+		c := project(t)
+		opt := &scripted{steps: []step{propose("spaces again", "write a.txt spaces\n"), propose("still", "write a.txt nope\n")}}
+		res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 2})
+		require.NoError(t, err)
+		assert.Contains(t, res.StopReason, "no train case improved in 2")
+		assert.Len(t, opt.inputs, 2)
+	})
+}
