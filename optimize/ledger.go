@@ -42,10 +42,10 @@ type Entry struct {
 	// Cases are the candidate's train pass rates by "profile:case", Mean
 	// their mean; Runs, Tokens and CostUSD (of an evaluation) what its
 	// runs spent.
-	Cases map[string]float64 `json:"cases,omitempty"`
-	Mean  float64            `json:"mean,omitempty"`
-	Runs  int                `json:"runs,omitempty"`
-	Tokens int64             `json:"tokens,omitempty"`
+	Cases  map[string]float64 `json:"cases,omitempty"`
+	Mean   float64            `json:"mean,omitempty"`
+	Runs   int                `json:"runs,omitempty"`
+	Tokens int64              `json:"tokens,omitempty"`
 	// Ledger is the experiment ledger (evaluation, final).
 	Ledger     string   `json:"ledger,omitempty"`
 	Finalists  []string `json:"finalists,omitempty"`

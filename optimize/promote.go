@@ -19,8 +19,8 @@ type Step struct {
 	Parent    string  `json:"parent"`
 	Call      int     `json:"call"`
 	Rationale string  `json:"rationale,omitempty"`
-	Train     float64 `json:"train"`  // mean train pass rate over cases
-	Gain      float64 `json:"gain"`   // Train minus the parent's
+	Train     float64 `json:"train"` // mean train pass rate over cases
+	Gain      float64 `json:"gain"`  // Train minus the parent's
 	Evaluated bool    `json:"evaluated"`
 }
 

@@ -69,25 +69,25 @@ type Result struct {
 }
 
 type spent struct {
-	calls, runs     int
-	tokens          int64
-	cost            float64
-	proposalTokens  int64
-	proposalCost    float64
-	elapsedBase     time.Duration
-	segmentStart    time.Time
+	calls, runs    int
+	tokens         int64
+	cost           float64
+	proposalTokens int64
+	proposalCost   float64
+	elapsedBase    time.Duration
+	segmentStart   time.Time
 }
 
 type search struct {
-	reg   *lux.Registry
-	camp  *experiment.Campaign
-	opt   Optimizer
-	opts  Options
-	dir   string
-	j     *journal
-	cands []*cand
-	spent spent
-	final *Entry
+	reg       *lux.Registry
+	camp      *experiment.Campaign
+	opt       Optimizer
+	opts      Options
+	dir       string
+	j         *journal
+	cands     []*cand
+	spent     spent
+	final     *Entry
 	promoting []string
 }
 
