@@ -132,7 +132,11 @@ func (s *search) promote(ctx context.Context, reason string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: s.dir, StopReason: reason, Lineage: Lineage(entries)}
+	sp := s.spent
+	res := &Result{Dir: s.dir, StopReason: reason, Lineage: Lineage(entries), Spent: Spent{
+		ProposalCalls: sp.calls, ProposalTokens: sp.proposalTokens, ProposalCostUSD: sp.proposalCost,
+		TrainRuns: sp.runs, Tokens: sp.tokens, CostUSD: sp.cost,
+	}}
 	if s.promoting == nil {
 		for _, c := range s.finalists() {
 			s.promoting = append(s.promoting, c.ID)

@@ -63,9 +63,23 @@ type Result struct {
 	Dir        string // the search ledger
 	StopReason string
 	Lineage    []Step
+	// Spent is what the search spent, its proposals apart.
+	Spent Spent
 	// Final is the held-out experiment of the finalists (nil when no
 	// candidate was proposed).
 	Final *experiment.Result
+}
+
+// Spent is a search's spend: its proposal calls (their tokens and cost
+// apart) and its train runs. Tokens and CostUSD are the totals the budget
+// bounds.
+type Spent struct {
+	ProposalCalls   int     `json:"proposalCalls"`
+	ProposalTokens  int64   `json:"proposalTokens"`
+	ProposalCostUSD float64 `json:"proposalCostUsd"`
+	TrainRuns       int     `json:"trainRuns"`
+	Tokens          int64   `json:"tokens"`
+	CostUSD         float64 `json:"costUsd"`
 }
 
 type spent struct {
