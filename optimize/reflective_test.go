@@ -29,7 +29,7 @@ func reflectiveInput() *Input {
 func TestReflectiveParsesStrictOrFencedJSONAndRefusesTheRest(t *testing.T) {
 	for _, tc := range []struct {
 		name, reply, err string
-		files          map[string]string
+		files            map[string]string
 	}{
 		{"strict", `{"proposals":[{"rationale":"tabs","updates":{"AGENTS.md":"write a.txt tabs\n"}}]}`, "", map[string]string{"AGENTS.md": "write a.txt tabs\n"}},
 		{"fenced", "```json\n{\"proposals\":[{\"rationale\":\"r\",\"updates\":{\"AGENTS.md\":\"x\"}}]}\n```", "", map[string]string{"AGENTS.md": "x"}},
