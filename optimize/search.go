@@ -205,7 +205,7 @@ func newSearch(reg *lux.Registry, c *experiment.Campaign, opt Optimizer, opts Op
 	opts.Patience = first(opts.Patience, 3)
 	opts.TopK = first(opts.TopK, 3)
 	opts.MaxAlternatives = first(opts.MaxAlternatives, 2)
-	return &search{reg: reg, camp: c, opt: opt, opts: opts}, nil
+	return &search{reg: reg, camp: c, opt: opt, opts: opts, spent: spent{segmentStart: opts.Now()}}, nil
 }
 
 func first[T ~int | ~int64 | ~float64](vs ...T) T {
@@ -375,7 +375,6 @@ func (s *search) stale() int {
 }
 
 func (s *search) run(ctx context.Context) (*Result, error) {
-	s.spent.segmentStart = s.now()
 	if err := s.evaluatePending(ctx); err != nil {
 		return nil, err
 	}
