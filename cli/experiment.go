@@ -84,6 +84,10 @@ func experimentFlags(fs *flag.FlagSet) action {
 				e.errorf("%v", lerr)
 				return ExitUsage
 			}
+			if c.Optimizer != nil {
+				e.errorf("experiment: campaign %s has an optimizer: run it with lux optimize", c.ID)
+				return ExitUsage
+			}
 			if *plan {
 				return showPlan(ctx, e, c, *asJSON, *force)
 			}

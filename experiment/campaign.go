@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/harness"
 	"github.com/luxeval/lux/stats"
 )
 
@@ -26,8 +27,12 @@ type Campaign struct {
 	Budget      Budget             `json:"budget"`
 	// Sequential, when set, runs the campaign in rounds and stops each
 	// variant as soon as its gates against the baseline are decided.
-	Sequential *Sequential    `json:"sequential,omitempty"`
-	Meta       map[string]any `json:"meta,omitempty"`
+	Sequential *Sequential `json:"sequential,omitempty"`
+	// Optimizer, when set, makes the campaign a search (lux optimize,
+	// package optimize): an optimizer proposes the variants from train
+	// results, and the best go through this campaign's held-out gates.
+	Optimizer *OptimizerSpec `json:"optimizer,omitempty"`
+	Meta      map[string]any `json:"meta,omitempty"`
 
 	// Dir is the directory relative paths (subject root, case patterns)
 	// are resolved against: the campaign file's directory when loaded.
@@ -49,6 +54,27 @@ type Subject struct {
 	// Validate are commands run in each candidate's tree before any agent
 	// runs against it; a command that fails makes the candidate invalid.
 	Validate []Command `json:"validate,omitempty"`
+}
+
+// OptimizerSpec configures the search of a campaign with an optimizer (see
+// package optimize); zero fields take the search's defaults.
+type OptimizerSpec struct {
+	// Algorithm is "reflective" (the default and only built-in one).
+	Algorithm string `json:"algorithm,omitempty"`
+	// Model is the harness model that proposes (harness.Config: provider
+	// claude-code or codex, model, command, ...).
+	Model harness.Config `json:"model,omitzero"`
+	// MaxProposalCalls bounds the optimizer's calls, failed ones included.
+	MaxProposalCalls int `json:"maxProposalCalls,omitempty"`
+	// Patience stops the search after that many calls that improved no
+	// train case.
+	Patience int `json:"patience,omitempty"`
+	// PromotionTopK is how many frontier candidates go on to the held-out
+	// gates.
+	PromotionTopK int `json:"promotionTopK,omitempty"`
+	// ProposalsPerCall (1..4) and MaxPromptChars bound each call.
+	ProposalsPerCall int `json:"proposalsPerCall,omitempty"`
+	MaxPromptChars   int `json:"maxPromptChars,omitempty"`
 }
 
 // DefaultExclude are always left out of candidate trees: version control,

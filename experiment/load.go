@@ -132,6 +132,7 @@ func (c *Campaign) prepare() (*corpus, error) {
 		p.Add("repetitions", "must not be negative")
 	}
 	d.checkVariants(&p)
+	d.checkOptimizer(&p)
 	d.checkObjectives(&p)
 	checkSequential(&p, c, &d)
 	b := c.Budget
@@ -375,4 +376,30 @@ func (c *Campaign) constraintProfiles(k Constraint) []string {
 		return []string{k.Profile}
 	}
 	return c.profileNames()
+}
+
+// checkOptimizer checks the optimizer block: a known algorithm, counts not
+// negative, a train split (the only cases an optimizer sees), no fixed
+// variants, and a valid harness model.
+func (c *Campaign) checkOptimizer(p *lux.Problems) {
+	o := c.Optimizer
+	if o == nil {
+		return
+	}
+	if o.Algorithm != "" && o.Algorithm != "reflective" {
+		p.AddFix("optimizer.algorithm", fmt.Sprintf("unknown %q", o.Algorithm), `use "reflective" (or implement optimize.Optimizer in Go)`)
+	}
+	if o.MaxProposalCalls < 0 || o.Patience < 0 || o.PromotionTopK < 0 || o.MaxPromptChars < 0 {
+		p.Add("optimizer", "counts must not be negative")
+	}
+	if o.ProposalsPerCall < 0 || o.ProposalsPerCall > 4 {
+		p.AddFix("optimizer.proposalsPerCall", "must be 1 to 4", "leave it out for 1")
+	}
+	if c.Splits.Train == nil {
+		p.AddFix("splits.train", "an optimizer needs a train split", `select the cases it learns from, e.g. {"patterns": ["cases/train"]}`)
+	}
+	if len(c.Variants) > 0 {
+		p.AddFix("variants", "a campaign with an optimizer has no fixed variants", "drop them, or drop the optimizer and run lux experiment")
+	}
+	o.Model.Validate(p, "optimizer.model", false)
 }

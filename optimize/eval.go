@@ -26,7 +26,7 @@ func (s *search) trainCampaign(c *cand, tree string) *experiment.Campaign {
 	sub.ID = s.camp.ID + "-" + c.ID
 	sub.Subject = experiment.Subject{Root: tree, Mutable: s.camp.Subject.Mutable, Exclude: s.camp.Subject.Exclude, Validate: s.camp.Subject.Validate}
 	sub.Splits = experiment.Splits{Validation: s.camp.Splits.Train}
-	sub.Variants, sub.Sequential, sub.Meta, sub.Path = nil, nil, nil, ""
+	sub.Variants, sub.Sequential, sub.Optimizer, sub.Meta, sub.Path = nil, nil, nil, nil, ""
 	sub.Objectives = experiment.Objectives{}
 	sub.Repetitions = experiment.Repetitions{Promotion: max(1, s.camp.Repetitions.Search)}
 	r := s.remaining()

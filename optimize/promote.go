@@ -93,7 +93,7 @@ func (s *search) finalists() []*cand {
 func (s *search) finalCampaign(ids []string) *experiment.Campaign {
 	fc := *s.camp
 	base := s.cands[0]
-	fc.Variants = nil
+	fc.Variants, fc.Optimizer = nil, nil
 	for _, id := range ids {
 		c := s.byID(id)
 		files := map[string]string{}
