@@ -71,6 +71,7 @@ func commands() []command {
 		gradeCommand(),
 		annotateCommand(),
 		experimentCommand(),
+		optimizeCommand(),
 		reportCommand(),
 		applyCommand(),
 		modeltestCommand(),

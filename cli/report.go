@@ -12,6 +12,7 @@ import (
 
 	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/experiment"
+	"github.com/luxeval/lux/optimize"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/report"
 )
@@ -94,6 +95,12 @@ func reportFlags(fs *flag.FlagSet) action {
 				e.errorf("%v", err)
 				return ExitUsage
 			}
+			if dir := optimize.SearchOf(rep.Dir); dir != "" {
+				if err := optimize.WriteLineageMarkdown(e.stdout, dir); err != nil {
+					e.errorf("%v", err)
+					return ExitUsage
+				}
+			}
 			return ExitOK
 		}
 		var buf bytes.Buffer
@@ -105,6 +112,11 @@ func reportFlags(fs *flag.FlagSet) action {
 		} else if err := rep.WriteMarkdown(&buf); err != nil {
 			e.errorf("%v", err)
 			return ExitUsage
+		} else if dir := optimize.SearchOf(rep.Dir); dir != "" {
+			if err := optimize.WriteLineageMarkdown(&buf, dir); err != nil {
+				e.errorf("%v", err)
+				return ExitUsage
+			}
 		}
 		return writeOut(e, *out, rep.Dir, buf.Bytes(), *force)
 	}

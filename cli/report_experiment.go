@@ -7,6 +7,7 @@ import (
 
 	"github.com/luxeval/lux/compare"
 	"github.com/luxeval/lux/experiment"
+	"github.com/luxeval/lux/optimize"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/report"
 )
@@ -51,6 +52,11 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 		{What: "active time", Spent: (time.Duration(s.WallTimeMs) * time.Millisecond).String(), Budget: time.Duration(b.MaxWallTime).String()},
 	}
 	in.Baseline, in.Runs = experiment.BaselineID, experimentRuns(r.Dir)
+	if dir := optimize.SearchOf(r.Dir); dir != "" {
+		if entries, err := optimize.ReadJournal(dir); err == nil {
+			in.Lineage = optimize.LineageLines(entries)
+		}
+	}
 	return report.Experiment(in)
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -198,4 +199,49 @@ func (s *search) startedFinal() string {
 		}
 	}
 	return ""
+}
+
+// SearchOf returns the search ledger an experiment's ledger decided for
+// (its campaign's MetaSearch), or "" when it is not a search's.
+func SearchOf(experimentDir string) string {
+	l, err := experiment.Open(experimentDir)
+	if err != nil || l.Campaign == nil {
+		return ""
+	}
+	name, _ := l.Campaign.Meta[MetaSearch].(string)
+	if name == "" || strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	return filepath.Join(l.RunsRoot, LedgerDir, name)
+}
+
+// WriteLineageMarkdown writes the lineage of the search ledger dir as a
+// Markdown section: each candidate's parent, train gain and rationale, and
+// the proposal spend.
+func WriteLineageMarkdown(w io.Writer, dir string) error {
+	entries, err := ReadJournal(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n## Search lineage\n\nCandidates proposed on the train split (the optimizer saw no validation or test case), parent → child with the mean train pass rate over cases; search ledger `%s`.\n\n", dir)
+	lines := LineageLines(entries)
+	if len(lines) == 0 {
+		fmt.Fprintln(w, "No candidate was proposed.")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	calls, failed, tokens, cost := 0, 0, int64(0), 0.0
+	for _, e := range entries {
+		if e.Kind == "proposal" {
+			calls = max(calls, e.Call)
+			tokens += e.Usage.Total()
+			cost += e.CostUSD
+			if e.Error != "" && e.Candidate == "" {
+				failed++
+			}
+		}
+	}
+	_, err = fmt.Fprintf(w, "\nProposals: %d calls, %d proposals failed or refused; %d tokens, $%.4f (counted in the search budget, apart from the runs).\n", calls, failed, tokens, cost)
+	return err
 }

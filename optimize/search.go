@@ -120,6 +120,11 @@ func Search(ctx context.Context, reg *lux.Registry, c *experiment.Campaign, opt 
 	if err != nil {
 		return nil, err
 	}
+	if p, err := experiment.Plan(ctx, reg, c); err != nil {
+		return nil, err
+	} else if !p.Decidable && !opts.Force {
+		return nil, fmt.Errorf("optimize: campaign %s: %w: the held-out gates could never promote a candidate (see lux optimize -plan; Options.Force runs it anyway)", c.ID, experiment.ErrUndecidable)
+	}
 	stamp := record.Timestamp(s.now())
 	s.dir = filepath.Join(s.opts.RunsRoot, LedgerDir, stamp+"-"+record.Slug(c.ID))
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
@@ -148,6 +153,7 @@ func Search(ctx context.Context, reg *lux.Registry, c *experiment.Campaign, opt 
 // evaluates candidates proposed but not evaluated, never proposes again
 // what the journal holds, and goes on. It refuses a changed campaign.
 func Resume(ctx context.Context, reg *lux.Registry, dir string, c *experiment.Campaign, opt Optimizer, opts Options) (*Result, error) {
+	opts.RunsRoot = filepath.Dir(filepath.Dir(dir)) // <runsRoot>/.optimize/<search>
 	s, err := newSearch(reg, c, opt, opts)
 	if err != nil {
 		return nil, err

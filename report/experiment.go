@@ -31,6 +31,10 @@ type ExperimentReport struct {
 	Runs     []ExperimentRun
 	// Sequential are the sequential gates over rounds: one chart each.
 	Sequential []SeqSeries
+	// Lineage, for the held-out experiment of a search (lux optimize), is
+	// the search's candidates, a line each: parent → child with the train
+	// gain of the step.
+	Lineage []string
 }
 
 // ExperimentGate is one constraint checked for one candidate.
