@@ -133,6 +133,9 @@ func (s *search) promote(ctx context.Context, reason string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if reason == "" {
+		reason = s.stopped
+	}
 	sp := s.spent
 	res := &Result{Dir: s.dir, StopReason: reason, Lineage: Lineage(entries), Spent: Spent{
 		ProposalCalls: sp.calls, ProposalTokens: sp.proposalTokens, ProposalCostUSD: sp.proposalCost,

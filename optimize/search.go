@@ -103,6 +103,7 @@ type search struct {
 	spent     spent
 	final     *Entry
 	promoting []string
+	stopped   string // the stop reason journaled with the finalists
 }
 
 // Search runs a reflective search over the campaign's mutable files and
@@ -339,7 +340,7 @@ func (s *search) replay(entries []Entry) error {
 			}
 			c.evaluated, c.cases, c.mean, c.ledger = true, e.Cases, e.Mean, e.Ledger
 		case "promoting":
-			s.promoting = e.Finalists
+			s.promoting, s.stopped = e.Finalists, e.Error
 		case "final":
 			f := e
 			s.final = &f
