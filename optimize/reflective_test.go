@@ -85,37 +85,52 @@ func TestReflectivePromptDropsInTheDocumentedOrder(t *testing.T) {
 	require.ErrorIs(t, err, ErrPromptTooLong)
 }
 
-// TestReflectiveSearchThroughTheRealClaudeCLI runs the search with the
-// reflective optimizer on the real Claude Code CLI against a scripted
-// model: a malformed reply, an edit outside the mutable set, then the fix.
-// The malformed call is recorded with no usage; the fix is promoted on
-// held-out cases; the proposal tokens are accounted apart.
-func TestReflectiveSearchThroughTheRealClaudeCLI(t *testing.T) {
+// TestReflectiveSearchThroughTheRealCLIs runs the search with the
+// reflective optimizer on the real Claude Code and Codex CLIs against a
+// scripted model: a malformed reply, an edit outside the mutable set, then
+// the fix (fenced). The malformed and refused calls are recorded with no
+// usage; the fix is promoted on held-out cases; the proposal tokens are
+// accounted apart; no prompt names a held-out case.
+func TestReflectiveSearchThroughTheRealCLIs(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the Claude Code CLI")
+		t.Skip("runs the Claude Code and Codex CLIs")
 	}
-	srv := harnesstest.Server(t, modeltest.Script{
-		{Text: "Sure! Tabs are better.", Usage: modeltest.Usage{InputTokens: 900, OutputTokens: 9}},
-		{Text: `{"proposals":[{"rationale":"document it","updates":{"README.md":"tabs"}}]}`, Usage: modeltest.Usage{InputTokens: 900, OutputTokens: 20}},
-		{Text: "```json\n" + `{"proposals":[{"rationale":"state the whole house style","updates":{"AGENTS.md":"write a.txt indent with tabs\n"}}]}` + "\n```", Usage: modeltest.Usage{InputTokens: 1000, OutputTokens: 30}},
-	})
-	model, err := harness.New(harnesstest.Claude(t, srv))
-	require.NoError(t, err)
-	c := project(t)
-	res, err := Search(t.Context(), testRegistry(t), c, &Reflective{Model: model}, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 3, Budget: Budget{MaxProposalCalls: 3}})
-	require.NoError(t, err)
-	require.Len(t, res.Lineage, 1)
-	assert.Equal(t, "state the whole house style", res.Lineage[0].Rationale)
-	require.NotNil(t, res.Final)
-	assert.Equal(t, experiment.Promote, res.Final.Decision.Outcome, res.Final.Sentence())
-	assert.Equal(t, "c1", res.Final.Decision.Champion)
-	assert.Equal(t, 3, res.Spent.ProposalCalls)
-	assert.Equal(t, int64(1030), res.Spent.ProposalTokens, "only the good call's usage; failed and refused calls record none")
+	for _, tc := range []struct {
+		name   string
+		config func(testing.TB, *modeltest.Server) harness.Config
+		tokens int64
+	}{
+		{"claude", harnesstest.Claude, 1030},
+		{"codex", harnesstest.Codex, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := harnesstest.Server(t, modeltest.Script{
+				{Text: "Sure! Tabs are better.", Usage: modeltest.Usage{InputTokens: 900, OutputTokens: 9}},
+				{Text: `{"proposals":[{"rationale":"document it","updates":{"README.md":"tabs"}}]}`, Usage: modeltest.Usage{InputTokens: 900, OutputTokens: 20}},
+				{Text: "```json\n" + `{"proposals":[{"rationale":"state the whole house style","updates":{"AGENTS.md":"write a.txt indent with tabs\n"}}]}` + "\n```", Usage: modeltest.Usage{InputTokens: 1000, OutputTokens: 30}},
+			})
+			model, err := harness.New(tc.config(t, srv))
+			require.NoError(t, err)
+			c := project(t)
+			res, err := Search(t.Context(), testRegistry(t), c, &Reflective{Model: model}, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 3, Budget: Budget{MaxProposalCalls: 3}})
+			require.NoError(t, err)
+			require.Len(t, res.Lineage, 1)
+			assert.Equal(t, "state the whole house style", res.Lineage[0].Rationale)
+			require.NotNil(t, res.Final)
+			assert.Equal(t, experiment.Promote, res.Final.Decision.Outcome, res.Final.Sentence())
+			assert.Equal(t, "c1", res.Final.Decision.Champion)
+			assert.Equal(t, 3, res.Spent.ProposalCalls)
+			if tc.tokens > 0 {
+				assert.Equal(t, tc.tokens, res.Spent.ProposalTokens, "only the good call's usage; failed and refused calls record none")
+			} else {
+				assert.Positive(t, res.Spent.ProposalTokens)
+			}
 
-	reqs := srv.TurnRequests()
-	require.NotEmpty(t, reqs)
-	for _, r := range reqs {
-		b := string(r.Body)
-		assert.NotContains(t, b, "heldout", "no validation or test case in the prompt")
+			reqs := srv.TurnRequests()
+			require.NotEmpty(t, reqs)
+			for _, r := range reqs {
+				assert.NotContains(t, string(r.Body), "heldout", "no validation or test case in the prompt")
+			}
+		})
 	}
 }
