@@ -30,7 +30,9 @@ func (s *search) trainCampaign(c *cand, tree string) *experiment.Campaign {
 	sub.Objectives = experiment.Objectives{}
 	sub.Repetitions = experiment.Repetitions{Promotion: max(1, s.camp.Repetitions.Search)}
 	r := s.remaining()
-	sub.Budget = experiment.Budget{MaxCandidates: 1, MaxRuns: r.Runs, MaxTokens: r.Tokens, MaxCostUSD: r.CostUSD}
+	// What is left, at least a unit of each: a budget of zero would take
+	// the experiment's default, not stop it.
+	sub.Budget = experiment.Budget{MaxCandidates: 1, MaxRuns: max(r.Runs, 1), MaxTokens: max(r.Tokens, 1), MaxCostUSD: max(r.CostUSD, 1e-9)}
 	return &sub
 }
 
@@ -60,7 +62,7 @@ func (s *search) evaluate(ctx context.Context, c *cand) (Entry, error) {
 			return Entry{}, fmt.Errorf("optimize: %w", err)
 		}
 		res, err = experiment.Run(ctx, s.reg, sub, opts)
-		if err != nil {
+		if err != nil && !budgetEnded(res) {
 			return Entry{}, fmt.Errorf("optimize: evaluate %s on train: %w", c.ID, err)
 		}
 	} else {
@@ -75,7 +77,7 @@ func (s *search) evaluate(ctx context.Context, c *cand) (Entry, error) {
 				return Entry{}, fmt.Errorf("optimize: %w", err)
 			}
 			sub.Dir = s.camp.Dir
-			if res, err = experiment.Resume(ctx, s.reg, dir, &sub, opts); err != nil {
+			if res, err = experiment.Resume(ctx, s.reg, dir, &sub, opts); err != nil && !budgetEnded(res) {
 				return Entry{}, fmt.Errorf("optimize: resume the train evaluation of %s: %w", c.ID, err)
 			}
 		} else {
@@ -98,6 +100,12 @@ func (s *search) evaluate(ctx context.Context, c *cand) (Entry, error) {
 		e.Error = l.Manifest.Error
 	}
 	return e, nil
+}
+
+// budgetEnded reports whether a train experiment ended because the search
+// budget it was given ran out: what ran is kept, and the search stops.
+func budgetEnded(res *experiment.Result) bool {
+	return res != nil && res.Manifest != nil && res.Manifest.Status == experiment.StatusFailed
 }
 
 var errAborted = errors.New("optimize: search cancelled (resume it with -resume)")

@@ -131,3 +131,16 @@ func TestTheSearchStopsOnWallTimeStopFileAndPatience(t *testing.T) {
 		assert.Len(t, opt.inputs, 2)
 	})
 }
+
+func TestProposalTokensCountInTheSearchBudget(t *testing.T) {
+	c := project(t)
+	// The baseline's two train runs spend 2 × 41 tokens; each proposal
+	// call 120. The budget allows the baseline and one call, not two.
+	opt := &scripted{steps: []step{propose("tabs", overfitAgents), propose("whole rule", fixAgents)}}
+	res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 5, Budget: Budget{MaxTokens: 82 + 120 + 1}})
+	require.NoError(t, err)
+	assert.Contains(t, res.StopReason, "tokens budget")
+	assert.Len(t, opt.inputs, 1, "no second call")
+	assert.Equal(t, int64(120), res.Spent.ProposalTokens)
+	assert.Greater(t, res.Spent.Tokens, int64(82+120))
+}
