@@ -196,7 +196,7 @@ func checkSequential(p *lux.Problems, raw, d *Campaign) {
 			p.AddFix(at+".test", fmt.Sprintf("unknown test %q", k.Test), "use sign-test, betting or empirical-bernstein")
 		}
 	}
-	if len(d.Variants) == 0 {
+	if len(d.Variants) == 0 && d.Optimizer == nil { // a search's optimizer proposes them
 		p.AddFix("variants", "a sequential campaign decides variants against the baseline and has none", "add a variant, or drop sequential")
 	}
 	if gates == 0 {

@@ -25,7 +25,7 @@ func Plan(ctx context.Context, reg *lux.Registry, c *experiment.Campaign, opts O
 	if err != nil {
 		return nil, err
 	}
-	p, err := experiment.Plan(ctx, reg, c)
+	p, err := experiment.Plan(ctx, reg, s.camp)
 	if err != nil {
 		return nil, err
 	}

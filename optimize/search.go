@@ -121,7 +121,7 @@ func Search(ctx context.Context, reg *lux.Registry, c *experiment.Campaign, opt 
 	if err != nil {
 		return nil, err
 	}
-	if p, err := experiment.Plan(ctx, reg, c); err != nil {
+	if p, err := experiment.Plan(ctx, reg, s.camp); err != nil {
 		return nil, err
 	} else if !p.Decidable && !opts.Force {
 		return nil, fmt.Errorf("optimize: campaign %s: %w: the held-out gates could never promote a candidate (see lux optimize -plan; Options.Force runs it anyway)", c.ID, experiment.ErrUndecidable)
@@ -135,14 +135,14 @@ func Search(ctx context.Context, reg *lux.Registry, c *experiment.Campaign, opt 
 		return nil, err
 	}
 	defer s.j.close()
-	campHash, err := campaignHash(c)
+	campHash, err := campaignHash(s.camp)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.add(Entry{Kind: "start", CampaignID: c.ID, Campaign: campHash}); err != nil {
 		return nil, err
 	}
-	base, err := experiment.Capture(c)
+	base, err := experiment.Capture(s.camp)
 	if err != nil {
 		return nil, err
 	}
@@ -164,14 +164,14 @@ func Resume(ctx context.Context, reg *lux.Registry, dir string, c *experiment.Ca
 	if err != nil {
 		return nil, err
 	}
-	h, err := campaignHash(c)
+	h, err := campaignHash(s.camp)
 	if err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 || entries[0].Kind != "start" || entries[0].Campaign != h {
 		return nil, fmt.Errorf("optimize: resume %s: the campaign changed since the search started (or the ledger is not a search's)", dir)
 	}
-	base, err := experiment.Capture(c)
+	base, err := experiment.Capture(s.camp)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +187,11 @@ func Resume(ctx context.Context, reg *lux.Registry, dir string, c *experiment.Ca
 }
 
 func newSearch(reg *lux.Registry, c *experiment.Campaign, opt Optimizer, opts Options) (*search, error) {
+	if c.Optimizer == nil { // a campaign built in Go for a Go optimizer
+		cc := *c
+		cc.Optimizer = &experiment.OptimizerSpec{}
+		c = &cc
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -144,3 +144,20 @@ func TestProposalTokensCountInTheSearchBudget(t *testing.T) {
 	assert.Equal(t, int64(120), res.Spent.ProposalTokens)
 	assert.Greater(t, res.Spent.Tokens, int64(82+120))
 }
+
+func TestTheHeldOutDecisionFollowsTheSequentialRuleWhenDeclared(t *testing.T) {
+	c := project(t)
+	zero := 0.0
+	c.Sequential = &experiment.Sequential{MaxRounds: 6, FutilityWinRate: 0.6}
+	c.Objectives.Constraints = []experiment.Constraint{
+		{Metric: "quality.passRate", Split: experiment.SplitValidation, RelativeTo: experiment.BaselineID, Min: &zero},
+		{Metric: "quality.passRate", Split: experiment.SplitTest, RelativeTo: experiment.BaselineID, Min: &zero},
+	}
+	opt := &scripted{steps: []step{propose("tabs", overfitAgents), propose("whole rule", fixAgents)}}
+	res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 5, Budget: Budget{MaxProposalCalls: 2}})
+	require.NoError(t, err)
+	require.NotNil(t, res.Final)
+	require.NotNil(t, res.Final.Decision.Sequential, "decided by the sequential rule")
+	assert.Equal(t, "c2", res.Final.Decision.Champion, res.Final.Sentence())
+	assert.NotContains(t, res.Final.Sentence(), "promote c1")
+}
