@@ -68,6 +68,7 @@ func optimizeFlags(fs *flag.FlagSet) action {
 			Budget: optimize.Budget{MaxProposalCalls: spec.MaxProposalCalls}}
 		if !*quiet {
 			opts.Progress = func(s string) { fmt.Fprintln(e.stderr, s) }
+			opts.Units = experimentProgress(e.stderr)
 		}
 		if *plan {
 			p, err := optimize.Plan(ctx, e.reg, c, opts)

@@ -31,7 +31,12 @@ const crashCalls = 3
 
 func crashOptions(dir string) Options {
 	return Options{RunsRoot: filepath.Join(dir, "runs"), Patience: 5, Budget: Budget{MaxProposalCalls: crashCalls},
-		Progress: func(s string) { fmt.Println(s) }}
+		Progress: func(s string) { fmt.Println(s) },
+		Units: func(p experiment.Progress) {
+			if p.Finished {
+				fmt.Printf("unit %s %s\n", p.Candidate, p.CaseID)
+			}
+		}}
 }
 
 // childSearch runs (or, given a ledger, resumes) the search in this
@@ -103,7 +108,7 @@ func TestASearchKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testing.T) {
 		out, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())
-		killAfter := 1 + rng.IntN(6)
+		killAfter := 1 + rng.IntN(12)
 		seen, done := 0, false
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {

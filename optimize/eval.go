@@ -46,7 +46,7 @@ func (s *search) evaluate(ctx context.Context, c *cand) (Entry, error) {
 		return Entry{}, err
 	}
 	var res *experiment.Result
-	opts := experiment.Options{RunsRoot: root, Concurrency: s.opts.Concurrency, Force: true}
+	opts := experiment.Options{RunsRoot: root, Concurrency: s.opts.Concurrency, Progress: s.opts.Units, Force: true}
 	if len(ledgers) == 0 {
 		sub := s.trainCampaign(c, tree)
 		if err := os.RemoveAll(tree); err != nil {

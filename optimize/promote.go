@@ -154,7 +154,7 @@ func (s *search) promote(ctx context.Context, reason string) (*Result, error) {
 		}
 	}
 	fc := s.finalCampaign(s.promoting)
-	opts := experiment.Options{RunsRoot: s.opts.RunsRoot, Concurrency: s.opts.Concurrency, Force: s.opts.Force}
+	opts := experiment.Options{RunsRoot: s.opts.RunsRoot, Concurrency: s.opts.Concurrency, Progress: s.opts.Units, Force: s.opts.Force}
 	if s.final != nil {
 		l, err := experiment.Open(filepath.Join(s.dir, filepath.FromSlash(s.final.Ledger)))
 		if err != nil {
