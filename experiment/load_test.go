@@ -30,6 +30,12 @@ func TestCampaignValidation(t *testing.T) {
 		{"profiles required", func(_ *fixture, c *Campaign) { c.Profiles = nil }, []string{"profiles: required"}},
 		{"profile driver required", func(_ *fixture, c *Campaign) { c.Profiles["default"] = Profile{} }, []string{"profiles.default.driver: required"}},
 		{"validation split required", func(_ *fixture, c *Campaign) { c.Splits.Validation = nil }, []string{"splits.validation: required"}},
+		{"optimizer: known algorithm, a train split, no fixed variants, a known provider", func(_ *fixture, c *Campaign) {
+			c.Optimizer = &OptimizerSpec{Algorithm: "genetic", ProposalsPerCall: 5}
+			c.Optimizer.Model.Provider = "gemini"
+			c.Variants = []Variant{{ID: "v", Files: map[string]string{"AGENTS.md": "x"}}}
+		}, []string{`optimizer.algorithm: unknown "genetic"`, "optimizer.proposalsPerCall: must be 1 to 4", "splits.train: an optimizer needs a train split",
+			"variants: a campaign with an optimizer has no fixed variants", `optimizer.model.provider: unknown provider "gemini"`}},
 		{"variant named baseline", func(_ *fixture, c *Campaign) {
 			c.Variants = []Variant{{ID: "baseline", Files: map[string]string{"AGENTS.md": "x"}}}
 		}, []string{`variants[0].id: "baseline" is the subject as it is`}},
