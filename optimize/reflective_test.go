@@ -97,11 +97,13 @@ func TestReflectiveSearchThroughTheRealCLIs(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		config func(testing.TB, *modeltest.Server) harness.Config
-		tokens int64
+		config    func(testing.TB, *modeltest.Server) harness.Config
+		tokens    int64
+		maxPrompt int // an oversized prompt must be trimmed to it
 	}{
-		{"claude", harnesstest.Claude, 1030},
-		{"codex", harnesstest.Codex, 0},
+		{"claude", harnesstest.Claude, 1030, 0},
+		{"codex", harnesstest.Codex, 0, 0},
+		{"claude, trimmed prompt", harnesstest.Claude, 1030, 5000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := harnesstest.Server(t, modeltest.Script{
@@ -112,7 +114,7 @@ func TestReflectiveSearchThroughTheRealCLIs(t *testing.T) {
 			model, err := harness.New(tc.config(t, srv))
 			require.NoError(t, err)
 			c := project(t)
-			res, err := Search(t.Context(), testRegistry(t), c, &Reflective{Model: model}, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 3, Budget: Budget{MaxProposalCalls: 3}})
+			res, err := Search(t.Context(), testRegistry(t), c, &Reflective{Model: model, MaxPromptChars: tc.maxPrompt}, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 3, Budget: Budget{MaxProposalCalls: 3}})
 			require.NoError(t, err)
 			require.Len(t, res.Lineage, 1)
 			assert.Equal(t, "state the whole house style", res.Lineage[0].Rationale)
@@ -130,6 +132,12 @@ func TestReflectiveSearchThroughTheRealCLIs(t *testing.T) {
 			require.NotEmpty(t, reqs)
 			for _, r := range reqs {
 				assert.NotContains(t, string(r.Body), "heldout", "no validation or test case in the prompt")
+				if tc.maxPrompt > 0 {
+					assert.Contains(t, string(r.Body), "omittedFailedTrainRuns", "the failures that did not fit are counted, not shown")
+					assert.NotContains(t, string(r.Body), "trajectory")
+				} else {
+					assert.Contains(t, string(r.Body), "trajectory")
+				}
 			}
 		})
 	}
