@@ -96,7 +96,7 @@ func TestReflectiveSearchThroughTheRealCLIs(t *testing.T) {
 		t.Skip("runs the Claude Code and Codex CLIs")
 	}
 	for _, tc := range []struct {
-		name   string
+		name      string
 		config    func(testing.TB, *modeltest.Server) harness.Config
 		tokens    int64
 		maxPrompt int // an oversized prompt must be trimmed to it
