@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/luxeval/lux"
 )
@@ -100,7 +102,8 @@ type Proposal struct {
 // ErrRefused marks a proposal the search does not accept.
 var ErrRefused = errors.New("optimize: proposal refused")
 
-// Check refuses a proposal that changes nothing, names a file outside the
+// Check refuses a proposal that changes nothing, whose contents are not
+// UTF-8 text without NUL bytes (as the baseline's must be), names a file outside the
 // mutable set, or names a file whose current content was not shown in full
 // to the optimizer (in.Current.Files). mutable reports whether a path is
 // one of the subject's mutable files.
@@ -116,6 +119,9 @@ func Check(in *Input, p Proposal, mutable func(string) bool) error {
 		cur, shown := in.Current.Files[path]
 		if !shown {
 			return fmt.Errorf("%w: %s was not shown in full to the optimizer; only shown files may be rewritten", ErrRefused, path)
+		}
+		if !utf8.ValidString(p.Files[path]) || strings.ContainsRune(p.Files[path], 0) {
+			return fmt.Errorf("%w: the new %s is not UTF-8 text without NUL bytes", ErrRefused, path)
 		}
 		if cur != p.Files[path] {
 			changed = true

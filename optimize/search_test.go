@@ -26,6 +26,7 @@ func TestCheckRefusesFilesOutsideTheMutableSetOrNotShownInFull(t *testing.T) {
 		{"mutable but not shown", map[string]string{"SKILL.md": "x"}, "SKILL.md was not shown in full"},
 		{"changes nothing", map[string]string{"AGENTS.md": "a"}, "changes nothing"},
 		{"no file", nil, "names no file"},
+		{"not text", map[string]string{"AGENTS.md": "a\x00b"}, "not UTF-8 text without NUL bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Check(in, Proposal{Files: tc.files}, mutable)
