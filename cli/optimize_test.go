@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,6 +66,14 @@ func TestOptimizeSearchesReportsTheLineageAndApplies(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "## Search lineage")
 	assert.Contains(t, out, "- c1 → c2  train pass rate 1.000 → 1.000 (+0.000)  state the rule")
+
+	pagePath := filepath.Join(dir, "report.html")
+	code, _, errOut = run(t, reg, "report", "-html", pagePath, ledger)
+	require.Equal(t, 0, code, errOut)
+	page, err := os.ReadFile(pagePath)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "Search lineage")
+	assert.Contains(t, html.UnescapeString(string(page)), "<li>c1 → c2  train pass rate 1.000 → 1.000 (+0.000)  state the rule</li>")
 
 	code, _, errOut = run(t, reg, "apply", ledger)
 	require.Equal(t, 0, code, errOut)
