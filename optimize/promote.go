@@ -95,6 +95,9 @@ func (s *search) finalCampaign(ids []string) *experiment.Campaign {
 	fc := *s.camp
 	base := s.cands[0]
 	fc.Variants, fc.Optimizer = nil, nil
+	if !usesTrain(s.camp) { // the search measured it already
+		fc.Splits.Train = nil
+	}
 	for _, id := range ids {
 		c := s.byID(id)
 		files := map[string]string{}
@@ -112,6 +115,22 @@ func (s *search) finalCampaign(ids []string) *experiment.Campaign {
 	}
 	fc.Meta[MetaSearch] = filepath.Base(s.dir)
 	return &fc
+}
+
+// usesTrain reports whether a constraint or objective of c is on the
+// train split.
+func usesTrain(c *experiment.Campaign) bool {
+	for _, k := range c.Objectives.Constraints {
+		if k.Split == experiment.SplitTrain {
+			return true
+		}
+	}
+	for _, m := range c.Objectives.Minimize {
+		if m.Split == experiment.SplitTrain {
+			return true
+		}
+	}
+	return false
 }
 
 // MetaSearch is the campaign meta key naming, in a held-out experiment's
