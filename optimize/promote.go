@@ -175,25 +175,22 @@ func (s *search) promote(ctx context.Context, reason string) (*Result, error) {
 	fc := s.finalCampaign(s.promoting)
 	opts := experiment.Options{RunsRoot: s.opts.RunsRoot, Concurrency: s.opts.Concurrency, Progress: s.opts.Units, Force: s.opts.Force}
 	if s.final != nil {
-		l, err := experiment.Open(filepath.Join(s.dir, filepath.FromSlash(s.final.Ledger)))
-		if err != nil {
+		if res.Final, err = readResult(ctx, filepath.Join(s.dir, filepath.FromSlash(s.final.Ledger))); err != nil {
 			return nil, err
 		}
-		ev, err := l.Evaluate(ctx)
-		if err != nil {
-			return nil, err
-		}
-		res.Final = &experiment.Result{Dir: l.Dir, Manifest: l.Manifest, Evaluation: ev}
 		return res, nil
 	}
 	s.progress("held-out experiment of %s on validation and test", strings.Join(s.promoting, ", "))
 	var final *experiment.Result
-	if dir := s.startedFinal(); dir != "" {
-		final, err = experiment.Resume(ctx, s.reg, dir, fc, opts)
-	} else {
+	switch dir := s.startedFinal(); {
+	case dir == "":
 		final, err = experiment.Run(ctx, s.reg, fc, opts)
+	case ended(dir):
+		final, err = readResult(ctx, dir)
+	default:
+		final, err = experiment.Resume(ctx, s.reg, dir, fc, opts)
 	}
-	if err != nil {
+	if err != nil && !budgetEnded(final) {
 		return nil, err
 	}
 	if final.Manifest.Status == experiment.StatusAborted {
@@ -208,6 +205,26 @@ func (s *search) promote(ctx context.Context, reason string) (*Result, error) {
 	}
 	res.Final = final
 	return res, nil
+}
+
+// readResult reads the result of a finished experiment.
+func readResult(ctx context.Context, dir string) (*experiment.Result, error) {
+	l, err := experiment.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := l.Evaluate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &experiment.Result{Dir: l.Dir, Manifest: l.Manifest, Evaluation: ev}, nil
+}
+
+// ended reports whether the experiment of ledger dir finished (passed or
+// failed: nothing to resume).
+func ended(dir string) bool {
+	m, err := experiment.ReadManifest(dir)
+	return err == nil && m.EndedAt != nil && m.Status != experiment.StatusAborted
 }
 
 // startedFinal is the held-out experiment a killed search started, if

@@ -162,3 +162,24 @@ func TestTheHeldOutDecisionFollowsTheSequentialRuleWhenDeclared(t *testing.T) {
 	assert.Equal(t, "c2", res.Final.Decision.Champion, res.Final.Sentence())
 	assert.NotContains(t, res.Final.Sentence(), "promote c1")
 }
+
+func TestAHeldOutExperimentOutOfBudgetEndsTheSearchFailedNotBroken(t *testing.T) {
+	c := project(t)
+	c.Budget.MaxRuns = 20 // the held-out experiment needs 3 × 12
+	opt := &scripted{steps: []step{propose("tabs", overfitAgents), propose("whole rule", fixAgents)}}
+	res, err := Search(t.Context(), testRegistry(t), c, opt, Options{RunsRoot: filepath.Join(c.Dir, "runs"), Patience: 5, Budget: Budget{MaxProposalCalls: 2, MaxRuns: 100}})
+	require.NoError(t, err)
+	require.NotNil(t, res.Final)
+	assert.Equal(t, experiment.StatusFailed, res.Final.Manifest.Status)
+	assert.Contains(t, res.Final.Manifest.Error, "budget")
+	entries, err := ReadJournal(res.Dir)
+	require.NoError(t, err)
+	last := entries[len(entries)-1]
+	assert.Equal(t, "final", last.Kind)
+	assert.Contains(t, last.Error, "budget")
+
+	again, err := Resume(t.Context(), testRegistry(t), res.Dir, c, opt, Options{Patience: 5, Budget: Budget{MaxProposalCalls: 2, MaxRuns: 100}})
+	require.NoError(t, err, "a finished search resumes to its result")
+	assert.Equal(t, res.Final.Dir, again.Final.Dir)
+	assert.Len(t, opt.inputs, 2, "no new proposal call")
+}
