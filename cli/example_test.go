@@ -30,6 +30,7 @@ func ExampleMain() {
 	//   grade       grade a recorded run again with the current assertions; the new grading goes beside the old one
 	//   annotate    record a person's verdict on a recorded run in a label dataset
 	//   experiment  run a controlled experiment to a decision: promote a variant, retain the baseline, or reject
+	//   optimize    search for a better subject with an optimizer, then promote only what holds up on held-out cases
 	//   report      report an experiment (Markdown, JSON), or write an HTML page of a suite, run, comparison or experiment
 	//   apply       write an experiment's champion into the subject
 	//   modeltest   serve a scripted model on 127.0.0.1, to run the real agent CLIs offline
