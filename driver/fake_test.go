@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "agent":
 		runScript(os.Getenv("LUX_FAKE_SCRIPT"))
-		os.Exit(0)
+		fakeproc.Exit(0)
 	case "sleeper":
 		signal.Ignore(syscall.SIGTERM)
 		fakeproc.Hang()
@@ -82,7 +82,7 @@ func runScript(script string) {
 			fakeproc.Hang()
 		case "exit":
 			code, _ := strconv.Atoi(arg)
-			os.Exit(code)
+			fakeproc.Exit(code)
 		default:
 			fmt.Fprintln(os.Stderr, "unknown script command", cmd)
 			os.Exit(8)

@@ -13,6 +13,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/fakeproc"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -25,7 +26,7 @@ import (
 //	fail              ends the run in error
 func TestMain(m *testing.M) {
 	if os.Getenv("LUX_TEST_AGENT") == "1" {
-		os.Exit(testAgent())
+		fakeproc.Exit(testAgent())
 	}
 	if dir := os.Getenv("LUX_TEST_EXPERIMENT"); dir != "" {
 		os.Exit(childExperiment(dir, os.Getenv("LUX_TEST_LEDGER")))

@@ -15,6 +15,7 @@ import (
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/experiment"
+	"github.com/luxeval/lux/internal/fakeproc"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -24,7 +25,7 @@ import (
 //	write PATH TEXT   writes PATH in the workspace
 func TestMain(m *testing.M) {
 	if os.Getenv("LUX_TEST_AGENT") == "1" {
-		os.Exit(testAgent())
+		fakeproc.Exit(testAgent())
 	}
 	if dir := os.Getenv("LUX_TEST_SEARCH"); dir != "" {
 		os.Exit(childSearch(dir, os.Getenv("LUX_TEST_LEDGER")))

@@ -26,9 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LUX_TEST_AGENT") == "hello" {
 		if err := os.WriteFile(filepath.Join(os.Getenv("LUX_ARTIFACTS_DIR"), "hello.txt"), []byte("hello"), 0o600); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			fakeproc.Exit(1)
 		}
-		os.Exit(0)
+		fakeproc.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luxeval/lux/internal/fakeproc"
 )
 
 // The test binary doubles as the MCP servers the tests probe: with
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 	if kind == "" {
 		os.Exit(m.Run())
 	}
-	os.Exit(serveStdio(kind))
+	fakeproc.Exit(serveStdio(kind))
 }
 
 // The servers, by LUX_MCP_TEST_SERVER.
