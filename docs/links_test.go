@@ -26,7 +26,7 @@ func TestLinksResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(pages, filepath.Join("..", "README.md"))
+	pages = append(pages, filepath.Join("..", "README.md"), filepath.Join("..", "PROTOCOL.md"))
 	if len(pages) < 2 {
 		t.Fatalf("found only %v: the test must run in the docs directory", pages)
 	}
@@ -61,6 +61,15 @@ func TestLinksResolve(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no relative links found: the link pattern is broken")
+	}
+}
+
+// The README is the front door: what lux is, the two commands, the short
+// path for a module of one's own and links. The manual lives in docs/.
+func TestReadmeStaysAFrontDoor(t *testing.T) {
+	const maxLines = 250
+	if n := strings.Count(read(t, filepath.Join("..", "README.md")), "\n"); n > maxLines {
+		t.Errorf("README.md has %d lines, more than %d: move the detail into a page under docs/ and link it", n, maxLines)
 	}
 }
 
