@@ -18,7 +18,7 @@
 // or an experiment) and apply. `lux help` lists them;
 // `lux help <command>` and `lux <command> -h` print a command's description
 // and its own flags on stdout. `lux --version` prints the version. Commands
-// that print results take -json (see the README for the schemas).
+// that print results take -json (see docs/cli.md for the schemas).
 //
 // Exit status: 0 on success, 1 when a case did not pass or a comparison
 // found a regression, 2 on a usage or input error, 130 when interrupted.

@@ -77,7 +77,7 @@ func (e *env) usageError(cmd, format string, args ...any) int {
 }
 
 // jsonFlag registers -json on fs; what is printed is the value of the type
-// named in the help (see the README's "Machine-readable output").
+// named in the help (see "Machine-readable output" in docs/cli.md).
 func jsonFlag(fs *flag.FlagSet, what string) *bool {
 	return fs.Bool("json", false, "print "+what+" as one JSON document on stdout instead of text")
 }

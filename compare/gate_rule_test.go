@@ -31,8 +31,8 @@ func fallSuites(kA, nA, kB, nB int) (a, b []rv) {
 // The default gate at 95 %, repetitions × outcomes: a fall the runs could
 // not have tested (not even all → none would reach 5 %) fails the gate,
 // as the reference's rule at tolerance 0 does; a fall that could have been
-// tested fails only when it is significant. README's table under
-// "Comparing runs and suites" is this table.
+// tested fails only when it is significant. The table under
+// "Comparing runs and suites" in docs/compare-and-statistics.md is this table.
 func TestGateRuleTable(t *testing.T) {
 	for _, tc := range []struct {
 		kA, nA, kB, nB int

@@ -56,4 +56,7 @@
 // slash-separated, with "**" for any number of directories and {a,b}
 // alternatives; names that start with a dot are matched only by a pattern
 // segment that starts with a dot.
+//
+// The campaign file, the decision rules and the ledger are described in
+// full in the repository's docs/experiments.md.
 package experiment

@@ -11,7 +11,7 @@ import (
 )
 
 // The precedence rule, one row per combination of what the case names,
-// the default and the override (see the table in the README).
+// the default and the override (see the table in docs/cli.md).
 func TestChoose(t *testing.T) {
 	ref := func(name, cfg string) *lux.PluginRef {
 		r := &lux.PluginRef{Name: name}

@@ -50,9 +50,10 @@ echo '{"type":"done"}'`
 	// file-contains:1 true "hello.txt" contains "hello"
 }
 
-// Two runs just made compare in memory; the comparison says whether they
-// are repetitions of one measurement and how they differ.
-func ExampleCompareRuns() {
+// Two runs just made are compared by package compare from their records;
+// the comparison says whether they are repetitions of one measurement and
+// how they differ.
+func Example_compare() {
 	root, _ := os.MkdirTemp("", "lux-runs-")
 	defer os.RemoveAll(root)
 	reg := lux.NewRegistry()
@@ -79,7 +80,7 @@ func ExampleCompareRuns() {
 		fmt.Println(err)
 		return
 	}
-	cmp, err := orchestrator.CompareRuns(ctx, a, b, compare.Options{})
+	cmp, err := compare.Runs(ctx, a.Dir, b.Dir, compare.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -57,7 +57,7 @@ func runFile(t *testing.T, o *Orchestrator, path string) *RunResult {
 
 func compareRuns(t *testing.T, a, b *RunResult) *compare.RunComparison {
 	t.Helper()
-	c, err := CompareRuns(context.Background(), a, b, compare.Options{})
+	c, err := compare.Runs(context.Background(), a.Dir, b.Dir, compare.Options{})
 	require.NoError(t, err)
 	return c
 }

@@ -26,8 +26,8 @@
 // defaultDriver and defaultAnswerer) are defaults: they run the cases
 // that name none, and merge under a case naming the same plugin. The
 // command line's -driver and -answerer override them and every case's
-// own; orchestrator.Choose applies the rule, and the README's "Which
-// driver and answerer run" is its table.
+// own; orchestrator.Choose applies the rule, and "Which driver
+// and answerer run" in docs/cli.md is its table.
 package project
 
 import (

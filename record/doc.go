@@ -56,5 +56,6 @@
 // Reading is cheap by default: [ReadRun] does not load events.jsonl (use
 // [Run.LoadEvents] or [ReadEvents]), and [ReadMetadata] reads only run.json
 // and grading.json. [IdentityHash] says whether two runs are repetitions of
-// the same measurement.
+// the same measurement. The repository's docs/suites-and-records.md
+// describes the records, their evidence fingerprints and seals in full.
 package record

@@ -20,7 +20,7 @@ import (
 	"github.com/luxeval/lux/sandbox"
 )
 
-// TestClaudeCodeUsesTheServer is the README's agent case: the real Claude
+// TestClaudeCodeUsesTheServer is the agent case of docs/drivers.md: the real Claude
 // Code CLI, given notesserver in an MCP config, calls its tools (the model
 // is scripted on 127.0.0.1), and the tool-result assertions that grade the
 // probe grade the agent's MCP calls.

@@ -7,7 +7,7 @@
 //
 // No API key is needed: the probe speaks MCP itself. To evaluate an agent
 // that uses the same server, give Claude Code the server in an MCP config
-// (see the README's "Evaluating an MCP server").
+// (see "Evaluating an MCP server" in docs/drivers.md).
 package main
 
 import (

@@ -58,7 +58,7 @@ func Suites(t *testing.T, ctx context.Context, reg *lux.Registry, opts orchestra
 			t.Errorf("case %s: its runs have %d identity hashes, not one; first two differ in: %+v", id, len(hs), cmpRes.Mismatches)
 		}
 	}
-	c, err := orchestrator.CompareSuites(ctx, suites[0], suites[1], compare.Options{})
+	c, err := compare.Suites(ctx, suites[0].Dir, suites[1].Dir, compare.Options{})
 	require.NoError(t, err)
 	assert.Empty(t, c.Mismatches, "identity mismatches between two suites of the same cases")
 	assert.Equal(t, len(cases), c.Counts.Paired, "every case is paired")
