@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -121,7 +123,7 @@ func TestOptions(t *testing.T) {
 	}{
 		{"wilson", Options{Method: "wilson"}, []string{"Method: wilson does not apply to paired differences"}},
 		{"unknown method", Options{Method: "magic"}, []string{`Method: unknown method "magic"`}},
-		{"level", Options{Level: 1.5}, []string{"Level: must lie in [0.5, 0.999], got 1.5"}},
+		{"level", Options{Level: 1.5}, []string{"Level: confidence level out of range: got 1.5"}},
 		{"resamples", Options{Resamples: -1}, []string{"Resamples: must lie in"}},
 		{"tolerance", Options{PassRateTolerance: 1}, []string{"PassRateTolerance: must lie in [0, 1), got 1"}},
 		{"vary case id", Options{Vary: []Field{FieldCaseID}}, []string{"Vary[0]: caseId cannot vary"}},
@@ -151,6 +153,23 @@ func TestOptions(t *testing.T) {
 	s, err = Options{Metrics: []string{"toolCalls", "toolCalls", MetricPassRate}}.resolve()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"toolCalls", MetricPassRate}, s.metrics, "each metric once")
+}
+
+// The level rule is stats.CheckLevel's: the same bad level gives the same
+// text at the Level field, and the error matches stats.ErrLevel.
+func TestOptionsLevelIsStatsRule(t *testing.T) {
+	for _, level := range []float64{1.5, 0.4, -1, math.NaN()} {
+		_, want := stats.CheckLevel(level)
+		var se *stats.Error
+		require.ErrorAs(t, want, &se)
+		_, err := Options{Level: level}.resolve()
+		require.Error(t, err)
+		assert.Equal(t, "compare: options: "+lux.ErrInvalidConfig.Error()+": Level: "+se.Message(), err.Error())
+		assert.ErrorIs(t, err, stats.ErrLevel)
+	}
+	s, err := Options{}.resolve()
+	require.NoError(t, err)
+	assert.Equal(t, stats.DefaultLevel, s.cfg.Level, "0 means the default")
 }
 
 // Whatever suite-summary.json holds, comparing reads it without panicking:

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -32,7 +33,7 @@ type Options struct {
 	// Seed and Resamples; stats.Normal and stats.Hoeffding are accepted;
 	// stats.Wilson does not apply to paired differences and is refused.
 	Method    stats.Method
-	Level     float64 // confidence level; 0 means 0.95
+	Level     float64 // confidence level; 0 means 0.95, else in [0.5, 0.999] (stats.CheckLevel)
 	Resamples int     // bootstrap resamples; 0 means 2000
 	Seed      uint64  // bootstrap stream
 
@@ -114,9 +115,8 @@ func (o Options) resolve() (settings, error) {
 	default:
 		p.AddFix("Method", fmt.Sprintf("unknown method %q", o.Method), fmt.Sprintf("use %q, %q, %q or %q", stats.StudentT, stats.PercentileBootstrap, stats.Normal, stats.Hoeffding))
 	}
-	if o.Level != 0 && !(o.Level >= 0.5 && o.Level <= 0.999) {
-		p.AddFix("Level", fmt.Sprintf("must lie in [0.5, 0.999], got %v", o.Level), "leave it 0 for 0.95")
-	}
+	level, err := stats.CheckLevel(o.Level)
+	addLevelProblem(&p, "Level", err)
 	if o.Resamples < 0 || o.Resamples > stats.MaxResamples {
 		p.Addf("Resamples", "must lie in [0, %d], got %d", stats.MaxResamples, o.Resamples)
 	}
@@ -156,18 +156,25 @@ func (o Options) resolve() (settings, error) {
 		}
 	}
 	s.metrics = metrics
-	s.cfg = stats.Config{Method: o.Method, Level: o.Level, Resamples: o.Resamples, Seed: o.Seed}
+	s.cfg = stats.Config{Method: o.Method, Level: level, Resamples: o.Resamples, Seed: o.Seed}
 	s.methodLabel = o.Method
 	if s.methodLabel == "" {
 		s.methodLabel = stats.StudentT
-	}
-	if s.cfg.Level == 0 {
-		s.cfg.Level = stats.DefaultLevel
 	}
 	if err := p.Err(lux.ErrInvalidConfig); err != nil {
 		return settings{}, fmt.Errorf("compare: options: %w", err)
 	}
 	return s, nil
+}
+
+// addLevelProblem records err, a [stats.CheckLevel] error, at path with
+// stats' own message, so the rule reads the same wherever a level is set;
+// the problem matches [stats.ErrLevel].
+func addLevelProblem(p *lux.Problems, path string, err error) {
+	var se *stats.Error
+	if errors.As(err, &se) {
+		p.Merge("", &lux.FieldError{Path: path, Problem: se.Message(), Kind: se})
+	}
 }
 
 // Verdict is the answer of a comparison.

@@ -340,8 +340,13 @@ func checkConfidence(p *lux.Problems, at string, k Constraint, promotion int) {
 	default:
 		p.AddFix(at+".method", fmt.Sprintf("unknown method %q", cf.Method), "use t, normal, hoeffding, wilson or percentile-bootstrap")
 	}
-	if cf.Level != 0 && !(cf.Level >= 0.5 && cf.Level <= 0.999) {
-		p.AddFix(at+".level", fmt.Sprintf("must lie in [0.5, 0.999], got %v", cf.Level), "leave it out for 0.95")
+	if _, err := stats.CheckLevel(cf.Level); err != nil {
+		// stats' own message, so the rule reads the same everywhere; the
+		// problem matches stats.ErrLevel.
+		var se *stats.Error
+		if errors.As(err, &se) {
+			p.Merge("", &lux.FieldError{Path: at + ".level", Problem: se.Message(), Kind: se})
+		}
 	}
 	if cf.Resamples < 0 || cf.Resamples > stats.MaxResamples {
 		p.Addf(at+".resamples", "must lie in [0, %d]", stats.MaxResamples)
@@ -355,9 +360,9 @@ func (cf *Confidence) config() stats.Config {
 	if cf == nil {
 		return stats.Config{Level: stats.DefaultLevel}
 	}
-	level := cf.Level
-	if level == 0 {
-		level = stats.DefaultLevel
+	level, err := stats.CheckLevel(cf.Level)
+	if err != nil {
+		level = cf.Level // unvalidated: stats refuses it again where it is used
 	}
 	return stats.Config{Method: cf.Method, Level: level, Resamples: cf.Resamples, Seed: cf.Seed, MinUnits: cf.MinSamples}
 }

@@ -153,3 +153,23 @@ func TestLoadIsStrictAndReportsEveryProblem(t *testing.T) {
 	assert.Equal(t, f.dir, c.Dir)
 	assert.Equal(t, lux.Duration(90*60e9), c.Budget.MaxWallTime)
 }
+
+// A constraint's confidence level follows stats.CheckLevel: the same bad
+// level gives stats' own text at the field, matching stats.ErrLevel, and a
+// level left out resolves to the default.
+func TestConfidenceLevelIsStatsRule(t *testing.T) {
+	const bad = 1.5
+	_, want := stats.CheckLevel(bad)
+	var se *stats.Error
+	require.ErrorAs(t, want, &se)
+	f := newFixture(t, "write a.txt alpha\n")
+	f.addCase(t, "validation", "one", "", "a.txt", "alpha")
+	c := f.campaign(t)
+	c.Objectives.Constraints = []Constraint{{Metric: MetricPassRate, Min: num(0.5), Confidence: &Confidence{Level: bad}}}
+	err := c.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "objectives.constraints[0].confidence.level: "+se.Message())
+	assert.ErrorIs(t, err, stats.ErrLevel)
+	assert.Equal(t, stats.DefaultLevel, (&Confidence{}).config().Level)
+	assert.Equal(t, stats.DefaultLevel, (*Confidence)(nil).config().Level)
+}

@@ -43,7 +43,7 @@ type CSOptions struct {
 
 func (o CSOptions) resolve() (CSOptions, error) {
 	var errs []error
-	level, err := resolveLevel(o.Level)
+	level, err := CheckLevel(o.Level)
 	errs = append(errs, err)
 	o.Level = level
 	alt, err := resolveAlternative(o.Alternative)

@@ -36,7 +36,7 @@ func (o SignTestOptions) resolve() (SignTestOptions, error) {
 	alt, err := resolveAlternative(o.Alternative)
 	errs = append(errs, err)
 	o.Alternative = alt
-	level, err := resolveLevel(o.Level)
+	level, err := CheckLevel(o.Level)
 	errs = append(errs, err)
 	o.Level = level
 	for _, f := range []struct {

@@ -77,7 +77,7 @@ var (
 	// ErrTooFewUnits: fewer independent units (observations, or clusters when
 	// clusters are given) than Config.MinUnits.
 	ErrTooFewUnits = &Error{Code: CodeTooFewUnits}
-	// ErrLevel: a confidence level outside [0.5, 0.999].
+	// ErrLevel: a confidence level outside [0.5, 0.999] ([CheckLevel]).
 	ErrLevel = &Error{Code: CodeLevel}
 	// ErrMethod: an unknown method, or a method that does not apply to the
 	// data as given (Wilson with clusters or on paired differences).

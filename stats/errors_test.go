@@ -37,7 +37,7 @@ func TestMessageOfSeveralErrors(t *testing.T) {
 		t.Fatalf("error %v does not match both sentinels", err)
 	}
 	if strings.Contains(got, "stats: ") || !strings.Contains(got, "method does not apply: unknown method") ||
-		!strings.Contains(got, "; confidence level out of range: Level is 2") {
+		!strings.Contains(got, "; confidence level out of range: got 2, want 0") {
 		t.Errorf("message %q", got)
 	}
 	if wrapped := fmt.Errorf("pass rate: %w", ErrTooFewUnits); Message(wrapped) != "pass rate: stats: too few independent units" {

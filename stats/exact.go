@@ -18,7 +18,7 @@ import "math"
 // level 0 means 0.95. Errors: n < 1 or successes outside [0, n]
 // ([ErrArgument]), level out of range ([ErrLevel]).
 func ClopperPearsonInterval(successes, n int, level float64) (Interval, error) {
-	level, err := resolveLevel(level)
+	level, err := CheckLevel(level)
 	if err != nil {
 		return Interval{}, err
 	}
@@ -73,7 +73,7 @@ func bisectUnit(f func(float64) float64, target float64, up bool) float64 {
 // ([ErrTooFewUnits]), v outside [lo, hi] or lo ≥ hi ([ErrDomain]), a
 // non-finite argument ([ErrNonFinite]), level out of range ([ErrLevel]).
 func ConstantInterval(v float64, units int, lo, hi, level float64) (Interval, error) {
-	level, err := resolveLevel(level)
+	level, err := CheckLevel(level)
 	if err != nil {
 		return Interval{}, err
 	}

@@ -25,7 +25,11 @@ const (
 
 // Defaults and limits of [Config], and the thresholds of the warnings.
 const (
-	DefaultLevel     = 0.95
+	DefaultLevel = 0.95
+	// MinLevel and MaxLevel bound a confidence level other than 0 (see
+	// [CheckLevel]).
+	MinLevel         = 0.5
+	MaxLevel         = 0.999
 	DefaultResamples = 2000
 	DefaultMinUnits  = 2
 	// MaxResamples bounds Config.Resamples: the bootstrap keeps one float64
@@ -108,7 +112,7 @@ func (cfg Config) resolve() (settings, error) {
 		errs = append(errs, errorf(CodeMethod, "unknown method %q (want %q, %q, %q, %q, %q or %q)",
 			string(s.method), Wilson, Hoeffding, Normal, StudentT, PercentileBootstrap, ClopperPearson))
 	}
-	level, err := resolveLevel(cfg.Level)
+	level, err := CheckLevel(cfg.Level)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -130,13 +134,19 @@ func (cfg Config) resolve() (settings, error) {
 	return s, errors.Join(errs...)
 }
 
-func resolveLevel(level float64) (float64, error) {
+// CheckLevel is the one rule for a confidence level, used by every package
+// that takes one: 0 means [DefaultLevel], which it returns; any other value
+// must lie in [MinLevel, MaxLevel] and is returned as is. Otherwise (NaN
+// included) it returns an [*Error] of Code [CodeLevel] (matching
+// [ErrLevel]) whose Message names the value and the valid range; callers
+// that validate a field show that Message at the field's path.
+func CheckLevel(level float64) (float64, error) {
 	if level == 0 {
 		return DefaultLevel, nil
 	}
-	if !(level >= 0.5 && level <= 0.999) {
-		return 0, errorf(CodeLevel, "Level is %v, want 0 (default %v) or a value in [0.5, 0.999]",
-			level, DefaultLevel)
+	if !(level >= MinLevel && level <= MaxLevel) {
+		return 0, errorf(CodeLevel, "got %v, want 0 (the default, %v) or a value in [%v, %v]",
+			level, DefaultLevel, MinLevel, MaxLevel)
 	}
 	return level, nil
 }
@@ -310,7 +320,7 @@ func Paired(before, after []float64, clusters []string, cfg Config) (Interval, e
 // interval collapses. level 0 means 0.95. Errors: n < 1 or successes
 // outside [0, n] ([ErrArgument]), level out of range ([ErrLevel]).
 func WilsonInterval(successes, n int, level float64) (Interval, error) {
-	level, err := resolveLevel(level)
+	level, err := CheckLevel(level)
 	if err != nil {
 		return Interval{}, err
 	}
@@ -343,7 +353,7 @@ func WilsonInterval(successes, n int, level float64) (Interval, error) {
 // Multiply by b − a for values in [a, b]. level 0 means 0.95; it returns
 // NaN when n < 1 or the level is out of range.
 func HoeffdingHalfWidth(n int, level float64) float64 {
-	level, err := resolveLevel(level)
+	level, err := CheckLevel(level)
 	if err != nil || n < 1 {
 		return math.NaN()
 	}
@@ -360,7 +370,7 @@ func HoeffdingHalfWidth(n int, level float64) float64 {
 // it returns 0 when halfWidth is not positive and finite or the level is
 // out of range.
 func HoeffdingSampleSize(halfWidth, level float64) int {
-	level, err := resolveLevel(level)
+	level, err := CheckLevel(level)
 	if err != nil || !finite(halfWidth) || halfWidth <= 0 {
 		return 0
 	}

@@ -29,7 +29,7 @@ type NormalMixtureOptions struct {
 
 func (o NormalMixtureOptions) resolve() (NormalMixtureOptions, error) {
 	var errs []error
-	level, err := resolveLevel(o.Level)
+	level, err := CheckLevel(o.Level)
 	errs = append(errs, err)
 	o.Level = level
 	if !(o.Sigma >= 0) || math.IsInf(o.Sigma, 0) {
