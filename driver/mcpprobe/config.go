@@ -3,6 +3,7 @@ package mcpprobe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -58,11 +59,13 @@ type Config struct {
 	Cwd string `json:"cwd,omitempty"`
 	// Env is added to the server's environment.
 	Env map[string]string `json:"env,omitempty"`
-	// InheritEnv names variables passed on from the harness's environment
-	// (secrets by name, never frozen into the case). Otherwise the server
-	// gets only Env and PATH=/usr/local/bin:/usr/bin:/bin (unless Env or
-	// InheritEnv sets PATH).
-	InheritEnv []string `json:"inheritEnv,omitempty"`
+	// InheritEnv is which variables of the harness's environment the
+	// server gets, in the shape inheritEnv has everywhere in lux: true
+	// (all of them), false (none; the default) or a list of names
+	// (secrets by name, never frozen into the case). Besides them the
+	// server gets Env and, unless either sets it,
+	// PATH=/usr/local/bin:/usr/bin:/bin.
+	InheritEnv InheritEnv `json:"inheritEnv,omitzero"`
 
 	// URL is the endpoint of a server that already runs, spoken to over
 	// streamable HTTP.
@@ -125,6 +128,41 @@ func defaults() Config {
 	}
 }
 
+// InheritEnv is the inheritEnv field: JSON true (All), false (the zero
+// value: none) or a list of variable names (Names). It is the shape of
+// the field everywhere in lux; the agent drivers' driver.ProcessConfig
+// takes its true and false forms.
+type InheritEnv struct {
+	All   bool
+	Names []string
+}
+
+// UnmarshalJSON reads true, false or a list of names.
+func (e *InheritEnv) UnmarshalJSON(b []byte) error {
+	var all bool
+	if err := json.Unmarshal(b, &all); err == nil {
+		*e = InheritEnv{All: all}
+		return nil
+	}
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return errors.New("must be true (the whole environment), false (none) or a list of variable names")
+	}
+	*e = InheritEnv{Names: names}
+	return nil
+}
+
+// MarshalJSON writes the form it was read from (false for the zero value).
+func (e InheritEnv) MarshalJSON() ([]byte, error) {
+	if e.All {
+		return []byte("true"), nil
+	}
+	if e.Names == nil {
+		return []byte("false"), nil
+	}
+	return json.Marshal(e.Names)
+}
+
 // Parse decodes and validates a config strictly: unknown fields and every
 // invalid value are reported together, each with its field path and a fix.
 func Parse(raw json.RawMessage) (*Config, error) {
@@ -157,7 +195,7 @@ func (c *Config) Validate() error {
 		}
 		noNUL(&p, at, c.Env[k])
 	}
-	for i, k := range c.InheritEnv {
+	for i, k := range c.InheritEnv.Names {
 		if !validName(k) {
 			p.AddFix(fmt.Sprintf("inheritEnv[%d]", i), fmt.Sprintf("%q is not a valid variable name", k), `name a variable of the harness's environment, e.g. "API_TOKEN"`)
 		}

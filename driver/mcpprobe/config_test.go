@@ -56,6 +56,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		{"env", `{"command":"x","env":{"A=B":"1"},"inheritEnv":[""]}`, []string{"env.A=B: not a valid variable name", `inheritEnv[0]: "" is not a valid variable name`}},
 		{"unknown and bad", `{"command":"x","comand":"y","maxListPages":0}`, []string{"comand", "maxListPages: must be at least 1"}},
 		{"wrong type", `{"command":"x","args":"--fast"}`, []string{"args"}},
+		{"inheritEnv of a wrong type", `{"command":"x","inheritEnv":"PATH"}`, []string{"inheritEnv", "true (the whole environment), false (none) or a list of variable names"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := mcpprobe.Parse(json.RawMessage(tc.raw))
@@ -66,6 +67,38 @@ func TestParseReportsEveryProblem(t *testing.T) {
 				assert.Contains(t, err.Error(), w)
 			}
 		})
+	}
+}
+
+// inheritEnv has the shape it has everywhere in lux: true passes the whole
+// host environment on, false (the default here) none of it, and a list
+// the variables it names. Each form encodes as it was written.
+func TestInheritEnvForms(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want mcpprobe.InheritEnv
+		enc  string // the inheritEnv member of the encoded config; empty for none
+	}{
+		{`{"command":"x"}`, mcpprobe.InheritEnv{}, ""},
+		{`{"command":"x","inheritEnv":false}`, mcpprobe.InheritEnv{}, ""},
+		{`{"command":"x","inheritEnv":true}`, mcpprobe.InheritEnv{All: true}, `"inheritEnv":true`},
+		{`{"command":"x","inheritEnv":["HOME","PATH"]}`, mcpprobe.InheritEnv{Names: []string{"HOME", "PATH"}}, `"inheritEnv":["HOME","PATH"]`},
+	} {
+		c, err := mcpprobe.Parse(json.RawMessage(tc.raw))
+		require.NoError(t, err, tc.raw)
+		if diff := cmp.Diff(tc.want, c.InheritEnv); diff != "" {
+			t.Errorf("%s: inheritEnv (-want +got):\n%s", tc.raw, diff)
+		}
+		b, err := json.Marshal(c)
+		require.NoError(t, err)
+		if tc.enc == "" {
+			assert.NotContains(t, string(b), "inheritEnv", tc.raw)
+		} else {
+			assert.Contains(t, string(b), tc.enc, tc.raw)
+		}
+		again, err := mcpprobe.Parse(b)
+		require.NoError(t, err, "%s encodes as %s", tc.raw, b)
+		assert.Equal(t, c.InheritEnv, again.InheritEnv, "encode then parse gives %s back", tc.raw)
 	}
 }
 

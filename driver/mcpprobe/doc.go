@@ -16,10 +16,11 @@
 //	 "probe": [{"op": "list-tools"}, {"op": "call", "tool": "add", "args": {"a": 2, "b": 3}}]}
 //
 // command, args, cwd (relative to the workspace; default the workspace),
-// env, and inheritEnv (names of harness variables to pass on) start a
-// server spoken to over stdio; ${ARTIFACTS_DIR} (the workspace) and
-// ${RUN_DIR} (the run's record directory) are expanded in args, env
-// values, cwd and headers. The server's environment is only env, the named
+// env, and inheritEnv (a list of harness variables to pass on, or true
+// for the whole environment) start a server spoken to over stdio;
+// ${ARTIFACTS_DIR} (the workspace) and ${RUN_DIR} (the run's record
+// directory) are expanded in args, env values, cwd and headers. Unless
+// inheritEnv is true, the server's environment is only env, the named
 // variables and PATH=/usr/local/bin:/usr/bin:/bin (unless one of them sets
 // PATH): a server started with npx needs "inheritEnv": ["PATH", "HOME"].
 // url (with headers, and headersFromEnv for credentials kept out of the

@@ -396,6 +396,28 @@ func TestProbeServerEnvironment(t *testing.T) {
 	assert.True(t, slices.Contains(paths, "touched.txt"), "the server runs in the workspace, and Collect returns what it wrote: %v", paths)
 }
 
+// With inheritEnv: true the server gets the whole host environment, with
+// env still set over it.
+func TestProbeServerInheritsWholeEnvironment(t *testing.T) {
+	t.Setenv("LUX_PROBE_OTHER", "passed on")
+	t.Setenv("LUX_PROBE_SET", "host")
+	o := probe(t, stdioConfig(t, serverTools, map[string]any{
+		"env":        map[string]string{"LUX_MCP_TEST_SERVER": serverTools, "LUX_PROBE_SET": "env"},
+		"inheritEnv": true,
+		"probe": steps(
+			call("getenv", map[string]any{"text": "LUX_PROBE_OTHER"}),
+			call("getenv", map[string]any{"text": "LUX_PROBE_SET"}),
+			call("getenv", map[string]any{"text": "PATH"}),
+		),
+	}))
+	require.Equal(t, lux.EventDone, o.terminal().Type, o.reason())
+	var got []string
+	for _, r := range o.progress(lux.KindToolResult) {
+		got = append(got, r.ToolResult.Text)
+	}
+	assert.Equal(t, []string{"passed on", "env", os.Getenv("PATH")}, got)
+}
+
 func TestProbeHTTPHeaders(t *testing.T) {
 	t.Setenv("LUX_PROBE_TOKEN", "Bearer t0k3n")
 	srv := newServer(serverTools, nil)

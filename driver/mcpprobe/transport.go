@@ -66,11 +66,12 @@ func (c *Config) startStdio(info lux.StartInfo) (*driver.Process, mcp.Transport,
 	return p, t, nil
 }
 
-// environ is the server's environment: a fixed PATH, the named host
-// variables, then Env with its placeholders expanded.
+// environ is the server's environment: the whole host environment with
+// inheritEnv: true, else a fixed PATH and the host variables inheritEnv
+// names; then Env with its placeholders expanded.
 func (c *Config) environ(expand func(string) string) []string {
 	inherited := map[string]string{}
-	for _, k := range c.InheritEnv {
+	for _, k := range c.InheritEnv.Names {
 		if v, ok := os.LookupEnv(k); ok {
 			inherited[k] = v
 		}
@@ -79,7 +80,11 @@ func (c *Config) environ(expand func(string) string) []string {
 	for k, v := range c.Env {
 		env[k] = expand(v)
 	}
-	return driver.BuildEnv(false, map[string]string{"PATH": driver.DefaultPath}, inherited, env)
+	base := map[string]string{"PATH": driver.DefaultPath}
+	if c.InheritEnv.All {
+		base = nil // the host's own PATH
+	}
+	return driver.BuildEnv(c.InheritEnv.All, base, inherited, env)
 }
 
 // stdout is the server's stdout for the SDK. Closing it closes only
