@@ -5,37 +5,24 @@ import (
 	"strconv"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 )
 
-// The case verdicts of a run.
+// The verdicts an assertion's state shows (a run's case verdict is
+// record.RunVerdict's, in the same words).
 const (
-	VerdictPass     = "pass"
-	VerdictFail     = "fail"
-	VerdictUngraded = "ungraded" // grading incomplete: no verdict, never a silent pass or fail
+	VerdictPass     = string(record.VerdictPass)
+	VerdictFail     = string(record.VerdictFail)
+	VerdictUngraded = string(record.VerdictUngraded) // could not be graded: no verdict, never a silent pass or fail
 )
-
-// runVerdict is a run's case verdict as suites count it: a run that did
-// not end done failed, whatever its assertions say; otherwise the grading
-// report's verdict, "ungraded" when it has none.
-func runVerdict(exit lux.ExitReason, passed *bool) string {
-	switch {
-	case exit != "" && exit != lux.ExitDone:
-		return VerdictFail
-	case passed == nil:
-		return VerdictUngraded
-	case *passed:
-		return VerdictPass
-	default:
-		return VerdictFail
-	}
-}
 
 // GradingDelta compares the grading of two runs.
 type GradingDelta struct {
 	// Available is false on a side without grading.json.
 	Available Change[bool] `json:"available"`
-	// Verdict is "pass", "fail" or "ungraded" (no verdict: grading was
-	// incomplete); a run that did not end done counts as "fail".
+	// Verdict is each run's verdict, record.RunVerdict's: "pass",
+	// "fail", "error" (the harness could not grade), "cancelled" or
+	// "ungraded" (nothing to grade).
 	Verdict    Change[string]          `json:"verdict"`
 	Score      Change[*float64]        `json:"score"` // null: no score
 	Incomplete Change[*lux.Incomplete] `json:"incomplete"`
@@ -111,10 +98,10 @@ type AssertionState struct {
 	Error  string  `json:"error,omitempty"`
 }
 
-func gradingDelta(a, b *lux.GradingReport, exitA, exitB lux.ExitReason) GradingDelta {
+func gradingDelta(a, b *lux.GradingReport, metaA, metaB *lux.RunMetadata) GradingDelta {
 	d := GradingDelta{
 		Available:  Change[bool]{a != nil, b != nil},
-		Verdict:    Change[string]{runVerdict(exitA, passedOf(a)), runVerdict(exitB, passedOf(b))},
+		Verdict:    Change[string]{string(record.RunVerdict(metaA, a)), string(record.RunVerdict(metaB, b))},
 		Score:      Change[*float64]{scoreOf(a), scoreOf(b)},
 		Incomplete: Change[*lux.Incomplete]{incompleteOf(a), incompleteOf(b)},
 		Assertions: []AssertionDelta{},
@@ -200,13 +187,6 @@ func (s *AssertionState) verdict() string {
 		return VerdictPass
 	}
 	return VerdictFail
-}
-
-func passedOf(g *lux.GradingReport) *bool {
-	if g == nil {
-		return nil
-	}
-	return g.Passed
 }
 
 func scoreOf(g *lux.GradingReport) *float64 {

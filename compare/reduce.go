@@ -94,14 +94,18 @@ func (sd *side) add(s *record.Sample, runDir string) error {
 	c.runs++
 	sd.info.Runs++
 	pass := 0.0
-	switch runVerdict(s.ExitReason, s.Passed) {
-	case VerdictPass:
+	switch s.Verdict() {
+	case record.VerdictPass:
 		pass = 1
 		c.passed++
 		sd.info.Passed++
-	case VerdictUngraded:
+	case record.VerdictUngraded:
 		c.ungraded++
 		sd.info.Ungraded++
+	case record.VerdictError:
+		sd.info.Errored++
+	case record.VerdictCancelled:
+		sd.info.Cancelled++
 	default:
 		sd.info.Failed++
 	}

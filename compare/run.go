@@ -198,7 +198,7 @@ func compareRuns(a, b *record.Run, s settings) *RunComparison {
 		}
 	}
 	c.Run = runDelta(a.Metadata, b.Metadata)
-	c.Grading = gradingDelta(a.Grading, b.Grading, a.Metadata.ExitReason, b.Metadata.ExitReason)
+	c.Grading = gradingDelta(a.Grading, b.Grading, a.Metadata, b.Metadata)
 	c.Artifacts = artifactDelta(a.Artifacts, b.Artifacts)
 	c.Artifacts.Diffs = artifactDiffs(a.Dir, b.Dir, a.Artifacts, b.Artifacts, c.Artifacts.Changed)
 

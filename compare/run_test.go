@@ -142,7 +142,7 @@ func TestRunVerdictAndGate(t *testing.T) {
 		},
 		{
 			name: "no grading in B", a: passing(), b: nil, verdict: Worse, gate: true,
-			wantWhy:  []string{"case verdict pass → ungraded", `assertion "readme" pass → ungraded`, `assertion "tests" pass → ungraded`},
+			wantWhy:  []string{"case verdict pass → error", `assertion "readme" pass → ungraded`, `assertion "tests" pass → ungraded`},
 			statuses: map[string]AssertionStatus{"readme": StatusRegressed, "tests": StatusRegressed},
 		},
 		{

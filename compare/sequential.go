@@ -12,10 +12,10 @@ import (
 	"github.com/luxeval/lux/stats"
 )
 
-// SamplePassed reports whether a run passed: it ended done and its grading
-// passed, the verdict the pass rate counts (an ungraded run did not pass).
+// SamplePassed reports whether a run's verdict is pass, the verdict the
+// pass rate counts (any other run did not pass).
 func SamplePassed(s record.Sample) bool {
-	return runVerdict(s.ExitReason, s.Passed) == VerdictPass
+	return s.Verdict() == record.VerdictPass
 }
 
 // SequentialOptions configures SequentialSuites: the sign test's level

@@ -55,10 +55,15 @@ type SuiteInfo struct {
 	Runs     int                `json:"runs"`     // completed runs
 	Cases    int                `json:"cases"`
 	Passed   int                `json:"passed"`
-	Failed   int                `json:"failed"`
-	Ungraded int                `json:"ungraded"` // no verdict: counted as not passed
-	Pending  int                `json:"pending"`  // never ran (the suite was cancelled)
-	PassRate float64            `json:"passRate"` // passed / runs
+	// Passed, Failed, Errored, Cancelled and Ungraded count the runs by
+	// their record.Verdict. The last three have no verdict on the agent;
+	// the pass rate counts them as not passed.
+	Failed    int     `json:"failed"`
+	Errored   int     `json:"errored"`
+	Cancelled int     `json:"cancelled"`
+	Ungraded  int     `json:"ungraded"`
+	Pending   int     `json:"pending"`  // never ran (the suite was cancelled)
+	PassRate  float64 `json:"passRate"` // passed / runs
 }
 
 // Settings are the options a suite comparison ran with, defaults applied.

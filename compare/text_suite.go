@@ -181,8 +181,15 @@ func suiteLine(s SuiteInfo) string {
 	if s.SuiteID != "" && !strings.HasSuffix(s.Dir, s.SuiteID) {
 		where += " (suite " + s.SuiteID + ")"
 	}
-	return fmt.Sprintf("%s: %d runs of %d cases, pass rate %s (%d passed, %d failed, %d ungraded)",
-		where, s.Runs, s.Cases, formatValue("fraction", s.PassRate), s.Passed, s.Failed, s.Ungraded)
+	counts := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
+	if s.Errored > 0 {
+		counts += fmt.Sprintf(", %d error", s.Errored)
+	}
+	if s.Cancelled > 0 {
+		counts += fmt.Sprintf(", %d cancelled", s.Cancelled)
+	}
+	return fmt.Sprintf("%s: %d runs of %d cases, pass rate %s (%s, %d ungraded)",
+		where, s.Runs, s.Cases, formatValue("fraction", s.PassRate), counts, s.Ungraded)
 }
 
 // intervalNote says how the intervals were computed.

@@ -109,14 +109,17 @@ type CaseOutcome struct {
 
 // Sample is one run of a suite as comparisons need it.
 type Sample struct {
-	Index        int                `json:"index"` // position in the manifest's items
-	CaseID       string             `json:"caseId"`
-	Repetition   int                `json:"repetition"`
-	Cluster      string             `json:"cluster,omitempty"`
-	RunDir       string             `json:"runDir,omitempty"` // relative to the suite directory
-	ExitReason   lux.ExitReason     `json:"exitReason,omitempty"`
-	Passed       *bool              `json:"casePassed"`
-	Score        *float64           `json:"caseScore"`
+	Index      int            `json:"index"` // position in the manifest's items
+	CaseID     string         `json:"caseId"`
+	Repetition int            `json:"repetition"`
+	Cluster    string         `json:"cluster,omitempty"`
+	RunDir     string         `json:"runDir,omitempty"` // relative to the suite directory
+	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
+	Passed     *bool          `json:"casePassed"`
+	Score      *float64       `json:"caseScore"`
+	// RunVerdict is the run's verdict (see RunVerdict); read it with
+	// Verdict, which also reads summaries written before it was recorded.
+	RunVerdict   Verdict            `json:"verdict,omitempty"`
 	IdentityHash string             `json:"identityHash,omitempty"` // see IdentityHash
 	Metrics      map[string]float64 `json:"metrics"`
 }
@@ -159,7 +162,7 @@ func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *lux.RunMetadata, g
 	s := Sample{
 		Index: index, CaseID: item.CaseID, Repetition: item.Repetition, Cluster: item.Cluster,
 		RunDir: item.RunDir, ExitReason: item.ExitReason, Passed: item.Passed, Score: item.Score,
-		Metrics: map[string]float64{},
+		RunVerdict: item.Verdict(), Metrics: map[string]float64{},
 	}
 	if meta != nil {
 		s.IdentityHash = IdentityHash(meta)

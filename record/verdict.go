@@ -27,27 +27,48 @@ const (
 func (v Verdict) Graded() bool { return v == VerdictPass || v == VerdictFail }
 
 // RunVerdict is the verdict of a finished run from its run.json and
-// grading.json (nil when absent).
+// grading.json (nil when absent). It is the one rule for a run's verdict:
+// every surface (the CLI's table, JSON and JUnit, the HTML report,
+// comparisons) shows what it returns.
 func RunVerdict(m *lux.RunMetadata, g *lux.GradingReport) Verdict {
+	if m == nil {
+		return VerdictError
+	}
+	var passed *bool
+	if g != nil {
+		passed = g.Passed
+	}
+	return verdict(m.ExitReason, m.OperationalFailure != nil, g != nil, passed, g != nil && g.Incomplete != nil)
+}
+
+// verdict is RunVerdict on the parts of a run's records it reads: how it
+// ended, whether the harness ended it, whether it has a grading, the
+// grading's case verdict and whether the grading is incomplete.
+func verdict(exit lux.ExitReason, harnessFailed, graded bool, passed *bool, incomplete bool) Verdict {
 	switch {
-	case m == nil:
-		return VerdictError
-	case m.ExitReason == lux.ExitCancelled:
+	case exit == lux.ExitCancelled:
 		return VerdictCancelled
-	case m.ExitReason != lux.ExitDone && m.OperationalFailure != nil:
+	case exit != lux.ExitDone && harnessFailed:
 		return VerdictError // the harness ended the run
-	case m.ExitReason != lux.ExitDone:
+	case exit != lux.ExitDone:
 		return VerdictFail // the agent ended it
-	case g == nil:
+	case !graded:
 		return VerdictError
-	case g.Passed == nil && g.Incomplete != nil:
+	case passed == nil && incomplete:
 		return VerdictError // an assertion could not grade
-	case g.Passed == nil:
+	case passed == nil:
 		return VerdictUngraded
-	case *g.Passed:
+	case *passed:
 		return VerdictPass
 	}
 	return VerdictFail
+}
+
+// legacyVerdict is the verdict of a run recorded before verdicts were:
+// RunVerdict on what a manifest item or a sample kept (its exit reason
+// and case verdict), which cannot tell a harness error from an agent's.
+func legacyVerdict(exit lux.ExitReason, passed *bool) Verdict {
+	return verdict(exit, false, true, passed, false)
 }
 
 // Verdict returns the item's verdict: the one recorded, or for a manifest
@@ -59,14 +80,16 @@ func (it SuiteItem) Verdict() Verdict {
 		return VerdictNotRun
 	case it.RunVerdict != "":
 		return it.RunVerdict
-	case it.ExitReason == lux.ExitCancelled:
-		return VerdictCancelled
-	case it.ExitReason != lux.ExitDone:
-		return VerdictFail
-	case it.Passed == nil:
-		return VerdictUngraded
-	case *it.Passed:
-		return VerdictPass
 	}
-	return VerdictFail
+	return legacyVerdict(it.ExitReason, it.Passed)
+}
+
+// Verdict returns the sample's verdict: the one recorded, or for a
+// summary written before verdicts were recorded, the one its exit reason
+// and casePassed imply.
+func (s Sample) Verdict() Verdict {
+	if s.RunVerdict != "" {
+		return s.RunVerdict
+	}
+	return legacyVerdict(s.ExitReason, s.Passed)
 }
