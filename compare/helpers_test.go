@@ -142,12 +142,9 @@ func writeSuite(tb testing.TB, root string, runs []spec, o suiteOpts) (string, *
 		if sp.mutate != nil {
 			sp.mutate(meta)
 		}
-		var g *lux.GradingReport
-		if sp.passed != nil || sp.score != nil {
-			g = report(sp.passed, sp.score)
-		}
+		g := report(sp.passed, sp.score) // no assertions when ungraded
 		item := record.SuiteItem{CaseID: sp.id, Repetition: reps[sp.id], Cluster: sp.cluster, Status: record.ItemCompleted,
-			ExitReason: meta.ExitReason, Passed: sp.passed, Score: sp.score}
+			ExitReason: meta.ExitReason, Passed: sp.passed, Score: sp.score, RunVerdict: record.RunVerdict(meta, g)}
 		if o.runs {
 			c := baseCase(sp.id)
 			c.Cluster = sp.cluster

@@ -20,7 +20,7 @@ func TestSuiteJSONKeys(t *testing.T) {
 	b.Summary.Samples[3].IdentityHash = "other" // w: an identity mismatch
 	docs := map[string][]string{
 		"":               {"a", "b", "verdict", "reasons", "gate", "settings", "counts", "onlyA", "onlyB", "mismatches", "varied", "cases", "effects", "flips", "warnings", "effectWarnings"},
-		"a":              {"dir", "suiteId", "status", "attempts", "runs", "cases", "passed", "failed", "ungraded", "pending", "passRate"},
+		"a":              {"dir", "suiteId", "status", "attempts", "runs", "cases", "passed", "failed", "errored", "cancelled", "ungraded", "pending", "passRate"},
 		"gate":           {"failed", "reasons", "checks"},
 		"checks":         {"rule", "metric", "test", "failed", "cases", "detail"},
 		"settings":       {"method", "level", "resamples", "seed", "passRateTolerance", "strict", "gateMetrics", "vary"},

@@ -109,7 +109,7 @@ func addManifest(ctx context.Context, dir string, m *record.SuiteManifest, sd *s
 		}
 		s := record.Sample{
 			Index: i, CaseID: it.CaseID, Repetition: it.Repetition, Cluster: it.Cluster, RunDir: it.RunDir,
-			ExitReason: it.ExitReason, Passed: it.Passed, Score: it.Score,
+			ExitReason: it.ExitReason, Passed: it.Passed, Score: it.Score, RunVerdict: it.Verdict(),
 		}
 		runDir := suiteRunDir(dir, it.RunDir)
 		if runDir != "" {
@@ -162,6 +162,7 @@ func readRunDirs(ctx context.Context, dirs []string, sd *side) error {
 		if g != nil {
 			s.Passed, s.Score = g.Passed, g.Score
 		}
+		s.RunVerdict = record.RunVerdict(meta, g)
 		if err := sd.add(&s, dir); err != nil {
 			return err
 		}

@@ -66,3 +66,21 @@ func TestRunComparisonVerdictIsRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestSuiteComparisonCountsByRecordVerdict: a suite comparison counts a
+// cancelled run as cancelled and a harness error as an error, as record
+// does, not as failures of the agent.
+func TestSuiteComparisonCountsByRecordVerdict(t *testing.T) {
+	cancelled := spec{id: "c", passed: ptr(false), score: ptr(0.0), mutate: func(m *lux.RunMetadata) { m.ExitReason = lux.ExitCancelled }}
+	harness := spec{id: "h", passed: ptr(false), score: ptr(0.0), mutate: func(m *lux.RunMetadata) {
+		m.ExitReason, m.OperationalFailure = lux.ExitError, &lux.OperationalFailure{Phase: lux.PhaseDriver, Reason: "no agent"}
+	}}
+	runs := []spec{pass("p", ""), fail("f", ""), cancelled, harness}
+	_, a := writeSuite(t, t.TempDir(), runs, suiteOpts{summary: true})
+	_, b := writeSuite(t, t.TempDir(), runs, suiteOpts{summary: true})
+	c, err := SuiteRecords(t.Context(), a, b, Options{})
+	require.NoError(t, err)
+	for _, s := range []SuiteInfo{c.A, c.B} {
+		assert.Equal(t, [4]int{1, 1, 1, 1}, [4]int{s.Passed, s.Failed, s.Errored, s.Cancelled}, "passed, failed, errored, cancelled")
+	}
+}
