@@ -32,7 +32,7 @@ type PairSide struct {
 	Name       string // "A", "B", "repetition 2"
 	Dir, Href  string
 	RunID      string
-	Verdict    string // pass, fail, ungraded
+	Verdict    string // record.RunVerdict: pass, fail, error, cancelled, ungraded
 	Score      string
 	ExitReason string
 	Reason     string
@@ -113,7 +113,7 @@ func pairPage(a, b *record.Run, nameA, nameB string, o Options, maxEvents int, l
 
 func pairSide(name string, r *record.Run, o Options, ln links) PairSide {
 	m := r.Metadata
-	s := PairSide{Name: name, Dir: r.Dir, RunID: m.RunID, Verdict: r.Grading.Verdict(), Score: scoreText(r.Grading),
+	s := PairSide{Name: name, Dir: r.Dir, RunID: m.RunID, Verdict: cssName(record.RunVerdict(m, r.Grading)), Score: scoreText(r.Grading),
 		ExitReason: string(m.ExitReason), Reason: clip(m.Reason, o.MaxText), Duration: durationText(m.Duration()),
 		Tokens: tokenText(m.Usage.Agent)}
 	if ln != nil {

@@ -26,7 +26,7 @@ type RunPage struct {
 	CaseID     string
 	Repetition int
 	Prompt     string
-	Verdict    string // pass, fail, ungraded
+	Verdict    string // record.RunVerdict: pass, fail, error, cancelled, ungraded
 	Score      string
 	ExitReason string
 	Reason     string
@@ -108,7 +108,7 @@ func runPage(r *record.Run, o Options, maxEvents int) *RunPage {
 	m := r.Metadata
 	p := &RunPage{
 		Dir: r.Dir, RunID: m.RunID, CaseID: m.CaseID, Repetition: m.Repetition,
-		Verdict: r.Grading.Verdict(), Score: scoreText(r.Grading), ExitReason: string(m.ExitReason),
+		Verdict: cssName(record.RunVerdict(m, r.Grading)), Score: scoreText(r.Grading), ExitReason: string(m.ExitReason),
 		Reason: clip(m.Reason, o.MaxText), StartedAt: stamp(m.StartedAt), Duration: durationText(m.Duration()),
 		Stderr: clip(m.StderrTail, o.MaxText),
 	}

@@ -279,7 +279,7 @@ func (s *server) index(w http.ResponseWriter, r *http.Request) {
 		if m, g, err := record.ReadMetadata(dir); err != nil {
 			ir.Verdict = "unreadable"
 		} else {
-			ir.CaseID, ir.Verdict, ir.Exit = m.CaseID, g.Verdict(), string(m.ExitReason)
+			ir.CaseID, ir.Verdict, ir.Exit = m.CaseID, cssName(record.RunVerdict(m, g)), string(m.ExitReason)
 		}
 		p.Runs = append(p.Runs, ir)
 	}
