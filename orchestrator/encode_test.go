@@ -24,18 +24,18 @@ func TestUnencodablePluginValues(t *testing.T) {
 		problem string
 	}{
 		{name: "ready detail", c: hostileCase("e", map[string]any{"bad": "ready"}, nil),
-			exit: lux.ExitError, phase: "driver", verdict: "fail", problem: "ready event does not encode as JSON"},
+			exit: lux.ExitError, phase: "driver", verdict: "error", problem: "ready event does not encode as JSON"},
 		{name: "progress payload", c: hostileCase("e", map[string]any{"bad": "progress"}, nil),
-			exit: lux.ExitError, phase: "driver", verdict: "fail", problem: "progress event does not encode as JSON"},
+			exit: lux.ExitError, phase: "driver", verdict: "error", problem: "progress event does not encode as JSON"},
 		{name: "interrupt context", c: hostileCase("e", map[string]any{"bad": "interrupt"}, map[string]any{}),
-			exit: lux.ExitError, phase: "driver", verdict: "fail", problem: "interrupt event does not encode as JSON"},
+			exit: lux.ExitError, phase: "driver", verdict: "error", problem: "interrupt event does not encode as JSON"},
 		{name: "done summary", c: hostileCase("e", map[string]any{"bad": "done"}, nil),
-			exit: lux.ExitError, phase: "driver", verdict: "fail", problem: "done event does not encode as JSON"},
+			exit: lux.ExitError, phase: "driver", verdict: "error", problem: "done event does not encode as JSON"},
 		{name: "answer payload", c: hostileCase("e", map[string]any{"ask": true}, map[string]any{"bad": true}),
-			exit: lux.ExitError, phase: "answerer", verdict: "fail", problem: "responded event does not encode as JSON"},
+			exit: lux.ExitError, phase: "answerer", verdict: "error", problem: "responded event does not encode as JSON"},
 		{name: "assertion detail", c: &lux.Case{ID: "e", Prompt: "p", Driver: &lux.PluginRef{Name: "hostile"},
 			Assertions: []lux.AssertionSpec{{Type: "hostile", Config: map[string]any{"do": "bad-detail"}}}},
-			exit: lux.ExitDone, verdict: "ungraded", problem: "detail does not encode as JSON"},
+			exit: lux.ExitDone, verdict: "error", problem: "detail does not encode as JSON"},
 	}
 	o := New(hostileRegistry(t), Options{RunsRoot: filepath.Join(t.TempDir(), "runs")})
 	for _, tt := range tests {

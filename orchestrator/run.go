@@ -28,8 +28,9 @@ type RunResult struct {
 	Failure error
 }
 
-// Verdict returns "pass", "fail" or "ungraded".
-func (r *RunResult) Verdict() string { return r.Grading.Verdict() }
+// Verdict returns the run's verdict, record.RunVerdict of its records,
+// as a string: "pass", "fail", "error", "cancelled" or "ungraded".
+func (r *RunResult) Verdict() string { return string(record.RunVerdict(r.Metadata, r.Grading)) }
 
 // Run runs one case: it validates the case (nothing starts when it is
 // invalid or the driver lacks a required capability), stages a fresh

@@ -147,7 +147,7 @@ func TestRunFailsOnBadAnswers(t *testing.T) {
 			require.NotNil(t, res.Metadata.OperationalFailure)
 			assert.Equal(t, lux.PhaseAnswerer, res.Metadata.OperationalFailure.Phase)
 			assert.Contains(t, res.Metadata.Reason, tt.reason)
-			assert.Equal(t, "fail", res.Verdict(), "a run that did not end done never passes")
+			assert.Equal(t, "error", res.Verdict(), "the harness failed the run: no verdict on the agent")
 			require.NotNil(t, res.Grading.Incomplete)
 			assert.Equal(t, lux.PhaseRun, res.Grading.Incomplete.Phase)
 			got := readBack(t, res)
@@ -259,5 +259,5 @@ func TestRunFailsOnUndeclaredInterrupt(t *testing.T) {
 	require.NotNil(t, res.Metadata.OperationalFailure)
 	assert.Equal(t, lux.PhaseDriver, res.Metadata.OperationalFailure.Phase)
 	assert.Contains(t, res.Metadata.Reason, `driver "fake" sent approve interrupt "p1" but does not declare the "approve" capability`)
-	assert.Equal(t, "fail", res.Verdict())
+	assert.Equal(t, "error", res.Verdict())
 }
