@@ -69,7 +69,7 @@ func experimentRuns(dir string) []report.ExperimentRun {
 	}
 	out := make([]report.ExperimentRun, 0, len(l.Units))
 	for _, u := range l.Units {
-		v := record.SuiteItem{Status: record.ItemCompleted, ExitReason: u.Sample.ExitReason, Passed: u.Sample.Passed}.Verdict()
+		v := u.Sample.Verdict()
 		if u.Error != "" {
 			v = record.VerdictFail // the harness failed the unit: it counts as not passed
 		}
