@@ -37,10 +37,11 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 			index[key] = i
 			in.Effects = append(in.Effects, report.EffectGroup{Candidate: e.Candidate, Profile: e.Profile, Split: e.Split})
 		}
+		m := e.CompareMetric()
 		in.Effects[i].Effects = append(in.Effects[i].Effects, compare.Effect{
-			Metric: e.Metric, Unit: compare.MetricUnit(e.Metric), Better: compare.MetricBetter(e.Metric),
+			Metric: m, Unit: compare.MetricUnit(m), Better: compare.MetricBetter(m),
 			A: e.Baseline, B: e.Value, Delta: e.Delta, Cases: e.Cases, Dropped: e.Dropped, Interval: e.Interval,
-			Significant: e.Significant, Outcome: e.Outcome, Unavailable: e.Unavailable, Warnings: e.Warnings,
+			Significant: e.Significant, Outcome: e.Outcome, NoChange: e.NoChange, Unavailable: e.Unavailable, Warnings: e.Warnings,
 		})
 	}
 	s, b := r.Spent, r.Budget

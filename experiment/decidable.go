@@ -169,6 +169,9 @@ func honestInterval(e *Effect) {
 		}
 	}
 	e.Warnings = slices.DeleteFunc(e.Warnings, func(w compare.Warning) bool { return w.Code == compare.WarnDegenerate })
+	if e.NoChange {
+		return // nothing changed: a report says so in a line, without a caveat
+	}
 	e.Warnings = append(e.Warnings, compare.Warning{Code: compare.WarnDegenerate, Message: fmt.Sprintf(
 		"no spread between the %d units (each moved by %s), so the %s interval had zero width; the interval is the exact %s bound for differences in [-1, 1] instead",
 		iv.Units, signed(e.Delta), was, stats.ClopperPearson)})

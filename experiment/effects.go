@@ -29,6 +29,12 @@ type Effect struct {
 	Interval    *compare.Interval `json:"interval"`
 	Significant bool              `json:"significant"`
 	Outcome     string            `json:"outcome"` // better, worse or "" (see compare.Effect)
+	// NoChange is true when every paired case has the same value on both
+	// sides, as package compare finds it from the paired values (never from
+	// a zero-width interval, which clusters whose changes cancel also
+	// give): a report names the metric in one line instead of an interval
+	// row. The interval is still given, for the gates.
+	NoChange    bool              `json:"noChange"`
 	Unavailable string            `json:"unavailable,omitempty"`
 	Warnings    []compare.Warning `json:"warnings"`
 	comparison  *compare.SuiteComparison
@@ -184,6 +190,7 @@ func effectOf(candidate, profile, split, metric string, cmp *compare.SuiteCompar
 		}
 		e.Baseline, e.Value, e.Delta, e.Cases, e.Dropped = ce.A, ce.B, ce.Delta, ce.Cases, ce.Dropped
 		e.Interval, e.Significant, e.Outcome, e.Unavailable = ce.Interval, ce.Significant, ce.Outcome, ce.Unavailable
+		e.NoChange = ce.NoChange
 		e.Warnings = append(e.Warnings, ce.Warnings...)
 	}
 	if n := len(cmp.Mismatches); n > 0 {
@@ -201,6 +208,59 @@ func effectOf(candidate, profile, split, metric string, cmp *compare.SuiteCompar
 	return e
 }
 
+// effectNotes are the lines a report gives beside the effects' intervals,
+// per candidate, profile and split: one naming the metrics no paired case
+// changed (they get no interval row), and each caveat once with the
+// metrics it concerns.
+func effectNotes(effects []Effect) []string {
+	type group struct{ candidate, profile, split string }
+	type caveat struct {
+		g       group
+		message string
+	}
+	var order []group
+	same := map[group][]string{}
+	var caveats []caveat
+	metrics := map[caveat][]string{}
+	for _, e := range effects {
+		g := group{e.Candidate, e.Profile, e.Split}
+		if _, ok := same[g]; !ok {
+			order = append(order, g)
+			same[g] = nil
+		}
+		if e.NoChange {
+			same[g] = append(same[g], metricLabel(e.Metric))
+		}
+		for _, w := range e.Warnings {
+			k := caveat{g, w.Message}
+			if _, ok := metrics[k]; !ok {
+				caveats = append(caveats, k)
+			}
+			if l := metricLabel(e.Metric); !slices.Contains(metrics[k], l) {
+				metrics[k] = append(metrics[k], l)
+			}
+		}
+	}
+	var out []string
+	for _, g := range order {
+		if len(same[g]) > 0 {
+			out = append(out, fmt.Sprintf("%s (%s): no change in any paired case (no interval row): %s", g.candidate, where(g.profile, g.split), strings.Join(same[g], ", ")))
+		}
+	}
+	for _, k := range caveats {
+		out = append(out, fmt.Sprintf("%s (%s), %s: %s", k.g.candidate, where(k.g.profile, k.g.split), strings.Join(metrics[k], ", "), k.message))
+	}
+	return out
+}
+
+// where is "profile, split", or the split alone without a profile.
+func where(profile, split string) string {
+	if profile == "" {
+		return split
+	}
+	return profile + ", " + split
+}
+
 // findEffect returns the effect of candidate on metric for profile and split.
 func findEffect(effects []Effect, candidate, profile, split, metric string) *Effect {
 	for i := range effects {
@@ -212,15 +272,15 @@ func findEffect(effects []Effect, candidate, profile, split, metric string) *Eff
 	return nil
 }
 
+// CompareMetric is the effect's metric as package compare names it
+// (passRate for quality.passRate), whose labels and units a report uses.
+func (e Effect) CompareMetric() string { return compareName(e.Metric) }
+
 // IntervalText formats an effect as people read it in a report, naming
 // its profile and split: "pass rate effect (default, validation) +0.18
 // [+0.05, +0.31], t 95%, 24 clusters".
 func (e Effect) IntervalText() string {
-	where := e.Split
-	if e.Profile != "" {
-		where = e.Profile + ", " + e.Split
-	}
-	s := fmt.Sprintf("%s effect (%s) %s", metricLabel(e.Metric), where, signed(e.Delta))
+	s := fmt.Sprintf("%s effect (%s) %s", metricLabel(e.Metric), where(e.Profile, e.Split), signed(e.Delta))
 	if e.Interval == nil {
 		if e.Unavailable != "" {
 			return s + " (no interval: " + e.Unavailable + ")"

@@ -179,13 +179,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.3f | %s | %.2f | %.2f | %d |\n", name, md(e.Profile), e.Split, e.Cases, e.Runs, e.PassRate, tokens, e.Questions, e.ToolCalls, e.Bytes)
 	}
-	b.WriteString("\n## Effects against the baseline\n\n| candidate | profile | split | effect | warnings |\n|---|---|---|---|---|\n")
+	b.WriteString("\n## Effects against the baseline\n\n| candidate | profile | split | effect |\n|---|---|---|---|\n")
 	for _, e := range r.Effects {
-		var ws []string
-		for _, w := range e.Warnings {
-			ws = append(ws, w.Message)
+		if !e.NoChange {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(e.Candidate), md(e.Profile), e.Split, md(e.IntervalText()))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(e.Candidate), md(e.Profile), e.Split, md(e.IntervalText()), md(strings.Join(ws, "; ")))
+	}
+	if notes := effectNotes(r.Effects); len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", md(n))
+		}
 	}
 	s, bu := r.Spent, r.Budget
 	b.WriteString("\n## Spend\n\n| | spent | budget |\n|---|---|---|\n")

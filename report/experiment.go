@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux/compare"
@@ -66,6 +67,9 @@ type SpendRow struct {
 type ExperimentPage struct {
 	ExperimentReport
 	Forests []*ForestPlot
+	// EffectCaveats are the effects' warnings, each said once per
+	// candidate, profile and split with the metrics it concerns.
+	EffectCaveats []string
 	// Cases are the runs by case; FlipList the cases whose verdict under a
 	// candidate differs from the baseline's, the surest first; Pairs the
 	// paired views a static page embeds (EmbedPairs).
@@ -91,12 +95,35 @@ func Experiment(r ExperimentReport) *ExperimentPage {
 		}
 		f.Title = fmt.Sprintf("%s against the baseline (%s)", g.Candidate, where)
 		p.Forests = append(p.Forests, f)
+		p.EffectCaveats = append(p.EffectCaveats, effectCaveats(g.Candidate+" ("+where+")", g.Effects)...)
 	}
 	experimentCases(p)
 	for i, s := range r.Sequential {
 		p.SeqCharts = append(p.SeqCharts, seqChart(fmt.Sprintf("seq-%d", i), s))
 	}
 	return p
+}
+
+// effectCaveats are the warnings of one group's effects, each once:
+// "v (default, validation), pass rate, tool calls: few clusters: …".
+func effectCaveats(group string, effects []compare.Effect) []string {
+	var order []string
+	metrics := map[string][]string{}
+	for _, e := range effects {
+		for _, w := range e.Warnings {
+			if _, ok := metrics[w.Message]; !ok {
+				order = append(order, w.Message)
+			}
+			if l := compare.MetricLabel(e.Metric); !slices.Contains(metrics[w.Message], l) {
+				metrics[w.Message] = append(metrics[w.Message], l)
+			}
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, m := range order {
+		out = append(out, group+", "+strings.Join(metrics[m], ", ")+": "+m)
+	}
+	return out
 }
 
 func (p *ExperimentPage) title() string {
