@@ -72,10 +72,7 @@ func bestPasses(k Constraint, cfg stats.Config, n int) bool {
 	within := func(lo, hi float64) bool {
 		return (minB == nil || lo >= *minB) && (maxB == nil || hi <= *maxB)
 	}
-	level := cfg.Level
-	if level == 0 {
-		level = stats.DefaultLevel
-	}
+	level := cfg.Level // already stats.CheckLevel's (Confidence.config)
 	a := math.Pow((1-level)/2, 1/float64(n))
 	if k.RelativeTo != "" {
 		if n < minExactUnits(level) {

@@ -165,14 +165,12 @@ func undecidable(c *Campaign, units map[string]int) []Undecidable {
 		if k.Max != nil {
 			bounds = append(bounds, "≤ "+num(*k.Max))
 		}
-		method, level := cfg.Method, cfg.Level
+		method := cfg.Method
 		if method == "" {
 			method = stats.StudentT
 		}
-		if level == 0 {
-			level = stats.DefaultLevel
-		}
-		at := fmt.Sprintf("objectives.constraints[%d] (%s %s, %s %g%%)", i, what, strings.Join(bounds, " and "), method, 100*level)
+		// cfg.Level is already stats.CheckLevel's (Confidence.config).
+		at := fmt.Sprintf("objectives.constraints[%d] (%s %s, %s %g%%)", i, what, strings.Join(bounds, " and "), method, 100*cfg.Level)
 		u := Undecidable{Constraint: i, Metric: k.Metric, Split: k.Split, Units: n}
 		if !ok {
 			u.Text = fmt.Sprintf("%s can never pass on split %s: not even the best result on %d units satisfies it (a bound the metric cannot reach at this level)", at, k.Split, maxNeededUnits)
