@@ -107,8 +107,11 @@ func serveModel(ctx context.Context, e *env, path, addr string) int {
 }
 
 // writeServeHelp says where the server is and how to point each CLI, and
-// its lux driver, at it.
-func writeServeHelp(w io.Writer, srv *modeltest.Server, path string, turns int) {
+// its lux driver, at it, in one write: a program reading the output sees
+// all of it or none.
+func writeServeHelp(out io.Writer, srv *modeltest.Server, path string, turns int) {
+	w := new(bytes.Buffer)
+	defer func() { _, _ = out.Write(w.Bytes()) }()
 	fmt.Fprintf(w, "modeltest: serving %s (%s) at %s until interrupted (Ctrl-C)\n\n", path, plural(turns, "turn"), srv.URL())
 	env := srv.ClaudeCodeEnv()
 	fmt.Fprintln(w, "Claude Code: set in its environment")
