@@ -102,54 +102,7 @@ func TestAnExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testing.T)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	kills := 0
-	ledger := ""
-	for round := 0; ; round++ {
-		require.Less(t, round, 40, "the experiment never finished")
-		if ledger == "" {
-			ledgers, err := List(filepath.Join(f.dir, "crash-runs"))
-			require.NoError(t, err)
-			require.LessOrEqual(t, len(ledgers), 1)
-			if len(ledgers) == 1 {
-				if _, err := os.Stat(filepath.Join(ledgers[0], ManifestFile)); err == nil {
-					ledger = ledgers[0]
-				} else {
-					// Killed before the manifest existed: nothing ran yet.
-					require.NoError(t, os.RemoveAll(ledgers[0]))
-				}
-			}
-		}
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), "LUX_TEST_EXPERIMENT="+f.dir, "LUX_TEST_LEDGER="+ledger)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		killAfter := 1 + rng.IntN(4)
-		seen, done := 0, false
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "done ") {
-				done = true
-				assert.Equal(t, "done passed", line)
-				continue
-			}
-			if seen++; seen == killAfter && kills < 8 {
-				require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-				kills++
-				break
-			}
-		}
-		_ = cmd.Wait()
-		if done {
-			break
-		}
-		require.NotContains(t, stderr.String(), "panic", "the child failed: %s", stderr.String())
-	}
-	require.GreaterOrEqual(t, kills, 3, "the child was killed several times")
-	t.Logf("killed %d times", kills)
+	ledger := killUntilDone(t, exe, f.dir, rng, 4)
 
 	got, err := Open(ledger)
 	require.NoError(t, err)
@@ -184,4 +137,61 @@ func TestAnExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testing.T)
 	assert.Len(t, files, 36)
 	_, err = BuildReport(ctx(t), ledger)
 	require.NoError(t, err)
+}
+
+// killUntilDone runs the experiment of dir in a child test binary again and
+// again, killing it with SIGKILL after 1 to maxGap lines of its progress
+// (at most 8 times), until a child finishes it; it returns the ledger the
+// children shared, after checking the child was killed at least 3 times.
+func killUntilDone(t *testing.T, exe, dir string, rng *rand.Rand, maxGap int) string {
+	t.Helper()
+	kills := 0
+	ledger := ""
+	for round := 0; ; round++ {
+		require.Less(t, round, 40, "the experiment never finished")
+		if ledger == "" {
+			ledgers, err := List(filepath.Join(dir, "crash-runs"))
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(ledgers), 1)
+			if len(ledgers) == 1 {
+				if _, err := os.Stat(filepath.Join(ledgers[0], ManifestFile)); err == nil {
+					ledger = ledgers[0]
+				} else {
+					// Killed before the manifest existed: nothing ran yet.
+					require.NoError(t, os.RemoveAll(ledgers[0]))
+				}
+			}
+		}
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "LUX_TEST_EXPERIMENT="+dir, "LUX_TEST_LEDGER="+ledger)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		killAfter := 1 + rng.IntN(maxGap)
+		seen, done := 0, false
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "done ") {
+				done = true
+				assert.Equal(t, "done passed", line)
+				continue
+			}
+			if seen++; seen == killAfter && kills < 8 {
+				require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+				kills++
+				break
+			}
+		}
+		_ = cmd.Wait()
+		if done {
+			break
+		}
+		require.NotContains(t, stderr.String(), "panic", "the child failed: %s", stderr.String())
+	}
+	require.GreaterOrEqual(t, kills, 3, "the child was killed several times")
+	t.Logf("killed %d times", kills)
+	return ledger
 }

@@ -1,14 +1,10 @@
 package experiment
 
 import (
-	"bufio"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,51 +38,7 @@ func TestASequentialExperimentKilledMidCampaignContinuesTheSameEProcess(t *testi
 	rng := rand.New(rand.NewPCG(seed, 22))
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	kills, ledger := 0, ""
-	for round := 0; ; round++ {
-		require.Less(t, round, 40, "the experiment never finished")
-		if ledger == "" {
-			ledgers, err := List(filepath.Join(f.dir, "crash-runs"))
-			require.NoError(t, err)
-			if len(ledgers) == 1 {
-				if _, err := os.Stat(filepath.Join(ledgers[0], ManifestFile)); err == nil {
-					ledger = ledgers[0]
-				} else {
-					require.NoError(t, os.RemoveAll(ledgers[0]))
-				}
-			}
-		}
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), "LUX_TEST_EXPERIMENT="+f.dir, "LUX_TEST_LEDGER="+ledger)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		killAfter := 1 + rng.IntN(6)
-		seen, done := 0, false
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "done ") {
-				done = true
-				assert.Equal(t, "done passed", line)
-				continue
-			}
-			if seen++; seen == killAfter && kills < 8 {
-				require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-				kills++
-				break
-			}
-		}
-		_ = cmd.Wait()
-		if done {
-			break
-		}
-		require.NotContains(t, stderr.String(), "panic", "the child failed: %s", stderr.String())
-	}
-	require.GreaterOrEqual(t, kills, 3, "the child was killed several times")
-	t.Logf("killed %d times", kills)
+	ledger := killUntilDone(t, exe, f.dir, rng, 6)
 
 	got, err := Open(ledger)
 	require.NoError(t, err)
