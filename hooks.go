@@ -18,12 +18,9 @@ import (
 // each exactly once: after the suite's last run (suite level) or after the
 // run is graded (case level), also when the context is cancelled, and when
 // a later setup fails (rollback). A hook is part of every run's identity
-// (its name, version and config hash in RuntimeInfo.Hooks).
-
-// PhaseHook is the phase of an operational failure caused by a lifecycle
-// hook: a case-level setup that failed (the run never started), or a
-// cleanup that failed after the run (noted on its record).
-const PhaseHook Phase = "hook"
+// (its name, version and config hash in record.RuntimeInfo.Hooks); a
+// failed setup or cleanup is an operational failure in phase
+// record.PhaseHook.
 
 // HookPlugin is a kind of lifecycle hook.
 type HookPlugin struct {
@@ -88,13 +85,6 @@ func (h HookFuncs) SetupCase(ctx context.Context, c CaseScope) (Cleanup, error) 
 		return nil, nil
 	}
 	return h.Case(ctx, c)
-}
-
-// HookIdentity is a hook as part of a run's identity.
-type HookIdentity struct {
-	Name       string `json:"name"`
-	Version    string `json:"version,omitempty"`
-	ConfigHash string `json:"configHash"`
 }
 
 // RegisterHook adds p; it needs a Name, a Doc and a Parse function, and a

@@ -18,7 +18,7 @@
 //     an [AnswererConfig], whose Prepare returns an [Answerer] for one run.
 //   - An assertion grades a run: an [AssertionPlugin] whose Parse returns a
 //     [Check], which evaluates the [Run] (the case, its events, artifacts
-//     and run.json) into a [Result]. Package assertion builds most checks
+//     and how it ended) into a [Result]. Package assertion builds most checks
 //     from a Go predicate.
 //
 // Package luxtest checks a plugin against its contract in one line
@@ -29,11 +29,9 @@
 //
 // A [Case] gives an agent a prompt and a starting workspace (case.go). The
 // orchestrator package runs cases through a Registry and keeps every piece
-// of evidence on disk; the types of that record are declared here,
-// because assertions receive them: [RunMetadata] (run.json) with its
-// [Provenance], which decides what two runs can be compared with, and
-// [GradingReport] (grading.json) (run.go). Package record reads and writes
-// them.
+// of evidence on disk, in the records of package record (run.json,
+// grading.json and their provenance). Assertions receive a [Run]: the
+// case, the events, the artifacts and the run's [Outcome].
 //
 //   - case.go: [Case], [PluginRef], [AssertionSpec]; [ParseCase],
 //     [ReadCase], [LoadCase] and [Case.Validate].
@@ -44,7 +42,7 @@
 //   - plugin.go: what the contracts exchange: [Runtime] and [Capability],
 //     [DriverExperiment], [StartInfo], [AnswererInfo], [Exchange],
 //     [Result].
-//   - run.go: [Run], [RunMetadata], [Provenance], [GradingReport].
+//   - run.go: [Run], [Outcome], [Artifact].
 //   - usage.go: [TokenUsage], [Usage] and [ModelUsage] — agent, answerer
 //     and judge kept apart; usage the agent did not report is nil, never
 //     zero.

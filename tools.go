@@ -176,3 +176,15 @@ func SummarizeTools(events []Event) ToolOutcomes {
 	}
 	return out
 }
+
+// ToolOutcomes summarises tool calls correlated with their results.
+// Reported >= Total and Total = Succeeded + Failed + Unresolved.
+type ToolOutcomes struct {
+	Reported         int `json:"reported"`   // tool-call events
+	Total            int `json:"total"`      // distinct calls
+	Succeeded        int `json:"succeeded"`  // with a non-error result
+	Failed           int `json:"failed"`     // with an error result
+	Unresolved       int `json:"unresolved"` // no result seen
+	UnmatchedResults int `json:"unmatchedResults"`
+	Malformed        int `json:"malformed"`
+}

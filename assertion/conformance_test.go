@@ -23,9 +23,9 @@ func TestConformance(t *testing.T) {
 		toolResult("Write", "t1", lux.ToolResult{Text: "ok"}),
 		interrupt(lux.Ask, "q1"),
 	)
-	run.Metadata.Usage = lux.Usage{Agent: &lux.TokenUsage{Input: 100, Output: 20}, AgentCostUSD: &cost}
+	run.Outcome.Usage = lux.Usage{Agent: &lux.TokenUsage{Input: 100, Output: 20}, AgentCostUSD: &cost}
 	failed := luxtest.NewRun(t, nil)
-	failed.Metadata.ExitReason = lux.ExitError
+	failed.Outcome.ExitReason = lux.ExitError
 
 	c := func(name, cfg string, r *lux.Run, want luxtest.Verdict) luxtest.AssertionCase {
 		return luxtest.AssertionCase{Name: name, Config: json.RawMessage(cfg), Run: r, Want: want}

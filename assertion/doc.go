@@ -156,7 +156,7 @@
 // kept apart); "total" is input + output, cache tokens excluded.
 //
 // latency-under measures from the run's start to the agent's end
-// (RunMetadata.AgentEndedAt, else EndedAt), so grading time never counts
+// (lux.Outcome.AgentEndedAt, else EndedAt), so grading time never counts
 // and a regrade sees the same latency as live grading. A run whose metadata
 // lacks those times, or ends before it starts, cannot be graded.
 //

@@ -41,10 +41,10 @@ func fuzzRun(f *testing.F) (*lux.Run, error) {
 	}
 	return &lux.Run{
 		Dir: dir, Workspace: ws,
-		Metadata: &lux.RunMetadata{
+		Outcome: &lux.Outcome{
 			ExitReason: lux.ExitDone, StartedAt: start, EndedAt: start.Add(time.Minute),
-			Usage:     lux.Usage{Agent: &lux.TokenUsage{Input: 10, Output: 5}, AgentCostUSD: &cost},
-			Artifacts: lux.ArtifactStats{Count: 7, Bytes: 80},
+			Usage:         lux.Usage{Agent: &lux.TokenUsage{Input: 10, Output: 5}, AgentCostUSD: &cost},
+			ArtifactCount: 7, ArtifactBytes: 80,
 		},
 		Events: []lux.Event{
 			p(lux.KindAgentMessage, &lux.Message{Text: "first"}),

@@ -95,10 +95,10 @@ func workspace(t *testing.T) *lux.Run {
 	return &lux.Run{
 		Dir:       dir,
 		Workspace: ws,
-		Metadata: &lux.RunMetadata{
+		Outcome: &lux.Outcome{
 			ExitReason:   lux.ExitDone,
 			StartedAt:    start,
-			AgentEndedAt: &agentEnd,
+			AgentEndedAt: agentEnd,
 			EndedAt:      start.Add(10 * time.Minute),
 		},
 	}

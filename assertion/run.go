@@ -10,7 +10,8 @@ import (
 	"github.com/luxeval/lux"
 )
 
-// errNoMetadata is returned by assertions over run.json when the run has none.
+// errNoMetadata is returned by assertions over run.json when the run has none
+// (lux.Run's Outcome is nil).
 var errNoMetadata = errors.New("the run has no metadata (run.json)")
 
 func runSucceeded() *lux.AssertionPlugin {
@@ -18,7 +19,7 @@ func runSucceeded() *lux.AssertionPlugin {
 		"Passes when the run ended because the agent finished (exit reason \"done\").",
 		func(*struct{}, *lux.Problems) {},
 		func(_ context.Context, _ *struct{}, run *lux.Run) (lux.Result, error) {
-			m := run.Metadata
+			m := run.Outcome
 			if m == nil {
 				return lux.Result{}, fmt.Errorf("assertion: run-succeeded: %w", errNoMetadata)
 			}
@@ -86,13 +87,13 @@ func latencyUnder() *lux.AssertionPlugin {
 			}
 		},
 		func(_ context.Context, c *latencyUnderConfig, run *lux.Run) (lux.Result, error) {
-			m := run.Metadata
+			m := run.Outcome
 			if m == nil {
 				return lux.Result{}, fmt.Errorf("assertion: latency-under: %w", errNoMetadata)
 			}
 			end := m.EndedAt
-			if m.AgentEndedAt != nil {
-				end = *m.AgentEndedAt
+			if !m.AgentEndedAt.IsZero() {
+				end = m.AgentEndedAt
 			}
 			if m.StartedAt.IsZero() || end.IsZero() {
 				return lux.Result{}, errors.New("assertion: latency-under: the run's metadata has no start or end time")
@@ -178,7 +179,7 @@ func tokensUnder() *lux.AssertionPlugin {
 			checkUnavailable(&c.OnUnavailable, p)
 		},
 		func(_ context.Context, c *tokensUnderConfig, run *lux.Run) (lux.Result, error) {
-			m := run.Metadata
+			m := run.Outcome
 			if m == nil {
 				return lux.Result{}, fmt.Errorf("assertion: tokens-under: %w", errNoMetadata)
 			}
@@ -225,7 +226,7 @@ func costUnder() *lux.AssertionPlugin {
 			checkUnavailable(&c.OnUnavailable, p)
 		},
 		func(_ context.Context, c *costUnderConfig, run *lux.Run) (lux.Result, error) {
-			m := run.Metadata
+			m := run.Outcome
 			if m == nil {
 				return lux.Result{}, fmt.Errorf("assertion: cost-under: %w", errNoMetadata)
 			}
@@ -276,8 +277,8 @@ func artifactBytesUnder() *lux.AssertionPlugin {
 // artifacts were not collected: collection failed, or the run carries
 // neither artifacts nor metadata.
 func artifactBytes(run *lux.Run) (bytes int64, count int, ok bool) {
-	m := run.Metadata
-	if m != nil && m.OperationalFailure != nil && m.OperationalFailure.Phase == "collection" {
+	m := run.Outcome
+	if m != nil && m.FailedPhase == "collection" {
 		return 0, 0, false
 	}
 	if len(run.Artifacts) > 0 {
@@ -289,5 +290,5 @@ func artifactBytes(run *lux.Run) (bytes int64, count int, ok bool) {
 	if m == nil {
 		return 0, 0, run.Artifacts != nil
 	}
-	return m.Artifacts.Bytes, m.Artifacts.Count, true
+	return m.ArtifactBytes, m.ArtifactCount, true
 }

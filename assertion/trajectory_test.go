@@ -2,6 +2,7 @@ package assertion_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/luxeval/lux"
 )
@@ -99,7 +100,7 @@ func TestToolAssertions(t *testing.T) {
 
 func TestRunAssertions(t *testing.T) {
 	usage := func(u *lux.TokenUsage, cost *float64) func(*lux.Run) {
-		return func(r *lux.Run) { r.Metadata.Usage = lux.Usage{Agent: u, AgentCostUSD: cost} }
+		return func(r *lux.Run) { r.Outcome.Usage = lux.Usage{Agent: u, AgentCostUSD: cost} }
 	}
 	cost := func(v float64) *float64 { return &v }
 	tokens := &lux.TokenUsage{Input: 1000, Output: 500, CacheRead: 20000, CacheCreation: 300}
@@ -107,7 +108,7 @@ func TestRunAssertions(t *testing.T) {
 		{name: "succeeded", typ: "run-succeeded", cfg: `{}`, pass: true, comment: `the run ended with exit reason "done"`},
 		{name: "not succeeded", typ: "run-succeeded", cfg: `{}`,
 			run: func(r *lux.Run) {
-				r.Metadata.ExitReason, r.Metadata.Reason = lux.ExitIdleTimeout, "no event for 2m0s"
+				r.Outcome.ExitReason, r.Outcome.Reason = lux.ExitIdleTimeout, "no event for 2m0s"
 			},
 			comment: `the run ended with exit reason "idle-timeout": no event for 2m0s`, detail: map[string]any{"exitReason": "idle-timeout"}},
 
@@ -122,7 +123,7 @@ func TestRunAssertions(t *testing.T) {
 			detail: map[string]any{"durationMs": 90000}},
 		{name: "latency over", typ: "latency-under", cfg: `{"max":89999}`, comment: "took 1m30s > max 1m29.999s"},
 		{name: "latency without agent end uses end", typ: "latency-under", cfg: `{"max":"5m"}`,
-			run: func(r *lux.Run) { r.Metadata.AgentEndedAt = nil }, comment: "took 10m0s > max 5m0s"},
+			run: func(r *lux.Run) { r.Outcome.AgentEndedAt = time.Time{} }, comment: "took 10m0s > max 5m0s"},
 
 		{name: "tokens total is input+output", typ: "tokens-under", cfg: `{"max":1500}`, run: usage(tokens, nil), pass: true,
 			comment: "total tokens 1500 <= max 1500"},
@@ -153,15 +154,15 @@ func TestRunAssertions(t *testing.T) {
 				r.Artifacts = []lux.Artifact{{Path: "a", Size: 100}, {Path: "b", Size: 200}}
 			}, comment: "artifacts 300 bytes > max 299"},
 		{name: "artifact bytes from metadata", typ: "artifact-bytes-under", cfg: `{"max":10}`,
-			run:     func(r *lux.Run) { r.Metadata.Artifacts = lux.ArtifactStats{Count: 3, Bytes: 11} },
+			run:     func(r *lux.Run) { r.Outcome.ArtifactCount, r.Outcome.ArtifactBytes = 3, 11 },
 			comment: "artifacts 11 bytes > max 10"},
 		{name: "artifacts not collected pass", typ: "artifact-bytes-under", cfg: `{"max":10}`,
 			run: func(r *lux.Run) {
-				r.Metadata.OperationalFailure = &lux.OperationalFailure{Phase: "collection", Reason: "disk full"}
+				r.Outcome.FailedPhase = "collection"
 			}, pass: true, comment: "the artifacts' sizes are unavailable; passing (onUnavailable: pass)"},
 		{name: "artifacts not collected fail", typ: "artifact-bytes-under", cfg: `{"max":10,"onUnavailable":"fail"}`,
 			run: func(r *lux.Run) {
-				r.Metadata.OperationalFailure = &lux.OperationalFailure{Phase: "collection", Reason: "disk full"}
+				r.Outcome.FailedPhase = "collection"
 			}, comment: "the artifacts' sizes are unavailable; failing (onUnavailable: fail)"},
 	})
 }

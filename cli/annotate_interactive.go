@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/terminal"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/record"
@@ -63,7 +62,7 @@ func askLabelFrom(in *bufio.Reader, out io.Writer, echo bool, r *record.Run, l *
 			return nil
 		}
 	}
-	graded := map[string]lux.AssertionOutcome{}
+	graded := map[string]record.AssertionOutcome{}
 	if r.Grading != nil {
 		for _, a := range r.Grading.Assertions {
 			graded[a.ID] = a

@@ -161,7 +161,7 @@ func TestCompareNotComparableSaysWhatAndHow(t *testing.T) {
 	require.Contains(t, out, "  ! alpha, beta\n    runtime — accept with -vary runtime\n")
 	require.Regexp(t, `commands\[0\]\.sha256: [0-9a-f]{12}… → [0-9a-f]{12}…`, out)
 	require.Contains(t, out, "lux compare -vary runtime A B")
-	require.NotContains(t, out, "lux.RuntimeInfo{", "no go-cmp dump")
+	require.NotContains(t, out, "record.RuntimeInfo{", "no go-cmp dump")
 	require.NotContains(t, out, "agent tokens       unavailable  unavailable", "no rows of metrics no case has")
 
 	code, out, _ = run(t, reg, "compare", "-vary", "runtime", suites[0], suites[1])

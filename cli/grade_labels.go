@@ -95,7 +95,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 	if f.recorded {
 		rep.Grading = "recorded"
 	}
-	gradings := map[string]*lux.GradingReport{} // by run directory: several labels of one run grade it once
+	gradings := map[string]*record.Grading{} // by run directory: several labels of one run grade it once
 	failed := map[string]string{}
 	var items []labels.Graded
 	var considered []labels.Label
@@ -152,7 +152,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 // grading regrades the run of l (or reads its grading.json with
 // -recorded), after checking it is the run that was labelled. A reason
 // is returned instead when it cannot be compared.
-func (f *labelFlags) grading(ctx context.Context, o *orchestrator.Orchestrator, dir string, l labels.Label, replacement *lux.Case, usage *lux.ModelUsage) (*lux.GradingReport, string) {
+func (f *labelFlags) grading(ctx context.Context, o *orchestrator.Orchestrator, dir string, l labels.Label, replacement *lux.Case, usage *lux.ModelUsage) (*record.Grading, string) {
 	meta, recorded, err := record.ReadMetadata(dir)
 	if err != nil {
 		return nil, err.Error()

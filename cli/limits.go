@@ -7,8 +7,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 // limitFlags are lux run's retries of infrastructure failures and its
@@ -51,7 +51,7 @@ func (f *limitFlags) options(opts *orchestrator.Options) error {
 
 // writeAttempts lists a run's attempts, when it was retried: each one's
 // outcome, classification and where its record is kept.
-func writeAttempts(w io.Writer, attempts []lux.Attempt) {
+func writeAttempts(w io.Writer, attempts []record.Attempt) {
 	if len(attempts) < 2 {
 		return
 	}

@@ -39,10 +39,10 @@ func TestRunRetriesInfrastructureFailures(t *testing.T) {
 	runs, err := record.FindRuns(p.runs)
 	require.NoError(t, err)
 	require.Len(t, runs, 1)
-	var m lux.RunMetadata
+	var m record.Metadata
 	require.NoError(t, record.ReadJSON(filepath.Join(runs[0], record.MetadataFile), &m))
 	require.Len(t, m.Attempts, 2)
-	assert.Equal(t, lux.FailureInfrastructure, m.Attempts[0].Failure)
+	assert.Equal(t, record.FailureInfrastructure, m.Attempts[0].Failure)
 	assert.Equal(t, "start", m.Attempts[0].Cause, "it exited before it was ready")
 	assert.True(t, m.Attempts[0].Retried)
 	assert.Equal(t, lux.ExitDone, m.Attempts[1].ExitReason)

@@ -15,10 +15,10 @@ import (
 const goTestFailure = "go test ./... failed:\n--- FAIL: TestAbs (0.00s)\n    abs_test.go:9: Abs(-2) = -2, want 2\nFAIL"
 
 func multiLineRow() RunRow {
-	g := &lux.GradingReport{Passed: new(bool), Assertions: []lux.AssertionOutcome{
+	g := &record.Grading{Passed: new(bool), Assertions: []record.AssertionOutcome{
 		{ID: "tests-pass", Name: "tests-pass", Comment: goTestFailure},
 	}}
-	return newRunRow("add-abs", 1, record.VerdictFail, "", &lux.RunMetadata{ExitReason: lux.ExitDone}, g, "")
+	return newRunRow("add-abs", 1, record.VerdictFail, "", &record.Metadata{ExitReason: lux.ExitDone}, g, "")
 }
 
 // The run table keeps a multi-line comment's lines, each continuation
@@ -74,8 +74,8 @@ func TestSuiteTableNeutralizesControls(t *testing.T) {
 
 // lux view RUN keeps a failed assertion's lines too, indented under it.
 func TestRunDetailKeepsLines(t *testing.T) {
-	r := &record.Run{Metadata: &lux.RunMetadata{CaseID: "add-abs", ExitReason: lux.ExitDone}, Grading: &lux.GradingReport{
-		Passed: new(bool), Assertions: []lux.AssertionOutcome{{ID: "tests-pass", Name: "tests-pass", Comment: goTestFailure}},
+	r := &record.Run{Metadata: &record.Metadata{CaseID: "add-abs", ExitReason: lux.ExitDone}, Grading: &record.Grading{
+		Passed: new(bool), Assertions: []record.AssertionOutcome{{ID: "tests-pass", Name: "tests-pass", Comment: goTestFailure}},
 	}}
 	var out bytes.Buffer
 	writeRunDetail(&out, r, viewOptions{})

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 )
 
@@ -65,7 +64,7 @@ func TestProjectDirVariable(t *testing.T) {
 	runs, err := filepath.Glob(filepath.Join(p.dir, ".lux-runs", "skill", "subprocess", "*"))
 	require.NoError(t, err)
 	require.Len(t, runs, 1)
-	var m lux.RunMetadata
+	var m record.Metadata
 	require.NoError(t, record.ReadJSON(filepath.Join(runs[0], record.MetadataFile), &m))
 	require.Len(t, m.Provenance.Runtime.Scripts, 1)
 	assert.Equal(t, filepath.Join(p.dir, "SKILL.md"), m.Provenance.Runtime.Scripts[0].Path)

@@ -9,13 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
 )
 
 // sandboxOf reads the sandbox of the only run under root.
-func sandboxOf(t *testing.T, root string) *lux.SandboxInfo {
+func sandboxOf(t *testing.T, root string) *sandbox.Info {
 	t.Helper()
 	var found []string
 	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -27,7 +26,7 @@ func sandboxOf(t *testing.T, root string) *lux.SandboxInfo {
 	require.Len(t, found, 1)
 	b, err := os.ReadFile(found[0])
 	require.NoError(t, err)
-	var m lux.RunMetadata
+	var m record.Metadata
 	require.NoError(t, json.Unmarshal(b, &m))
 	require.NotNil(t, m.Provenance.Sandbox)
 	return m.Provenance.Sandbox

@@ -81,7 +81,7 @@ const maxDetail = 4096
 
 // newRunRow builds the row of one run from its suite item and its records
 // (m and g nil when it has none).
-func newRunRow(caseID string, rep int, v record.Verdict, runDir string, m *lux.RunMetadata, g *lux.GradingReport, itemErr string) RunRow {
+func newRunRow(caseID string, rep int, v record.Verdict, runDir string, m *record.Metadata, g *record.Grading, itemErr string) RunRow {
 	row := RunRow{CaseID: caseID, Repetition: rep, Verdict: v, RunDir: displayPath(runDir)}
 	if v == record.VerdictUngraded && g != nil && len(g.Assertions) == 0 {
 		row.Reason = `ungraded: the case has no assertions; add one, such as {"type": "run-succeeded"}`
@@ -108,7 +108,7 @@ func newRunRow(caseID string, rep int, v record.Verdict, runDir string, m *lux.R
 	return row
 }
 
-func failedAssertions(g *lux.GradingReport) []FailedAssertion {
+func failedAssertions(g *record.Grading) []FailedAssertion {
 	var out []FailedAssertion
 	for _, a := range g.Assertions {
 		if a.Passed && a.Error == "" {
@@ -153,8 +153,8 @@ func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary)
 	suite := &record.Suite{Dir: dir, Manifest: m, Summary: s}
 	for i, it := range m.Items {
 		runDir := suite.RunDir(i)
-		var meta *lux.RunMetadata
-		var g *lux.GradingReport
+		var meta *record.Metadata
+		var g *record.Grading
 		if runDir != "" && it.Status == record.ItemCompleted {
 			meta, g, _ = record.ReadMetadata(runDir)
 		}

@@ -22,26 +22,26 @@ import (
 type verdictRun struct {
 	id      string
 	exit    lux.ExitReason
-	harness bool               // the harness ended it (an operational failure)
-	grading *lux.GradingReport // nil: no grading.json
+	harness bool            // the harness ended it (an operational failure)
+	grading *record.Grading // nil: no grading.json
 }
 
 func verdictRuns() []verdictRun {
 	yes, no := true, false
 	one, zero := 1.0, 0.0
-	graded := func(p *bool, s *float64, as ...lux.AssertionOutcome) *lux.GradingReport {
-		return &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: p, Score: s, Assertions: as}
+	graded := func(p *bool, s *float64, as ...record.AssertionOutcome) *record.Grading {
+		return &record.Grading{SchemaVersion: record.SchemaVersion, Passed: p, Score: s, Assertions: as}
 	}
-	ended := func(exit lux.ExitReason) *lux.GradingReport {
-		g := graded(&no, &zero, lux.AssertionOutcome{ID: "t", Name: "t", Passed: true, Score: 1, Threshold: 1})
-		g.Incomplete = &lux.Incomplete{ExitReason: exit, Phase: lux.PhaseRun, Reason: "ended " + string(exit)}
+	ended := func(exit lux.ExitReason) *record.Grading {
+		g := graded(&no, &zero, record.AssertionOutcome{ID: "t", Name: "t", Passed: true, Score: 1, Threshold: 1})
+		g.Incomplete = &record.Incomplete{ExitReason: exit, Phase: record.PhaseRun, Reason: "ended " + string(exit)}
 		return g
 	}
-	couldNot := graded(nil, nil, lux.AssertionOutcome{ID: "t", Name: "t", Error: "judge timed out"})
-	couldNot.Incomplete = &lux.Incomplete{Phase: lux.PhaseGrading, Reason: "judge timed out"}
+	couldNot := graded(nil, nil, record.AssertionOutcome{ID: "t", Name: "t", Error: "judge timed out"})
+	couldNot.Incomplete = &record.Incomplete{Phase: record.PhaseGrading, Reason: "judge timed out"}
 	return []verdictRun{
-		{id: "done-pass", exit: lux.ExitDone, grading: graded(&yes, &one, lux.AssertionOutcome{ID: "t", Name: "t", Passed: true, Score: 1})},
-		{id: "done-fail", exit: lux.ExitDone, grading: graded(&no, &zero, lux.AssertionOutcome{ID: "t", Name: "t", Score: 0, Threshold: 1})},
+		{id: "done-pass", exit: lux.ExitDone, grading: graded(&yes, &one, record.AssertionOutcome{ID: "t", Name: "t", Passed: true, Score: 1})},
+		{id: "done-fail", exit: lux.ExitDone, grading: graded(&no, &zero, record.AssertionOutcome{ID: "t", Name: "t", Score: 0, Threshold: 1})},
 		{id: "done-ungraded", exit: lux.ExitDone, grading: graded(nil, nil)},
 		{id: "done-could-not-grade", exit: lux.ExitDone, grading: couldNot},
 		{id: "done-no-grading", exit: lux.ExitDone},
@@ -64,21 +64,21 @@ func writeVerdictSuite(t *testing.T) (string, map[string]string, map[string]reco
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	dir, err := record.ReserveSuiteDir(root, t0)
 	require.NoError(t, err)
-	m := &record.SuiteManifest{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir),
+	m := &record.SuiteManifest{SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir),
 		StartedAt: t0, Status: record.SuiteFailed, Concurrency: 1, Repetitions: 1}
 	b := record.NewSummaryBuilder(m.SuiteID)
 	w := record.Writer{}
 	dirs, want := map[string]string{}, map[string]record.Verdict{}
 	for i, vr := range verdictRuns() {
 		start := t0.Add(time.Duration(i) * time.Second)
-		meta := &lux.RunMetadata{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: vr.id + "/subprocess/x",
+		meta := &record.Metadata{SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, RunID: vr.id + "/subprocess/x",
 			CaseID: vr.id, SuiteID: m.SuiteID, Repetition: 1, StartedAt: start, EndedAt: start.Add(time.Second),
-			ExitReason: vr.exit, Driver: lux.DriverInfo{Name: "subprocess"}}
+			ExitReason: vr.exit, Driver: record.DriverInfo{Name: "subprocess"}}
 		if vr.exit != lux.ExitDone {
 			meta.Reason = "ended " + string(vr.exit)
 		}
 		if vr.harness {
-			meta.OperationalFailure = &lux.OperationalFailure{Phase: lux.PhaseDriver, Reason: "the agent's command is missing"}
+			meta.OperationalFailure = &record.OperationalFailure{Phase: record.PhaseDriver, Reason: "the agent's command is missing"}
 		}
 		rd, err := record.ReserveRunDir(filepath.Join(root, "runs"), vr.id, "subprocess", start)
 		require.NoError(t, err)

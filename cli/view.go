@@ -195,7 +195,7 @@ func sortByBase(dirs []string) {
 	sort.SliceStable(dirs, func(i, j int) bool { return filepath.Base(dirs[i]) < filepath.Base(dirs[j]) })
 }
 
-func scoreText(g *lux.GradingReport) string {
+func scoreText(g *record.Grading) string {
 	if g == nil || g.Score == nil {
 		return "-"
 	}

@@ -90,8 +90,8 @@ type RunReport struct {
 	Schema    string             `json:"schema"` // "lux.run-record/v1"
 	Dir       string             `json:"dir"`
 	Case      *record.CaseRecord `json:"case,omitempty"`
-	Run       *lux.RunMetadata   `json:"run"`
-	Grading   *lux.GradingReport `json:"grading,omitempty"`
+	Run       *record.Metadata   `json:"run"`
+	Grading   *record.Grading    `json:"grading,omitempty"`
 	Events    []lux.Event        `json:"events"` // the last -events of them (all with -events 0)
 	NumEvents int                `json:"numEvents"`
 	Artifacts []lux.Artifact     `json:"artifacts"`

@@ -44,7 +44,7 @@ func setupBenchSuites(b *testing.B) (string, string) {
 				}
 				ms := 1000 + (i*13+r*29+seed*7)%900
 				tokens := int64(1000 + (i*31+r*17+seed)%5000)
-				s.mutate = func(m *lux.RunMetadata) {
+				s.mutate = func(m *record.Metadata) {
 					m.EndedAt = m.StartedAt.Add(time.Duration(ms) * time.Millisecond)
 					m.Usage.Agent = &lux.TokenUsage{Input: tokens, Output: tokens / 4, CacheRead: tokens * 2}
 				}

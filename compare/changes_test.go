@@ -53,7 +53,7 @@ func TestNotComparableNamesFieldsAndFlag(t *testing.T) {
 	assert.Contains(t, text, `image: "golang:1.26" → "golang:1.27"`)
 	assert.Contains(t, text, "-vary runtime")
 	assert.Contains(t, text, "-vary caseHash -vary runtime -vary environment", "one command line accepts them all")
-	assert.NotContains(t, text, "lux.RuntimeInfo{", "no go-cmp dump")
+	assert.NotContains(t, text, "record.RuntimeInfo{", "no go-cmp dump")
 	assert.NotContains(t, text, "lux.Case{", "no go-cmp dump")
 
 	// The same for suites: each case names the field change and the flag.
@@ -61,7 +61,7 @@ func TestNotComparableNamesFieldsAndFlag(t *testing.T) {
 	mk := func(v string) []spec {
 		return grid(2, 1, func(i, _ int) spec {
 			s := pass(caseID(i), "")
-			s.mutate = func(m *lux.RunMetadata) { m.Provenance.Runtime.Commands[0].Version = v }
+			s.mutate = func(m *record.Metadata) { m.Provenance.Runtime.Commands[0].Version = v }
 			return s
 		})
 	}
@@ -73,7 +73,7 @@ func TestNotComparableNamesFieldsAndFlag(t *testing.T) {
 	assert.Contains(t, text, "  ! c00, c01\n    runtime — accept with -vary runtime\n        commands[0].version: \"1.0\" → \"1.1\"\n",
 		"cases with the same mismatch are listed together")
 	assert.Contains(t, text, "lux compare -vary runtime A B")
-	assert.NotContains(t, text, "lux.RuntimeInfo{")
+	assert.NotContains(t, text, "record.RuntimeInfo{")
 	assert.Contains(t, text, "Paired effects: none (no case is paired)")
 	assert.NotContains(t, text, "unavailable  unavailable")
 }
@@ -99,7 +99,7 @@ func TestRowsUnavailableOnBothSidesAreHidden(t *testing.T) {
 	root := t.TempDir()
 	noUsage := func(i, _ int) spec {
 		s := pass(caseID(i), "")
-		s.mutate = func(m *lux.RunMetadata) { m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil }
+		s.mutate = func(m *record.Metadata) { m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil }
 		return s
 	}
 	a, _ := writeSuite(t, root, grid(3, 1, noUsage), suiteOpts{summary: true})

@@ -22,13 +22,13 @@ func Example() {
 			score = 1
 		}
 		return &record.Run{
-			Metadata: &lux.RunMetadata{
+			Metadata: &record.Metadata{
 				CaseID: "greet/hello", StartedAt: start, EndedAt: start.Add(90 * time.Second), ExitReason: lux.ExitDone,
-				Driver:     lux.DriverInfo{Name: "cursor"},
+				Driver:     record.DriverInfo{Name: "cursor"},
 				Usage:      lux.Usage{Agent: nil}, // this agent reports no token usage
-				Provenance: lux.Provenance{CaseHash: "c1", AssertionsHash: "a1", FixturesHash: fixtures},
+				Provenance: record.Provenance{CaseHash: "c1", AssertionsHash: "a1", FixturesHash: fixtures},
 			},
-			Grading: &lux.GradingReport{Passed: &passed, Score: &score, Assertions: []lux.AssertionOutcome{
+			Grading: &record.Grading{Passed: &passed, Score: &score, Assertions: []record.AssertionOutcome{
 				{ID: "readme", Passed: true, Score: 1},
 				{ID: "tests", Passed: testsPass, Score: map[bool]float64{true: 1}[testsPass]},
 			}},
@@ -72,7 +72,7 @@ func ExampleSuiteRecords() {
 				CaseID: fmt.Sprintf("case-%02d", i), Repetition: 1, Status: record.ItemCompleted,
 				ExitReason: lux.ExitDone, Passed: &passed,
 			}
-			b.Add(i, item, &lux.RunMetadata{CaseID: item.CaseID}, nil)
+			b.Add(i, item, &record.Metadata{CaseID: item.CaseID}, nil)
 		}
 		return &record.Suite{Summary: b.Build(record.SuitePassed, time.Time{})}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 )
 
@@ -23,10 +22,10 @@ type GradingDelta struct {
 	// Verdict is each run's verdict, record.RunVerdict's: "pass",
 	// "fail", "error" (the harness could not grade), "cancelled" or
 	// "ungraded" (nothing to grade).
-	Verdict    Change[string]          `json:"verdict"`
-	Score      Change[*float64]        `json:"score"` // null: no score
-	Incomplete Change[*lux.Incomplete] `json:"incomplete"`
-	Counts     AssertionCounts         `json:"counts"`
+	Verdict    Change[string]             `json:"verdict"`
+	Score      Change[*float64]           `json:"score"` // null: no score
+	Incomplete Change[*record.Incomplete] `json:"incomplete"`
+	Counts     AssertionCounts            `json:"counts"`
 	// Assertions are keyed by assertion id, sorted; unchanged ones included.
 	Assertions []AssertionDelta `json:"assertions"`
 }
@@ -98,12 +97,12 @@ type AssertionState struct {
 	Error  string  `json:"error,omitempty"`
 }
 
-func gradingDelta(a, b *lux.GradingReport, metaA, metaB *lux.RunMetadata) GradingDelta {
+func gradingDelta(a, b *record.Grading, metaA, metaB *record.Metadata) GradingDelta {
 	d := GradingDelta{
 		Available:  Change[bool]{a != nil, b != nil},
 		Verdict:    Change[string]{string(record.RunVerdict(metaA, a)), string(record.RunVerdict(metaB, b))},
 		Score:      Change[*float64]{scoreOf(a), scoreOf(b)},
-		Incomplete: Change[*lux.Incomplete]{incompleteOf(a), incompleteOf(b)},
+		Incomplete: Change[*record.Incomplete]{incompleteOf(a), incompleteOf(b)},
 		Assertions: []AssertionDelta{},
 	}
 	ka, kb := keyed(a), keyed(b)
@@ -189,21 +188,21 @@ func (s *AssertionState) verdict() string {
 	return VerdictFail
 }
 
-func scoreOf(g *lux.GradingReport) *float64 {
+func scoreOf(g *record.Grading) *float64 {
 	if g == nil {
 		return nil
 	}
 	return g.Score
 }
 
-func incompleteOf(g *lux.GradingReport) *lux.Incomplete {
+func incompleteOf(g *record.Grading) *record.Incomplete {
 	if g == nil {
 		return nil
 	}
 	return g.Incomplete
 }
 
-func stateOf(o lux.AssertionOutcome) *AssertionState {
+func stateOf(o record.AssertionOutcome) *AssertionState {
 	s := &AssertionState{Score: o.Score, Error: o.Error}
 	if o.Error == "" {
 		p := o.Passed
@@ -214,8 +213,8 @@ func stateOf(o lux.AssertionOutcome) *AssertionState {
 
 // keyed indexes a report's assertions by id (name when there is none);
 // repeated keys get " (#2)", " (#3)", ...
-func keyed(g *lux.GradingReport) map[string]lux.AssertionOutcome {
-	out := map[string]lux.AssertionOutcome{}
+func keyed(g *record.Grading) map[string]record.AssertionOutcome {
+	out := map[string]record.AssertionOutcome{}
 	if g == nil {
 		return out
 	}

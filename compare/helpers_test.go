@@ -20,24 +20,24 @@ func ptr[T any](v T) *T { return &v }
 var t0 = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // baseMeta is a complete run.json of case id.
-func baseMeta(id string) *lux.RunMetadata {
-	return &lux.RunMetadata{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: id + "/subprocess/x", CaseID: id,
+func baseMeta(id string) *record.Metadata {
+	return &record.Metadata{
+		SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, RunID: id + "/subprocess/x", CaseID: id,
 		StartedAt: t0, EndedAt: t0.Add(2 * time.Second), ExitReason: lux.ExitDone,
-		Driver:   lux.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echo", AgentVersion: "1.0", Detail: map[string]any{"sessionId": "s-1", "mode": "fast"}}},
-		Answerer: lux.RunAnswerer{Name: "scripted"},
+		Driver:   record.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echo", AgentVersion: "1.0", Detail: map[string]any{"sessionId": "s-1", "mode": "fast"}}},
+		Answerer: record.AnswererInfo{Name: "scripted"},
 		Usage: lux.Usage{
 			Agent: &lux.TokenUsage{Input: 100, Output: 20, CacheRead: 300}, AgentCostUSD: ptr(0.25),
 			Answerer: lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 5}}, Judge: lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: 7}},
 		},
-		InterruptCounts: lux.InterruptCounts{Ask: 1},
+		InterruptCounts: record.InterruptCounts{Ask: 1},
 		ToolCalls:       lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},
-		Artifacts:       lux.ArtifactStats{Count: 2, Bytes: 42},
-		Phases:          lux.PhaseDurations{Agent: 1900, Collect: 3, Grading: 10},
-		Provenance: lux.Provenance{
-			Source:      &lux.Source{CasePath: "cases/" + id + ".json", Git: &lux.GitInfo{Commit: "abc123"}},
-			Host:        lux.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
-			Runtime:     lux.RuntimeInfo{Driver: "subprocess", Commands: []lux.CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}, Capabilities: []lux.Capability{lux.CanAsk, lux.ReportsUsage}},
+		Artifacts:       record.ArtifactStats{Count: 2, Bytes: 42},
+		Phases:          record.PhaseDurations{Agent: 1900, Collect: 3, Grading: 10},
+		Provenance: record.Provenance{
+			Source:      &record.Source{CasePath: "cases/" + id + ".json", Git: &record.GitInfo{Commit: "abc123"}},
+			Host:        record.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
+			Runtime:     record.RuntimeInfo{Driver: "subprocess", Commands: []record.CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}, Capabilities: []lux.Capability{lux.CanAsk, lux.ReportsUsage}},
 			Environment: json.RawMessage(`{"image":"golang:1.26"}`),
 			CaseHash:    "case-" + id, AssertionsHash: "asserts-" + id, FixturesHash: "fixtures-1", DriverConfigHash: "driver-1",
 			AnswererConfigHash: "answerer-1", EvaluatorConfigHash: "evaluator-1",
@@ -55,16 +55,16 @@ func baseCase(id string) *record.CaseRecord {
 	}, CasePath: "cases/" + id + ".json"}
 }
 
-func outcome(id string, passed bool, score float64) lux.AssertionOutcome {
-	return lux.AssertionOutcome{ID: id, Type: "check", Name: "check " + id, Passed: passed, Score: score, Weight: 1}
+func outcome(id string, passed bool, score float64) record.AssertionOutcome {
+	return record.AssertionOutcome{ID: id, Type: "check", Name: "check " + id, Passed: passed, Score: score, Weight: 1}
 }
 
-func report(passed *bool, score *float64, as ...lux.AssertionOutcome) *lux.GradingReport {
-	return &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: passed, Score: score, Assertions: as}
+func report(passed *bool, score *float64, as ...record.AssertionOutcome) *record.Grading {
+	return &record.Grading{SchemaVersion: record.SchemaVersion, Passed: passed, Score: score, Assertions: as}
 }
 
 // passing is the grading of a run that passed both assertions.
-func passing() *lux.GradingReport {
+func passing() *record.Grading {
 	return report(ptr(true), ptr(1.0), outcome("readme", true, 1), outcome("tests", true, 1))
 }
 
@@ -104,7 +104,7 @@ type spec struct {
 	cluster string
 	passed  *bool // nil: ungraded
 	score   *float64
-	mutate  func(*lux.RunMetadata)
+	mutate  func(*record.Metadata)
 }
 
 func pass(id, cluster string) spec {
@@ -127,7 +127,7 @@ func writeSuite(tb testing.TB, root string, runs []spec, o suiteOpts) (string, *
 	dir, err := record.ReserveSuiteDir(root, t0)
 	require.NoError(tb, err)
 	m := &record.SuiteManifest{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: t0,
+		SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: t0,
 		Status: record.SuitePassed, Concurrency: 1, Repetitions: 1,
 	}
 	b := record.NewSummaryBuilder(m.SuiteID)

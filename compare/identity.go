@@ -84,7 +84,7 @@ type Mismatch struct {
 // runs ma and mb (case records optional, for readable case diffs). It
 // trusts record.IdentityHash: equal hashes mean no mismatch at all. The
 // canonical case id is checked by the callers.
-func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mismatch {
+func identityMismatches(ma, mb *record.Metadata, ca, cb *record.CaseRecord) []Mismatch {
 	ha, hb := record.IdentityHash(ma), record.IdentityHash(mb)
 	if ha == hb {
 		return nil
@@ -144,7 +144,7 @@ func identityMismatches(ma, mb *lux.RunMetadata, ca, cb *record.CaseRecord) []Mi
 }
 
 // unproven reports a dirty source without a working-tree hash.
-func unproven(s *lux.Source) bool {
+func unproven(s *record.Source) bool {
 	return s != nil && s.Git != nil && s.Git.Dirty && s.Git.WorkingTreeHash == ""
 }
 

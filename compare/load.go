@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/jsonerr"
 	"github.com/luxeval/lux/record"
 )
@@ -180,7 +179,7 @@ func readCase(dir string) (*record.CaseRecord, error) {
 }
 
 // loadIdentity reads what explains a run's identity: run.json and case.json.
-func loadIdentity(dir string) (*lux.RunMetadata, *record.CaseRecord, error) {
+func loadIdentity(dir string) (*record.Metadata, *record.CaseRecord, error) {
 	if dir == "" {
 		return nil, nil, errors.New("the run's directory is not known")
 	}

@@ -43,13 +43,13 @@ type RunInfo struct {
 
 // RunDelta is how the two runs went, side by side.
 type RunDelta struct {
-	ExitReason         Change[lux.ExitReason]          `json:"exitReason"`
-	Reason             Change[string]                  `json:"reason"` // why, when not done
-	OperationalFailure Change[*lux.OperationalFailure] `json:"operationalFailure"`
-	DurationMs         Change[int64]                   `json:"durationMs"`
-	Interrupts         Change[lux.InterruptCounts]     `json:"interrupts"`
-	ToolCalls          Change[lux.ToolOutcomes]        `json:"toolCalls"`
-	Artifacts          Change[lux.ArtifactStats]       `json:"artifacts"`
+	ExitReason         Change[lux.ExitReason]             `json:"exitReason"`
+	Reason             Change[string]                     `json:"reason"` // why, when not done
+	OperationalFailure Change[*record.OperationalFailure] `json:"operationalFailure"`
+	DurationMs         Change[int64]                      `json:"durationMs"`
+	Interrupts         Change[record.InterruptCounts]     `json:"interrupts"`
+	ToolCalls          Change[lux.ToolOutcomes]           `json:"toolCalls"`
+	Artifacts          Change[record.ArtifactStats]       `json:"artifacts"`
 	// AgentUsageAvailable is false on a side whose agent reported no usage
 	// at all; its AgentTokens and AgentCostUSD are then null, which is
 	// "unavailable", never zero.
@@ -265,15 +265,15 @@ func where(dir string) string {
 	return "(" + dir + ")"
 }
 
-func runDelta(a, b *lux.RunMetadata) RunDelta {
+func runDelta(a, b *record.Metadata) RunDelta {
 	d := RunDelta{
 		ExitReason:           Change[lux.ExitReason]{a.ExitReason, b.ExitReason},
 		Reason:               Change[string]{a.Reason, b.Reason},
-		OperationalFailure:   Change[*lux.OperationalFailure]{a.OperationalFailure, b.OperationalFailure},
+		OperationalFailure:   Change[*record.OperationalFailure]{a.OperationalFailure, b.OperationalFailure},
 		DurationMs:           Change[int64]{a.Duration().Milliseconds(), b.Duration().Milliseconds()},
-		Interrupts:           Change[lux.InterruptCounts]{a.InterruptCounts, b.InterruptCounts},
+		Interrupts:           Change[record.InterruptCounts]{a.InterruptCounts, b.InterruptCounts},
 		ToolCalls:            Change[lux.ToolOutcomes]{a.ToolCalls, b.ToolCalls},
-		Artifacts:            Change[lux.ArtifactStats]{a.Artifacts, b.Artifacts},
+		Artifacts:            Change[record.ArtifactStats]{a.Artifacts, b.Artifacts},
 		AgentUsageAvailable:  Change[bool]{a.Usage.AgentAvailable(), b.Usage.AgentAvailable()},
 		AgentTokens:          Change[*int64]{agentTokens(a.Usage), agentTokens(b.Usage)},
 		AgentCostUSD:         Change[*float64]{a.Usage.AgentCostUSD, b.Usage.AgentCostUSD},

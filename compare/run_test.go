@@ -115,7 +115,7 @@ func TestRunVary(t *testing.T) {
 func TestRunVerdictAndGate(t *testing.T) {
 	tests := []struct {
 		name     string
-		a, b     *lux.GradingReport
+		a, b     *record.Grading
 		exitB    lux.ExitReason
 		verdict  Verdict
 		gate     bool
@@ -135,7 +135,7 @@ func TestRunVerdictAndGate(t *testing.T) {
 		},
 		{
 			name: "pass to ungraded", a: passing(),
-			b:       report(nil, nil, outcome("readme", true, 1), lux.AssertionOutcome{ID: "tests", Type: "check", Error: "judge timed out"}),
+			b:       report(nil, nil, outcome("readme", true, 1), record.AssertionOutcome{ID: "tests", Type: "check", Error: "judge timed out"}),
 			verdict: Worse, gate: true,
 			wantWhy:  []string{"case verdict pass → ungraded", `assertion "tests" pass → ungraded`},
 			statuses: map[string]AssertionStatus{"readme": StatusUnchanged, "tests": StatusRegressed},
@@ -174,7 +174,7 @@ func TestRunVerdictAndGate(t *testing.T) {
 		{
 			name:     "fail to ungraded",
 			a:        report(ptr(false), ptr(0.0), outcome("tests", false, 0)),
-			b:        report(nil, nil, lux.AssertionOutcome{ID: "tests", Error: "boom"}),
+			b:        report(nil, nil, record.AssertionOutcome{ID: "tests", Error: "boom"}),
 			verdict:  NoDifference,
 			statuses: map[string]AssertionStatus{"tests": StatusUngraded},
 		},
@@ -213,8 +213,8 @@ func TestRunVerdictAndGate(t *testing.T) {
 
 func TestRunDuplicateAssertionKeys(t *testing.T) {
 	a, b := run("a", "hello"), run("b", "hello")
-	a.Grading = report(ptr(true), ptr(1.0), lux.AssertionOutcome{Name: "same", Passed: true, Score: 1}, lux.AssertionOutcome{Name: "same", Passed: true, Score: 1})
-	b.Grading = report(ptr(false), ptr(0.5), lux.AssertionOutcome{Name: "same", Passed: true, Score: 1}, lux.AssertionOutcome{Name: "same", Passed: false})
+	a.Grading = report(ptr(true), ptr(1.0), record.AssertionOutcome{Name: "same", Passed: true, Score: 1}, record.AssertionOutcome{Name: "same", Passed: true, Score: 1})
+	b.Grading = report(ptr(false), ptr(0.5), record.AssertionOutcome{Name: "same", Passed: true, Score: 1}, record.AssertionOutcome{Name: "same", Passed: false})
 	c, err := RunRecords(a, b, Options{})
 	require.NoError(t, err)
 	require.Len(t, c.Grading.Assertions, 2)
@@ -352,17 +352,17 @@ func TestRunTextGolden(t *testing.T) {
 			b: run("runs/hello/b", "hello", func(r *record.Run) {
 				m := r.Metadata
 				m.ExitReason, m.Reason = lux.ExitError, "agent exited with status 2"
-				m.OperationalFailure = &lux.OperationalFailure{Phase: "driver", Reason: "exit status 2"}
+				m.OperationalFailure = &record.OperationalFailure{Phase: "driver", Reason: "exit status 2"}
 				m.EndedAt = m.StartedAt.Add(3250e6)
 				m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil
 				m.Usage.Judge = lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 10, Output: 5}}
-				m.InterruptCounts = lux.InterruptCounts{Ask: 2, Approve: 1}
+				m.InterruptCounts = record.InterruptCounts{Ask: 2, Approve: 1}
 				m.ToolCalls = lux.ToolOutcomes{Reported: 5, Total: 5, Succeeded: 4, Unresolved: 1}
-				m.Artifacts = lux.ArtifactStats{Count: 2, Bytes: 50}
+				m.Artifacts = record.ArtifactStats{Count: 2, Bytes: 50}
 				r.Grading = report(ptr(false), ptr(0.25), outcome("readme", true, 0.5),
-					lux.AssertionOutcome{ID: "tests", Type: "command", Name: "command run=go test ./...", Error: "go: not found"},
+					record.AssertionOutcome{ID: "tests", Type: "command", Name: "command run=go test ./...", Error: "go: not found"},
 					outcome("style", false, 0))
-				r.Grading.Incomplete = &lux.Incomplete{ExitReason: lux.ExitError, Phase: "run", Reason: "agent exited with status 2"}
+				r.Grading.Incomplete = &record.Incomplete{ExitReason: lux.ExitError, Phase: "run", Reason: "agent exited with status 2"}
 				r.Artifacts = []lux.Artifact{{Path: "hello.txt", Size: 8, SHA256: "cc"}, {Path: "main.go", Size: 42, SHA256: "dd"}}
 			}),
 		},

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/stats"
 )
@@ -366,12 +365,12 @@ func caseMismatches(ca, cb *caseAcc) []Mismatch {
 	}
 	var out []Mismatch
 	type loaded struct {
-		meta *lux.RunMetadata
+		meta *record.Metadata
 		c    *record.CaseRecord
 		err  error
 	}
 	cache := map[string]loaded{}
-	load := func(dir string) (*lux.RunMetadata, *record.CaseRecord, error) {
+	load := func(dir string) (*record.Metadata, *record.CaseRecord, error) {
 		l, ok := cache[dir]
 		if !ok {
 			l.meta, l.c, l.err = loadIdentity(dir)

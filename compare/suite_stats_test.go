@@ -41,7 +41,7 @@ func (r rv) in(cluster string) rv { r.cluster = cluster; return r }
 
 // rvSuite is a finished suite of the given runs, held in memory.
 func rvSuite(runs ...rv) *record.Suite {
-	sum := &record.SuiteSummary{SchemaVersion: lux.SchemaVersion, SuiteID: "mem", Status: record.SuitePassed,
+	sum := &record.SuiteSummary{SchemaVersion: record.SchemaVersion, SuiteID: "mem", Status: record.SuitePassed,
 		Totals: record.Outcome{Attempts: len(runs), Completed: len(runs)}}
 	reps := map[string]int{}
 	for i, r := range runs {

@@ -22,7 +22,7 @@ var ctx = context.Background()
 // withDuration sets a run's duration in milliseconds.
 func withDuration(s spec, ms int) spec {
 	prev := s.mutate
-	s.mutate = func(m *lux.RunMetadata) {
+	s.mutate = func(m *record.Metadata) {
 		if prev != nil {
 			prev(m)
 		}
@@ -342,21 +342,21 @@ func TestSuiteGateMetrics(t *testing.T) {
 
 func TestSuiteIdentity(t *testing.T) {
 	root := t.TempDir()
-	runs := func(mutate func(i, r int, m *lux.RunMetadata)) []spec {
+	runs := func(mutate func(i, r int, m *record.Metadata)) []spec {
 		return grid(6, 2, func(i, r int) spec {
 			s := pass(caseID(i), "")
 			if mutate != nil {
-				s.mutate = func(m *lux.RunMetadata) { mutate(i, r, m) }
+				s.mutate = func(m *record.Metadata) { mutate(i, r, m) }
 			}
 			return s
 		})
 	}
-	a, _ := writeSuite(t, root, runs(func(i, r int, m *lux.RunMetadata) {
+	a, _ := writeSuite(t, root, runs(func(i, r int, m *record.Metadata) {
 		if i == 2 && r == 1 {
 			m.Driver.AgentVersion = "1.1" // a repetition of A ran another agent
 		}
 	}), suiteOpts{summary: true, runs: true})
-	b, _ := writeSuite(t, root, runs(func(i, r int, m *lux.RunMetadata) {
+	b, _ := writeSuite(t, root, runs(func(i, r int, m *record.Metadata) {
 		m.Provenance.Source.Git.Commit = "def456" // every case: a new commit
 		if i == 4 {
 			m.Provenance.Runtime.Commands[0].Version = "2.0"
@@ -408,7 +408,7 @@ func TestSuiteIdentityWithoutRunRecords(t *testing.T) {
 	root := t.TempDir()
 	a, _ := writeSuite(t, root, []spec{pass("x", ""), pass("y", "")}, suiteOpts{summary: true})
 	b, _ := writeSuite(t, root, []spec{
-		{id: "x", passed: ptr(true), mutate: func(m *lux.RunMetadata) { m.Provenance.Host.OS = "darwin" }},
+		{id: "x", passed: ptr(true), mutate: func(m *record.Metadata) { m.Provenance.Host.OS = "darwin" }},
 		pass("y", ""),
 	}, suiteOpts{summary: true})
 	c, err := Suites(ctx, a, b, Options{})
@@ -438,7 +438,7 @@ func TestSuiteUnmatchedCases(t *testing.T) {
 // record.RunMetrics leaves them out.
 func TestSuiteHarnessZero(t *testing.T) {
 	root := t.TempDir()
-	noHarness := func(m *lux.RunMetadata) { m.Usage.Answerer, m.Usage.Judge = lux.ModelUsage{}, lux.ModelUsage{} }
+	noHarness := func(m *record.Metadata) { m.Usage.Answerer, m.Usage.Judge = lux.ModelUsage{}, lux.ModelUsage{} }
 	a, _ := writeSuite(t, root, grid(4, 1, func(i, _ int) spec { s := pass(caseID(i), ""); s.mutate = noHarness; return s }), suiteOpts{summary: true})
 	b, _ := writeSuite(t, root, grid(4, 1, func(i, _ int) spec { return pass(caseID(i), "") }), suiteOpts{summary: true})
 	c, err := Suites(ctx, a, b, Options{})
@@ -454,7 +454,7 @@ func TestSuiteUsageUnavailable(t *testing.T) {
 	a, _ := writeSuite(t, root, grid(5, 2, func(i, _ int) spec { return pass(caseID(i), "") }), suiteOpts{summary: true})
 	b, _ := writeSuite(t, root, grid(5, 2, func(i, r int) spec {
 		s := pass(caseID(i), "")
-		s.mutate = func(m *lux.RunMetadata) { m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil }
+		s.mutate = func(m *record.Metadata) { m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil }
 		if i == 0 && r == 0 {
 			s.mutate = nil // one run of one case did report
 		}
@@ -530,7 +530,7 @@ func TestSuiteDirtySource(t *testing.T) {
 	clean := grid(3, 2, func(i, _ int) spec { return pass(caseID(i), "") })
 	dirty := grid(3, 2, func(i, _ int) spec {
 		s := pass(caseID(i), "")
-		s.mutate = func(m *lux.RunMetadata) { m.Provenance.Source.Git.Dirty = true }
+		s.mutate = func(m *record.Metadata) { m.Provenance.Source.Git.Dirty = true }
 		return s
 	})
 	a, _ := writeSuite(t, root, clean, suiteOpts{summary: true, runs: true})

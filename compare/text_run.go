@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 )
 
 // labelWidth is the column at which values start in the text reports.
@@ -47,7 +48,7 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 			t.row(4, labelWidth-2, "AB"[i:i+1]+" reason", why)
 		}
 	}
-	for i, f := range []*lux.OperationalFailure{r.OperationalFailure.A, r.OperationalFailure.B} {
+	for i, f := range []*record.OperationalFailure{r.OperationalFailure.A, r.OperationalFailure.B} {
 		if f != nil {
 			t.row(4, labelWidth-2, "AB"[i:i+1]+" failure", string(f.Phase)+": "+f.Reason)
 		}
@@ -89,7 +90,7 @@ func (c *RunComparison) WriteText(w io.Writer) error {
 	t.line("")
 	t.line("Grading:")
 	t.row(2, labelWidth, "verdict", fmt.Sprintf("%s → %s", g.Verdict.A, g.Verdict.B))
-	for i, inc := range []*lux.Incomplete{g.Incomplete.A, g.Incomplete.B} {
+	for i, inc := range []*record.Incomplete{g.Incomplete.A, g.Incomplete.B} {
 		if inc != nil {
 			t.row(4, labelWidth-2, "AB"[i:i+1]+" incomplete", strings.TrimSuffix(fmt.Sprintf("%s phase, %s: %s", inc.Phase, inc.ExitReason, inc.Reason), ": "))
 		}
@@ -261,7 +262,7 @@ func costOrUnavailable(p *float64) string {
 	return formatValue("usd", *p)
 }
 
-func interrupts(c lux.InterruptCounts) string {
+func interrupts(c record.InterruptCounts) string {
 	return fmt.Sprintf("ask %d, approve %d, custom %d", c.Ask, c.Approve, c.Custom)
 }
 
@@ -269,7 +270,7 @@ func toolCalls(o lux.ToolOutcomes) string {
 	return fmt.Sprintf("%d (%d failed, %d unresolved)", o.Total, o.Failed, o.Unresolved)
 }
 
-func artifacts(s lux.ArtifactStats) string {
+func artifacts(s record.ArtifactStats) string {
 	return fmt.Sprintf("%d %s, %d B", s.Count, plural(s.Count, "file", "files"), s.Bytes)
 }
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +41,7 @@ func goldenSuites(t *testing.T) (root, a, b string) {
 			}
 			s = withDuration(s, ms)
 			prev := s.mutate
-			s.mutate = func(m *lux.RunMetadata) {
+			s.mutate = func(m *record.Metadata) {
 				prev(m)
 				if isB {
 					m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil

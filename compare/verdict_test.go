@@ -21,10 +21,10 @@ func exitRuns() []struct {
 		return func(r *record.Run) {
 			r.Metadata.ExitReason, r.Metadata.Reason = exit, "ended "+string(exit)
 			if harness {
-				r.Metadata.OperationalFailure = &lux.OperationalFailure{Phase: lux.PhaseDriver, Reason: "the agent's command is missing"}
+				r.Metadata.OperationalFailure = &record.OperationalFailure{Phase: record.PhaseDriver, Reason: "the agent's command is missing"}
 			}
 			r.Grading = report(ptr(false), ptr(0.5), outcome("tests", true, 1))
-			r.Grading.Incomplete = &lux.Incomplete{ExitReason: exit, Phase: lux.PhaseRun, Reason: "ended " + string(exit)}
+			r.Grading.Incomplete = &record.Incomplete{ExitReason: exit, Phase: record.PhaseRun, Reason: "ended " + string(exit)}
 		}
 	}
 	return []struct {
@@ -38,8 +38,8 @@ func exitRuns() []struct {
 		}},
 		{"done, no assertions", record.VerdictUngraded, func(r *record.Run) { r.Grading = report(nil, nil) }},
 		{"done, an assertion could not grade", record.VerdictError, func(r *record.Run) {
-			r.Grading = report(nil, nil, lux.AssertionOutcome{ID: "tests", Type: "check", Error: "judge timed out"})
-			r.Grading.Incomplete = &lux.Incomplete{Phase: lux.PhaseGrading, Reason: "judge timed out"}
+			r.Grading = report(nil, nil, record.AssertionOutcome{ID: "tests", Type: "check", Error: "judge timed out"})
+			r.Grading.Incomplete = &record.Incomplete{Phase: record.PhaseGrading, Reason: "judge timed out"}
 		}},
 		{"done, no grading.json", record.VerdictError, func(r *record.Run) { r.Grading = nil }},
 		{"error", record.VerdictFail, notDone(lux.ExitError, false)},
@@ -71,9 +71,9 @@ func TestRunComparisonVerdictIsRecords(t *testing.T) {
 // cancelled run as cancelled and a harness error as an error, as record
 // does, not as failures of the agent.
 func TestSuiteComparisonCountsByRecordVerdict(t *testing.T) {
-	cancelled := spec{id: "c", passed: ptr(false), score: ptr(0.0), mutate: func(m *lux.RunMetadata) { m.ExitReason = lux.ExitCancelled }}
-	harness := spec{id: "h", passed: ptr(false), score: ptr(0.0), mutate: func(m *lux.RunMetadata) {
-		m.ExitReason, m.OperationalFailure = lux.ExitError, &lux.OperationalFailure{Phase: lux.PhaseDriver, Reason: "no agent"}
+	cancelled := spec{id: "c", passed: ptr(false), score: ptr(0.0), mutate: func(m *record.Metadata) { m.ExitReason = lux.ExitCancelled }}
+	harness := spec{id: "h", passed: ptr(false), score: ptr(0.0), mutate: func(m *record.Metadata) {
+		m.ExitReason, m.OperationalFailure = lux.ExitError, &record.OperationalFailure{Phase: record.PhaseDriver, Reason: "no agent"}
 	}}
 	runs := []spec{pass("p", ""), fail("f", ""), cancelled, harness}
 	_, a := writeSuite(t, t.TempDir(), runs, suiteOpts{summary: true})

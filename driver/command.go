@@ -5,6 +5,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/command"
+	"github.com/luxeval/lux/record"
 )
 
 // Command identification lives in internal/command, which the orchestrator
@@ -61,19 +62,19 @@ func FindCommand(dir, name, searchPath string) (string, error) {
 // lux-jsonl agent or any script is identified this way, so editing it
 // changes every run's identity. Path is empty when the command is not
 // found. Results are remembered per version of the file.
-func IdentifyCommand(name string) lux.CommandInfo { return command.Identify(name) }
+func IdentifyCommand(name string) record.CommandInfo { return command.Identify(name) }
 
 // IdentifyCLI identifies name as a known agent CLI (claude, codex,
 // cursor-agent): by its version, asked with ProbeVersion in a sandbox, and
 // by its content hash only when it gives no version. Use it only for a
 // command listed in lux.Runtime.Versioned.
-func IdentifyCLI(ctx context.Context, name string) lux.CommandInfo {
+func IdentifyCLI(ctx context.Context, name string) record.CommandInfo {
 	return command.IdentifyCLI(ctx, name)
 }
 
 // Identify identifies each of rt's commands: those in rt.Versioned with
 // IdentifyCLI, the others with IdentifyCommand.
-func Identify(ctx context.Context, rt lux.Runtime) []lux.CommandInfo {
+func Identify(ctx context.Context, rt lux.Runtime) []record.CommandInfo {
 	return command.IdentifyRuntime(ctx, rt)
 }
 

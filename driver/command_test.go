@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/record"
 )
 
 func writeScript(t *testing.T, path, body string) {
@@ -40,8 +40,8 @@ func TestIdentifyCommandNeverRunsIt(t *testing.T) {
 
 	t.Setenv("PATH", dir)
 	assert.Equal(t, edited.SHA256, driver.IdentifyCommand("agent.sh").SHA256, "a bare name is found on PATH")
-	assert.Equal(t, lux.CommandInfo{Name: "lux-no-such-tool"}, driver.IdentifyCommand("lux-no-such-tool"))
-	assert.Equal(t, lux.CommandInfo{Name: "/nonexistent/tool"}, driver.IdentifyCommand("/nonexistent/tool"))
+	assert.Equal(t, record.CommandInfo{Name: "lux-no-such-tool"}, driver.IdentifyCommand("lux-no-such-tool"))
+	assert.Equal(t, record.CommandInfo{Name: "/nonexistent/tool"}, driver.IdentifyCommand("/nonexistent/tool"))
 }
 
 func TestIdentifyCLIVersion(t *testing.T) {
@@ -51,7 +51,7 @@ func TestIdentifyCLIVersion(t *testing.T) {
 	writeScript(t, tool, "echo x >> '"+count+"'\necho\necho '2.1.328 (Claude Code)'\necho 'more'\n")
 
 	ctx := context.Background()
-	want := lux.CommandInfo{Name: tool, Path: tool, Version: "2.1.328", RawVersion: "2.1.328 (Claude Code)"}
+	want := record.CommandInfo{Name: tool, Path: tool, Version: "2.1.328", RawVersion: "2.1.328 (Claude Code)"}
 	assert.Equal(t, want, driver.IdentifyCLI(ctx, tool))
 	assert.Equal(t, want, driver.IdentifyCLI(ctx, tool))
 	runs, err := os.ReadFile(count)

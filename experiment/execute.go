@@ -390,12 +390,12 @@ func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult, root string) 
 
 // withoutSubject returns rt without the scripts and commands that are files
 // of the candidate's tree at root.
-func withoutSubject(rt lux.RuntimeInfo, root string) lux.RuntimeInfo {
+func withoutSubject(rt record.RuntimeInfo, root string) record.RuntimeInfo {
 	roots := []string{root}
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
 		roots = append(roots, real) // a command's Path has its symlinks resolved
 	}
-	inTree := func(c lux.CommandInfo) bool {
+	inTree := func(c record.CommandInfo) bool {
 		for _, p := range []string{c.Path, c.Name} {
 			for _, r := range roots {
 				if rel, err := filepath.Rel(r, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/stats"
 )
 
@@ -15,7 +15,7 @@ import (
 // candidate rubric's in a grader experiment.
 type Graded struct {
 	Label   Label
-	Grading *lux.GradingReport // nil: the run has no grading
+	Grading *record.Grading // nil: the run has no grading
 }
 
 // Confusion counts verdicts with the label as the truth and pass as the
@@ -144,7 +144,7 @@ func Agree(items []Graded, cfg stats.Config) Report {
 	return r
 }
 
-func findOutcome(g *lux.GradingReport, id string) *lux.AssertionOutcome {
+func findOutcome(g *record.Grading, id string) *record.AssertionOutcome {
 	if g == nil {
 		return nil
 	}

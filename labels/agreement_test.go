@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/labels"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/stats"
 )
 
-func graded(label bool, labelScore *float64, passed *bool, score *float64, outcomes ...lux.AssertionOutcome) labels.Graded {
+func graded(label bool, labelScore *float64, passed *bool, score *float64, outcomes ...record.AssertionOutcome) labels.Graded {
 	return labels.Graded{
 		Label:   labels.Label{Expected: labels.Expected{Passed: &label, Score: labelScore}},
-		Grading: &lux.GradingReport{Passed: passed, Score: score, Assertions: outcomes},
+		Grading: &record.Grading{Passed: passed, Score: score, Assertions: outcomes},
 	}
 }
 
@@ -41,7 +41,7 @@ func TestAgreeByHand(t *testing.T) {
 		{Label: labels.Label{Expected: labels.Expected{Passed: &p}}},
 	}
 	items[0].Label.Expected.Assertions = map[string]labels.AssertionLabel{"x": {Passed: true}}
-	items[0].Grading.Assertions = []lux.AssertionOutcome{{ID: "x", Error: "judge down"}}
+	items[0].Grading.Assertions = []record.AssertionOutcome{{ID: "x", Error: "judge down"}}
 	items[1].Label.Expected.Assertions = map[string]labels.AssertionLabel{"x": {Passed: false}}
 	r := labels.Agree(items, stats.Config{Seed: 1, Resamples: 500})
 

@@ -77,7 +77,7 @@ type Label struct {
 	// Evidence is the fingerprint of the run's evidence when it was
 	// labelled (from run.json; nil for runs recorded before fingerprints):
 	// whoever grades the run against this label checks it is unchanged.
-	Evidence *lux.Evidence `json:"evidence,omitempty"`
+	Evidence *record.Evidence `json:"evidence,omitempty"`
 	// Tags group labels, e.g. a split ("train", "test"); no duplicates.
 	Tags     []string `json:"tags"`
 	Expected Expected `json:"expected"`

@@ -23,9 +23,9 @@ func writeRun(t *testing.T, root, caseID, runID string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := &lux.RunMetadata{SchemaVersion: lux.SchemaVersion, RunID: runID, CaseID: caseID,
+	meta := &record.Metadata{SchemaVersion: record.SchemaVersion, RunID: runID, CaseID: caseID,
 		StartedAt: start, EndedAt: start.Add(time.Second), ExitReason: lux.ExitDone,
-		Evidence: &lux.Evidence{EventsSHA256: strings.Repeat("a", 64), EventsBytes: 10, ArtifactsHash: strings.Repeat("b", 64)}}
+		Evidence: &record.Evidence{EventsSHA256: strings.Repeat("a", 64), EventsBytes: 10, ArtifactsHash: strings.Repeat("b", 64)}}
 	if err := record.WriteJSON(filepath.Join(dir, record.MetadataFile), meta); err != nil {
 		t.Fatal(err)
 	}

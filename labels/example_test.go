@@ -3,8 +3,8 @@ package labels_test
 import (
 	"fmt"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/labels"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/stats"
 )
 
@@ -16,7 +16,7 @@ func ExampleAgree() {
 	for _, want := range []bool{pass, fail, pass, fail} {
 		items = append(items, labels.Graded{
 			Label:   labels.Label{Expected: labels.Expected{Passed: &want}},
-			Grading: &lux.GradingReport{Passed: &pass},
+			Grading: &record.Grading{Passed: &pass},
 		})
 	}
 	r := labels.Agree(items, stats.Config{Seed: 1})

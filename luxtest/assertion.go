@@ -203,10 +203,10 @@ func (c *checker) assertionCase(ctx context.Context, parse func(json.RawMessage)
 func evidenceJSON(run *lux.Run) ([]byte, error) {
 	return json.Marshal(struct {
 		Case      *lux.Case
-		Metadata  *lux.RunMetadata
+		Outcome   *lux.Outcome
 		Events    []lux.Event
 		Artifacts []lux.Artifact
 		Dir       string
 		Workspace string
-	}{run.Case, run.Metadata, run.Events, run.Artifacts, run.Dir, run.Workspace})
+	}{run.Case, run.Outcome, run.Events, run.Artifacts, run.Dir, run.Workspace})
 }

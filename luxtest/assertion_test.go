@@ -70,7 +70,7 @@ func TestAssertionBuiltins(t *testing.T) {
 	})
 	t.Run("run-succeeded", func(t *testing.T) {
 		failed := luxtest.NewRun(t, nil)
-		failed.Metadata.ExitReason = lux.ExitIdleTimeout
+		failed.Outcome.ExitReason = lux.ExitIdleTimeout
 		luxtest.TestAssertion(t, plugin(t, "run-succeeded"),
 			luxtest.AssertionCase{Want: luxtest.Pass},
 			luxtest.AssertionCase{Run: failed, Want: luxtest.Fail},
@@ -95,10 +95,11 @@ func TestAssertionBuiltins(t *testing.T) {
 func TestNewRun(t *testing.T) {
 	run := luxtest.NewRun(t, map[string]string{"b/c.txt": "hello", "a.txt": ""},
 		lux.Event{Type: lux.EventInterrupt, Interrupt: &lux.Interrupt{Kind: lux.Ask, ID: "q1"}})
-	assert.Equal(t, lux.ExitDone, run.Metadata.ExitReason)
-	assert.Nil(t, run.Metadata.Usage.Agent, "no usage reported")
-	assert.Equal(t, 1, run.Metadata.InterruptCounts.Ask)
-	assert.Equal(t, lux.ArtifactStats{Count: 2, Bytes: 5}, run.Metadata.Artifacts)
+	assert.Equal(t, lux.ExitDone, run.Outcome.ExitReason)
+	assert.Nil(t, run.Outcome.Usage.Agent, "no usage reported")
+	assert.Len(t, lux.Interrupts(run.Events), 1)
+	assert.Equal(t, 2, run.Outcome.ArtifactCount)
+	assert.Equal(t, int64(5), run.Outcome.ArtifactBytes)
 	want := []lux.Artifact{
 		{Path: "a.txt", Size: 0, SHA256: lux.HashBytes(nil)},
 		{Path: "b/c.txt", Size: 5, SHA256: lux.HashBytes([]byte("hello"))},
@@ -224,8 +225,8 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 				panic("fake: grader broke")
 			}
 			if brk == "mutates-run" {
-				run.Metadata.ExitReason = lux.ExitError
-				defer func() { run.Metadata.ExitReason = lux.ExitDone }()
+				run.Outcome.ExitReason = lux.ExitError
+				defer func() { run.Outcome.ExitReason = lux.ExitDone }()
 				run.Events = append(run.Events, lux.Event{Type: lux.EventDone})
 			}
 			if run.Workspace == "" {

@@ -63,20 +63,13 @@ func newRun(dir string, files map[string]string, events ...lux.Event) (*lux.Run,
 		size += int64(len(data))
 	}
 	agentEnd, end := runStart.Add(time.Second), runStart.Add(2*time.Second)
-	m := &lux.RunMetadata{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: "luxtest", CaseID: "luxtest",
-		StartedAt: runStart, AgentEndedAt: &agentEnd, EndedAt: end, ExitReason: lux.ExitDone,
-		Driver:    lux.DriverInfo{Name: "luxtest"},
-		ToolCalls: lux.SummarizeTools(events),
-		Artifacts: lux.ArtifactStats{Count: len(arts), Bytes: size},
-		Phases:    lux.PhaseDurations{Agent: 1000, Collect: 1000},
-	}
-	for _, in := range lux.Interrupts(events) {
-		m.InterruptCounts.Add(in.Kind)
+	o := &lux.Outcome{
+		ExitReason: lux.ExitDone, StartedAt: runStart, AgentEndedAt: agentEnd, EndedAt: end,
+		ArtifactCount: len(arts), ArtifactBytes: size,
 	}
 	return &lux.Run{
 		Case:      &lux.Case{ID: "luxtest", Prompt: "a task for the agent"},
-		Metadata:  m,
+		Outcome:   o,
 		Events:    events,
 		Artifacts: arts,
 		Dir:       dir,

@@ -15,8 +15,8 @@ type runOutcome struct {
 	repetition int
 	dir        string
 	verdict    string // a record.Verdict: pass, fail, error, cancelled, not run, ungraded
-	meta       *lux.RunMetadata
-	grading    *lux.GradingReport
+	meta       *record.Metadata
+	grading    *record.Grading
 	item       record.SuiteItem
 	readErr    error
 }

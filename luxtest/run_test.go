@@ -34,7 +34,7 @@ func registry(t testing.TB) *lux.Registry {
 		assertion.Register(reg),
 		// Passes only the first repetition of a case.
 		reg.RegisterAssertion(assertion.Predicate("first-repetition", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
-			if run.Metadata.Repetition == 1 {
+			if run.Repetition == 1 {
 				return lux.Pass("the first repetition", nil), nil
 			}
 			return lux.Fail("not the first repetition", nil), nil
@@ -45,7 +45,7 @@ func registry(t testing.TB) *lux.Registry {
 		// Fails the second repetition when LUXTEST_REGRESS is set: a
 		// change that makes a case worse without failing it outright.
 		reg.RegisterAssertion(assertion.Predicate("regress-when-asked", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
-			if os.Getenv("LUXTEST_REGRESS") != "" && run.Metadata.Repetition == 2 {
+			if os.Getenv("LUXTEST_REGRESS") != "" && run.Repetition == 2 {
 				return lux.Fail("regressed on purpose", nil), nil
 			}
 			return lux.Pass("as before", nil), nil

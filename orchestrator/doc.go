@@ -22,7 +22,7 @@
 // Whatever happens — the agent fails, a plugin panics or hangs, the
 // context is cancelled — the run directory ends up complete, and run.json
 // says how the run ended: its exit reason and, for failures of the
-// harness, the lux.Phase that failed. The outcome is decided once, by the
+// harness, the record.Phase that failed. The outcome is decided once, by the
 // first failure; what fails after it never changes the exit reason. An
 // assertion that could not be evaluated leaves the case without a verdict,
 // never a silent pass or fail.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +20,7 @@ func TestUnencodablePluginValues(t *testing.T) {
 		name    string
 		c       *lux.Case
 		exit    lux.ExitReason
-		phase   lux.Phase // "" for no operational failure
+		phase   record.Phase // "" for no operational failure
 		verdict string
 		problem string
 	}{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/safecall"
+	"github.com/luxeval/lux/record"
 )
 
 // grade evaluates every check of p over run, in order, and returns the
@@ -25,8 +26,8 @@ import (
 //
 // limit bounds the wait for a check that ignores ctx's cancellation: the
 // check is abandoned when limit is done.
-func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingReport, lux.ModelUsage, error) {
-	rep := &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Assertions: []lux.AssertionOutcome{}}
+func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*record.Grading, lux.ModelUsage, error) {
+	rep := &record.Grading{SchemaVersion: record.SchemaVersion, Assertions: []record.AssertionOutcome{}}
 	var judge lux.ModelUsage
 	if len(p.checks) == 0 {
 		return rep, judge, nil
@@ -39,7 +40,7 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 		if threshold == 0 && c.plugin != nil {
 			threshold = c.plugin.DefaultThreshold
 		}
-		out := lux.AssertionOutcome{
+		out := record.AssertionOutcome{
 			ID: c.id, Type: c.spec.Type, Name: c.spec.DisplayName(),
 			Weight: c.spec.EffectiveWeight(), Threshold: threshold,
 		}
@@ -76,7 +77,7 @@ func grade(ctx, limit context.Context, p *plan, run *lux.Run) (*lux.GradingRepor
 		rep.Assertions = append(rep.Assertions, out)
 	}
 	if firstErr != nil {
-		rep.Incomplete = &lux.Incomplete{ExitReason: lux.ExitError, Phase: lux.PhaseGrading, Reason: firstErr.Error()}
+		rep.Incomplete = &record.Incomplete{ExitReason: lux.ExitError, Phase: record.PhaseGrading, Reason: firstErr.Error()}
 		return rep, judge, firstErr
 	}
 	score := 0.0
@@ -105,12 +106,12 @@ func evaluate(ctx, limit context.Context, c lux.Check, run *lux.Run) (lux.Result
 // failUnlessDone applies the run's outcome to its grading: a run that did
 // not end done never passes (a verdict of pass becomes fail; no verdict
 // stays none), and the report says why.
-func failUnlessDone(rep *lux.GradingReport, m *lux.RunMetadata) *lux.GradingReport {
+func failUnlessDone(rep *record.Grading, m *record.Metadata) *record.Grading {
 	if m.ExitReason == lux.ExitDone {
 		return rep
 	}
 	if rep.Incomplete == nil {
-		rep.Incomplete = &lux.Incomplete{ExitReason: m.ExitReason, Phase: lux.PhaseRun, Reason: m.Reason}
+		rep.Incomplete = &record.Incomplete{ExitReason: m.ExitReason, Phase: record.PhaseRun, Reason: m.Reason}
 	}
 	if rep.Passed != nil && *rep.Passed {
 		no := false

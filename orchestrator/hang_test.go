@@ -24,7 +24,7 @@ func TestHungPluginCallsAreAbandoned(t *testing.T) {
 		c        *lux.Case
 		cancel   bool // cancel once the call hangs
 		exit     lux.ExitReason
-		phase    lux.Phase
+		phase    record.Phase
 		abandons string // what the record says was abandoned
 	}{
 		{name: "driver start", c: hostileCase("h", map[string]any{"hang": "start"}, nil), cancel: true,

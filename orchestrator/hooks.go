@@ -16,7 +16,7 @@ import (
 type resolvedHook struct {
 	step string // how errors name it: `hook #1 "db"`
 	hook lux.Hook
-	id   lux.HookIdentity
+	id   record.HookIdentity
 }
 
 // resolveHooks parses Options.Hooks against the registry, reporting every
@@ -60,7 +60,7 @@ func (o *Orchestrator) resolveHooks() ([]resolvedHook, error) {
 			continue
 		}
 		out = append(out, resolvedHook{step: fmt.Sprintf("hook #%d %q", i+1, ref.Name), hook: h,
-			id: lux.HookIdentity{Name: ref.Name, Version: p.Version, ConfigHash: hash}})
+			id: record.HookIdentity{Name: ref.Name, Version: p.Version, ConfigHash: hash}})
 	}
 	if err := probs.Err(lux.ErrInvalidConfig); err != nil {
 		return nil, fmt.Errorf("orchestrator: %w", err)
@@ -77,8 +77,8 @@ func rawOrNull(raw json.RawMessage) any {
 
 // hookIdentities are the hooks as part of a run's identity (nil without
 // hooks, so that runs without hooks keep the identity they had).
-func (o *Orchestrator) hookIdentities() []lux.HookIdentity {
-	var ids []lux.HookIdentity
+func (o *Orchestrator) hookIdentities() []record.HookIdentity {
+	var ids []record.HookIdentity
 	for _, h := range o.hooks {
 		ids = append(ids, h.id)
 	}
@@ -107,7 +107,7 @@ func (r *runState) setupHooks(ctx context.Context) bool {
 		if r.checkCancel(ctx, err) {
 			return false
 		}
-		r.fail(lux.PhaseHook, lux.ExitError, errors.New("case setup: "+lux.HookErrorText(err)))
+		r.fail(record.PhaseHook, lux.ExitError, errors.New("case setup: "+lux.HookErrorText(err)))
 		return false
 	}
 	r.hooks = td
@@ -118,7 +118,7 @@ func (r *runState) setupHooks(ctx context.Context) bool {
 // failure is noted on the run's record in phase hook.
 func (r *runState) cleanupHooks() {
 	if err := r.hooks.Close(); err != nil {
-		r.note(lux.PhaseHook, errors.New("case cleanup: "+lux.HookErrorText(err)))
+		r.note(record.PhaseHook, errors.New("case cleanup: "+lux.HookErrorText(err)))
 	}
 }
 

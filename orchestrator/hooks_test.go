@@ -150,7 +150,7 @@ func TestHookCaseSetupFailureFailsTheRunAndRollsBack(t *testing.T) {
 	}
 	f := res.Metadata.OperationalFailure
 	require.NotNil(t, f)
-	assert.Equal(t, lux.PhaseHook, f.Phase)
+	assert.Equal(t, record.PhaseHook, f.Phase)
 	assert.Contains(t, f.Reason, `case setup: hook #2 "journal": setup: port 5432 in use`)
 	assert.Equal(t, record.VerdictError, record.RunVerdict(res.Metadata, res.Grading))
 	assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
@@ -165,7 +165,7 @@ func TestHookCleanupFailureIsNotedOnTheRun(t *testing.T) {
 	meta, g, err := record.ReadMetadata(res.Dir)
 	require.NoError(t, err)
 	require.NotNil(t, meta.OperationalFailure, "the cleanup failure is in run.json")
-	assert.Equal(t, lux.PhaseHook, meta.OperationalFailure.Phase)
+	assert.Equal(t, record.PhaseHook, meta.OperationalFailure.Phase)
 	assert.Contains(t, meta.OperationalFailure.Reason, `case cleanup: hook #1 "journal": cleanup: the fixture service left a lock`)
 	assert.Equal(t, record.VerdictPass, record.RunVerdict(meta, g), "the agent's verdict stands")
 }

@@ -36,9 +36,9 @@ func TestCancelMidRunLeavesACompleteRecord(t *testing.T) {
 	require.NotNil(t, res)
 	assert.Equal(t, lux.ExitCancelled, res.Metadata.ExitReason)
 	require.NotNil(t, res.Metadata.OperationalFailure)
-	assert.Equal(t, lux.PhaseCancel, res.Metadata.OperationalFailure.Phase)
+	assert.Equal(t, record.PhaseCancel, res.Metadata.OperationalFailure.Phase)
 	assert.Equal(t, "cancelled", res.Verdict())
-	assert.Equal(t, lux.PhaseRun, res.Grading.Incomplete.Phase)
+	assert.Equal(t, record.PhaseRun, res.Grading.Incomplete.Phase)
 	assert.Equal(t, lux.ExitCancelled, res.Grading.Incomplete.ExitReason)
 	assert.Equal(t, []lux.Artifact{{Path: "partial.txt", Size: 4}}, res.Artifacts, "evidence is still collected")
 
@@ -82,7 +82,7 @@ func TestEventLogCapFailsTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 	require.NotNil(t, res.Metadata.OperationalFailure)
-	assert.Equal(t, lux.PhaseTrace, res.Metadata.OperationalFailure.Phase)
+	assert.Equal(t, record.PhaseTrace, res.Metadata.OperationalFailure.Phase)
 	assert.Equal(t, "run trace exceeded the 20-event limit", res.Metadata.Reason)
 	assert.True(t, errors.Is(res.Failure, record.ErrTraceLimit))
 
@@ -144,7 +144,7 @@ func TestAgentErrorAndDriverFailures(t *testing.T) {
 		name   string
 		scen   scenario
 		exit   lux.ExitReason
-		phase  lux.Phase
+		phase  record.Phase
 		reason string
 	}{
 		{"agent reports idle timeout", func(ctx context.Context, a *fakeAgent) error {

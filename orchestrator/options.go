@@ -98,9 +98,9 @@ type Options struct {
 	CleanupTimeout time.Duration
 	// Retries is how many more times a run is attempted when it failed
 	// for infrastructure before the agent did anything (see
-	// lux.FailureInfrastructure); agent failures are never retried.
+	// record.FailureInfrastructure); agent failures are never retried.
 	// Default 0: every run is attempted once. With retries, run.json lists
-	// every attempt (lux.RunMetadata.Attempts).
+	// every attempt (record.Metadata.Attempts).
 	Retries int
 	// RetryBackoff is the wait before the first retry, doubled before
 	// each next one up to 8 times it; default DefaultRetryBackoff. It is
@@ -198,6 +198,6 @@ type Update struct {
 	Err        error          // RunFinished: the run could not be recorded or was refused
 	// Metadata and Grading are the finished run's run.json and
 	// grading.json (nil when it has none).
-	Metadata *lux.RunMetadata
-	Grading  *lux.GradingReport
+	Metadata *record.Metadata
+	Grading  *record.Grading
 }

@@ -18,7 +18,7 @@ type outcome struct {
 	exit lux.ExitReason
 	// phase is the part of the harness that failed the run; "" when the
 	// agent ended it with its own error event.
-	phase lux.Phase
+	phase record.Phase
 	// cause is why; run.json's reason is its text, or for a
 	// *record.TraceLimitError the reason of the event log's diagnostic
 	// line.
@@ -52,7 +52,7 @@ func (r *runState) failed() bool { return r.out != nil }
 
 // cancelled reports whether the run's context was cancelled before
 // anything else failed it.
-func (r *runState) cancelled() bool { return r.out != nil && r.out.phase == lux.PhaseCancel }
+func (r *runState) cancelled() bool { return r.out != nil && r.out.phase == record.PhaseCancel }
 
 // end decides the run's outcome, unless an earlier failure did, and
 // records it: run.json's exit reason and reason, its operational failure
@@ -66,7 +66,7 @@ func (r *runState) end(o outcome) bool {
 	reason := o.reason()
 	r.meta.ExitReason, r.meta.Reason = o.exit, reason
 	if o.phase != "" {
-		r.meta.OperationalFailure = &lux.OperationalFailure{Phase: o.phase, Reason: reason}
+		r.meta.OperationalFailure = &record.OperationalFailure{Phase: o.phase, Reason: reason}
 	}
 	now := time.Now().UTC()
 	if r.meta.AgentEndedAt == nil && r.started {
@@ -74,22 +74,22 @@ func (r *runState) end(o outcome) bool {
 	}
 	// The agent's own error event, or the event log's diagnostic line of
 	// a breached cap, is in the trajectory already.
-	if o.phase != "" && o.phase != lux.PhaseTrace {
+	if o.phase != "" && o.phase != record.PhaseTrace {
 		r.record(lux.Event{Type: lux.EventError, Time: now, Error: &lux.ErrorEvent{ExitReason: o.exit, Reason: reason}})
 	}
 	return true
 }
 
 // fail ends the run as a failure of the harness in phase (see end).
-func (r *runState) fail(phase lux.Phase, exit lux.ExitReason, err error) {
+func (r *runState) fail(phase record.Phase, exit lux.ExitReason, err error) {
 	r.end(outcome{exit: exit, phase: phase, cause: err})
 }
 
 // note adds a failure of the harness that came after the run's outcome
 // was decided to the operational failure run.json reports.
-func (r *runState) note(phase lux.Phase, err error) {
+func (r *runState) note(phase record.Phase, err error) {
 	if r.meta.OperationalFailure == nil {
-		r.meta.OperationalFailure = &lux.OperationalFailure{Phase: phase, Reason: err.Error()}
+		r.meta.OperationalFailure = &record.OperationalFailure{Phase: phase, Reason: err.Error()}
 		return
 	}
 	r.meta.OperationalFailure.Reason += "; then " + string(phase) + ": " + err.Error()
@@ -114,14 +114,14 @@ func (r *runState) cancel(ctx context.Context, err error) {
 	abandoned := errors.As(err, &ab)
 	if r.failed() {
 		if abandoned {
-			r.note(lux.PhaseCancel, err)
+			r.note(record.PhaseCancel, err)
 		}
 		return
 	}
-	o := outcome{exit: lux.ExitCancelled, phase: lux.PhaseCancel, cause: fmt.Errorf("run cancelled: %w", context.Cause(ctx))}
+	o := outcome{exit: lux.ExitCancelled, phase: record.PhaseCancel, cause: fmt.Errorf("run cancelled: %w", context.Cause(ctx))}
 	var rt *runTimeout
 	if errors.As(context.Cause(ctx), &rt) {
-		o = outcome{exit: lux.ExitTimeout, phase: lux.PhaseTimeout, cause: rt}
+		o = outcome{exit: lux.ExitTimeout, phase: record.PhaseTimeout, cause: rt}
 	}
 	if abandoned {
 		o.cause = fmt.Errorf("%w; %v", o.cause, err)

@@ -21,7 +21,7 @@ func TestPluginPanicFailsOnlyItsRun(t *testing.T) {
 		driver     map[string]any
 		answerer   map[string]any
 		exit       lux.ExitReason
-		phase      lux.Phase
+		phase      record.Phase
 		verdict    string
 		wantAgent  string // agent id in run.json
 		wantEvents []string

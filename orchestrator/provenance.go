@@ -17,6 +17,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/command"
+	"github.com/luxeval/lux/record"
 )
 
 const (
@@ -32,8 +33,8 @@ type provenanceCache struct {
 	// of the tree leaves it out.
 	runsRoot string
 	mu       sync.Mutex
-	commands map[string]*onceValue[lux.CommandInfo]
-	repos    map[string]*onceValue[*lux.GitInfo]
+	commands map[string]*onceValue[record.CommandInfo]
+	repos    map[string]*onceValue[*record.GitInfo]
 }
 
 type onceValue[T any] struct {
@@ -42,11 +43,11 @@ type onceValue[T any] struct {
 }
 
 func newProvenanceCache(runsRoot string) *provenanceCache {
-	return &provenanceCache{runsRoot: runsRoot, commands: map[string]*onceValue[lux.CommandInfo]{}, repos: map[string]*onceValue[*lux.GitInfo]{}}
+	return &provenanceCache{runsRoot: runsRoot, commands: map[string]*onceValue[record.CommandInfo]{}, repos: map[string]*onceValue[*record.GitInfo]{}}
 }
 
-func hostInfo() lux.Host {
-	return lux.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
+func hostInfo() record.Host {
+	return record.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 }
 
 // command finds name, a command as configured, as the driver that starts
@@ -56,10 +57,10 @@ func hostInfo() lux.Host {
 // its sandboxed --version, any other command by its content hash, never
 // running it (see command.IdentifyCLI and command.Identify). The result
 // keeps the configured name; its Path is empty when nothing is found.
-func (pc *provenanceCache) command(ctx context.Context, dir, name, searchPath string, cli bool) lux.CommandInfo {
+func (pc *provenanceCache) command(ctx context.Context, dir, name, searchPath string, cli bool) record.CommandInfo {
 	found, err := command.Find(dir, name, searchPath)
 	if err != nil {
-		return lux.CommandInfo{Name: name}
+		return record.CommandInfo{Name: name}
 	}
 	key := found
 	if cli {
@@ -68,7 +69,7 @@ func (pc *provenanceCache) command(ctx context.Context, dir, name, searchPath st
 	pc.mu.Lock()
 	e := pc.commands[key]
 	if e == nil {
-		e = &onceValue[lux.CommandInfo]{}
+		e = &onceValue[record.CommandInfo]{}
 		pc.commands[key] = e
 	}
 	pc.mu.Unlock()
@@ -96,8 +97,8 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo {
-	ri := lux.RuntimeInfo{Driver: p.driverName, Capabilities: p.runtime.Capabilities, Model: p.runtime.Model}
+func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) record.RuntimeInfo {
+	ri := record.RuntimeInfo{Driver: p.driverName, Capabilities: p.runtime.Capabilities, Model: p.runtime.Model}
 	for _, c := range p.runtime.Commands {
 		ri.Commands = append(ri.Commands, o.prov.command(ctx, p.caseDir, c, p.runtime.SearchPath, slices.Contains(p.runtime.Versioned, c)))
 	}
@@ -118,23 +119,23 @@ func (o *Orchestrator) runtimeInfo(ctx context.Context, p *plan) lux.RuntimeInfo
 // repository, the case file's name (where a directory of cases sits is not
 // what a run measures; case.json keeps the path as given). Inline cases
 // have none.
-func (pc *provenanceCache) source(ctx context.Context, casePath string) *lux.Source {
+func (pc *provenanceCache) source(ctx context.Context, casePath string) *record.Source {
 	if casePath == "" {
 		return nil
 	}
 	abs, err := filepath.Abs(casePath)
 	if err != nil {
-		return &lux.Source{CasePath: filepath.ToSlash(casePath)}
+		return &record.Source{CasePath: filepath.ToSlash(casePath)}
 	}
 	root := gitRoot(filepath.Dir(abs))
-	src := &lux.Source{CasePath: filepath.Base(abs)}
+	src := &record.Source{CasePath: filepath.Base(abs)}
 	if root == "" {
 		return src
 	}
 	pc.mu.Lock()
 	e := pc.repos[root]
 	if e == nil {
-		e = &onceValue[*lux.GitInfo]{}
+		e = &onceValue[*record.GitInfo]{}
 		pc.repos[root] = e
 	}
 	pc.mu.Unlock()
@@ -208,7 +209,7 @@ func git(ctx context.Context, root string, args ...string) ([]byte, bool) {
 // when git cannot tell. A dirty tree gets a hash of its changes (the diff
 // against HEAD and the untracked files) when they are small enough. The
 // runs root, when inside the repository, is left out of both.
-func gitState(ctx context.Context, root, runsRoot string) *lux.GitInfo {
+func gitState(ctx context.Context, root, runsRoot string) *record.GitInfo {
 	head, ok := git(ctx, root, "rev-parse", "HEAD")
 	if !ok {
 		return nil
@@ -218,7 +219,7 @@ func gitState(ctx context.Context, root, runsRoot string) *lux.GitInfo {
 	if !ok {
 		return nil
 	}
-	g := &lux.GitInfo{Commit: strings.TrimSpace(string(head)), Dirty: len(bytes.TrimSpace(status)) > 0}
+	g := &record.GitInfo{Commit: strings.TrimSpace(string(head)), Dirty: len(bytes.TrimSpace(status)) > 0}
 	if g.Dirty {
 		g.WorkingTreeHash = workingTreeHash(ctx, root, scope)
 	}

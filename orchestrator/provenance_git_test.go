@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/luxeval/lux/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/luxeval/lux"
 )
 
 // A stray .git entry (an empty directory, a file that is no gitdir link)
@@ -25,7 +24,7 @@ func TestSourceIgnoresStrayGitEntries(t *testing.T) {
 			top := t.TempDir()
 			require.NoError(t, make(filepath.Join(top, ".git")))
 			casePath := filepath.Join(top, "cases", "a.case.json")
-			src := (&provenanceCache{repos: map[string]*onceValue[*lux.GitInfo]{}}).source(context.Background(), casePath)
+			src := (&provenanceCache{repos: map[string]*onceValue[*record.GitInfo]{}}).source(context.Background(), casePath)
 			require.NotNil(t, src)
 			assert.Nil(t, src.Git)
 			assert.Equal(t, "a.case.json", src.CasePath, "outside a repository, the file name")

@@ -63,7 +63,7 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 	if err != nil {
 		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
 	}
-	g := &record.Regrading{SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified, RecordSeal: seal,
+	g := &record.Regrading{SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified, RecordSeal: seal,
 		CaseHash: h.caseHash, AssertionsHash: h.assertionsHash, EvaluatorConfigHash: h.evaluatorConfigHash}
 
 	evidence := run.Evidence()

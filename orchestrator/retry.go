@@ -30,7 +30,7 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*Run
 		return o.execute(ctx, p, info)
 	}
 	var (
-		attempts []lux.Attempt
+		attempts []record.Attempt
 		dirs     []string
 		backoff  = o.opts.RetryBackoff
 	)
@@ -39,13 +39,13 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*Run
 		if res == nil {
 			return res, err
 		}
-		a := lux.Attempt{Attempt: n, StartedAt: res.Metadata.StartedAt, EndedAt: res.Metadata.EndedAt,
+		a := record.Attempt{Attempt: n, StartedAt: res.Metadata.StartedAt, EndedAt: res.Metadata.EndedAt,
 			ExitReason: res.Metadata.ExitReason, Reason: res.Metadata.Reason}
 		if f := res.Metadata.OperationalFailure; f != nil {
 			a.Phase = f.Phase
 		}
 		a.Failure, a.Cause = classify(res)
-		retry := err == nil && a.Failure == lux.FailureInfrastructure && n <= o.opts.Retries && ctx.Err() == nil
+		retry := err == nil && a.Failure == record.FailureInfrastructure && n <= o.opts.Retries && ctx.Err() == nil
 		if retry {
 			a.Retried, a.BackoffMs = true, backoff.Milliseconds()
 		}
@@ -66,7 +66,7 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*Run
 // seal) under the last one's directory and rewrites its run.json, sealed,
 // with the attempts listed. err is the
 // last attempt's error, returned unless keeping failed.
-func (o *Orchestrator) keepAttempts(res *RunResult, attempts []lux.Attempt, dirs []string, err error) error {
+func (o *Orchestrator) keepAttempts(res *RunResult, attempts []record.Attempt, dirs []string, err error) error {
 	for i, d := range dirs {
 		rel := filepath.Join(AttemptsDir, strconv.Itoa(i+1))
 		dst := filepath.Join(res.Dir, rel)
@@ -126,7 +126,7 @@ var infraSignatures = []struct {
 var statusField = regexp.MustCompile(`"(?:status|apiErrorStatus|httpStatus|statusCode)"\s*:\s*(\d{3})`)
 
 // classify says whose the failure of a finished run was (see
-// lux.FailureClass) and what the classification rests on; "" for a run
+// record.FailureClass) and what the classification rests on; "" for a run
 // that ended done or was cancelled. A run in which the agent did anything
 // (a message, reasoning, a tool call or result, a question) is the
 // agent's, whatever ended it. Before that: a workspace that could not be
@@ -136,7 +136,7 @@ var statusField = regexp.MustCompile(`"(?:status|apiErrorStatus|httpStatus|statu
 // prepare (answerer), or an error whose reason or the driver's reports
 // show an overloaded, rate-limited or failing model API or an unreachable
 // one, are infrastructure.
-func classify(res *RunResult) (lux.FailureClass, string) {
+func classify(res *RunResult) (record.FailureClass, string) {
 	m := res.Metadata
 	switch m.ExitReason {
 	case lux.ExitDone:
@@ -146,32 +146,32 @@ func classify(res *RunResult) (lux.FailureClass, string) {
 	}
 	events, _ := record.ReadEvents(filepath.Join(res.Dir, record.EventsFile))
 	if agentActed(events) {
-		return lux.FailureAgent, "agent-worked"
+		return record.FailureAgent, "agent-worked"
 	}
 	if f := m.OperationalFailure; f != nil {
 		switch f.Phase {
-		case lux.PhaseSetup:
-			return lux.FailureInfrastructure, "setup"
-		case lux.PhaseAnswerer:
-			return lux.FailureInfrastructure, "answerer"
-		case lux.PhaseDriver:
+		case record.PhaseSetup:
+			return record.FailureInfrastructure, "setup"
+		case record.PhaseAnswerer:
+			return record.FailureInfrastructure, "answerer"
+		case record.PhaseDriver:
 			if m.Driver.AgentID == "start-failed" {
-				return lux.FailureInfrastructure, "start"
+				return record.FailureInfrastructure, "start"
 			}
 			if cause := infraCause(m.Reason, events); cause != "" {
-				return lux.FailureInfrastructure, cause
+				return record.FailureInfrastructure, cause
 			}
-			return lux.FailureInfrastructure, "crash"
+			return record.FailureInfrastructure, "crash"
 		}
-		return lux.FailureAgent, string(f.Phase)
+		return record.FailureAgent, string(f.Phase)
 	}
 	if cause := infraCause(m.Reason, events); cause != "" {
-		return lux.FailureInfrastructure, cause
+		return record.FailureInfrastructure, cause
 	}
 	if !slices.ContainsFunc(events, func(e lux.Event) bool { return e.Type == lux.EventReady }) {
-		return lux.FailureInfrastructure, "start" // it ended before it was ready: the CLI did not come up
+		return record.FailureInfrastructure, "start" // it ended before it was ready: the CLI did not come up
 	}
-	return lux.FailureAgent, "agent-error"
+	return record.FailureAgent, "agent-error"
 }
 
 // agentActed reports whether the trajectory shows the agent doing

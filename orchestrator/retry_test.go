@@ -122,16 +122,16 @@ func TestStartFailureIsRetried(t *testing.T) {
 
 	at := res.Metadata.Attempts
 	require.Len(t, at, 2)
-	assert.Equal(t, lux.Attempt{Attempt: 1, Dir: "attempts/1", ExitReason: lux.ExitError, Phase: lux.PhaseDriver,
-		Failure: lux.FailureInfrastructure, Cause: "start", Retried: true, BackoffMs: 10_000,
+	assert.Equal(t, record.Attempt{Attempt: 1, Dir: "attempts/1", ExitReason: lux.ExitError, Phase: record.PhaseDriver,
+		Failure: record.FailureInfrastructure, Cause: "start", Retried: true, BackoffMs: 10_000,
 		StartedAt: at[0].StartedAt, EndedAt: at[0].EndedAt, Reason: at[0].Reason}, at[0])
 	assert.Contains(t, at[0].Reason, "resource temporarily unavailable")
-	assert.Equal(t, lux.Attempt{Attempt: 2, ExitReason: lux.ExitDone, StartedAt: at[1].StartedAt, EndedAt: at[1].EndedAt}, at[1])
+	assert.Equal(t, record.Attempt{Attempt: 2, ExitReason: lux.ExitDone, StartedAt: at[1].StartedAt, EndedAt: at[1].EndedAt}, at[1])
 
-	var first lux.RunMetadata
+	var first record.Metadata
 	require.NoError(t, record.ReadJSON(filepath.Join(res.Dir, "attempts", "1", record.MetadataFile), &first))
 	assert.Equal(t, "start-failed", first.Driver.AgentID)
-	var onDisk lux.RunMetadata
+	var onDisk record.Metadata
 	require.NoError(t, record.ReadJSON(filepath.Join(res.Dir, record.MetadataFile), &onDisk))
 	assert.Len(t, onDisk.Attempts, 2, "run.json lists the attempts")
 	runs, err := record.FindRuns(root)
@@ -152,7 +152,7 @@ func TestRetriesAreBounded(t *testing.T) {
 	assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 	require.Len(t, res.Metadata.Attempts, 3)
 	last := res.Metadata.Attempts[2]
-	assert.Equal(t, lux.FailureInfrastructure, last.Failure)
+	assert.Equal(t, record.FailureInfrastructure, last.Failure)
 	assert.False(t, last.Retried)
 	assert.Equal(t, int64(2000), res.Metadata.Attempts[1].BackoffMs, "the backoff doubles")
 }
@@ -163,24 +163,24 @@ func TestRetriesAreBounded(t *testing.T) {
 func TestAgentFailuresAreNotRetried(t *testing.T) {
 	for name, tc := range map[string]struct {
 		agent   scenario
-		failure lux.FailureClass
+		failure record.FailureClass
 		cause   string
 	}{
 		"gives up": {func(ctx context.Context, a *fakeAgent) error {
 			a.ready(ctx)
 			return errors.New("I cannot do this task")
-		}, lux.FailureAgent, "agent-error"},
+		}, record.FailureAgent, "agent-error"},
 		"worked then the API failed": {func(ctx context.Context, a *fakeAgent) error {
 			if a.ready(ctx) && a.tool(ctx, "1", "Bash", false) {
 				return errors.New("API Error: 529 overloaded_error")
 			}
 			return nil
-		}, lux.FailureAgent, "agent-worked"},
+		}, record.FailureAgent, "agent-worked"},
 		"crashed after saying something": {func(ctx context.Context, a *fakeAgent) error {
 			a.ready(ctx)
 			a.say(ctx, "starting")
 			return nil // ends without a terminal event
-		}, lux.FailureAgent, "agent-worked"},
+		}, record.FailureAgent, "agent-worked"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := New(retryRegistry(t), Options{RunsRoot: t.TempDir(), Retries: 3})

@@ -18,8 +18,8 @@ import (
 // RunResult is the outcome of one run, as recorded in its directory.
 type RunResult struct {
 	Dir       string
-	Metadata  *lux.RunMetadata
-	Grading   *lux.GradingReport
+	Metadata  *record.Metadata
+	Grading   *record.Grading
 	Artifacts []lux.Artifact
 	// Failure is why the harness failed the run, when it did (an answerer
 	// error, an answer that did not match, no answerer, a cancelled
@@ -103,13 +103,13 @@ type runState struct {
 	live      string // what the agent is given while it runs, outside the record
 	scratch   string // the agent's scratch directory (LUX_RUN_DIR), under live
 	slot      *liveSlot
-	meta      *lux.RunMetadata
+	meta      *record.Metadata
 	log       *record.EventLog
 	stderr    *record.StderrLog
 	events    []lux.Event
 	stages    map[lux.Stage]time.Time
 	artifacts []lux.Artifact
-	grading   *lux.GradingReport
+	grading   *record.Grading
 
 	budget        *runBudget // nil: the run has no budget
 	started       bool       // the driver started: there is a session
@@ -134,12 +134,12 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	r := &runState{
 		o: o, p: p, dir: dir, slot: info.slot,
 		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{}, budget: o.newRunBudget(p),
-		meta: &lux.RunMetadata{
-			SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
+		meta: &record.Metadata{
+			SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
 			SuiteID: info.suiteID, Repetition: info.repetition, StartedAt: start, ExitReason: lux.ExitDone,
-			Driver:   lux.DriverInfo{Name: p.driverName, Ready: lux.Ready{AgentID: "not-started"}},
-			Answerer: lux.RunAnswerer{Name: p.answererName},
-			Provenance: lux.Provenance{
+			Driver:   record.DriverInfo{Name: p.driverName, Ready: lux.Ready{AgentID: "not-started"}},
+			Answerer: record.AnswererInfo{Name: p.answererName},
+			Provenance: record.Provenance{
 				Host: hostInfo(), Environment: o.env,
 				CaseHash: p.hashes.caseHash, AssertionsHash: p.hashes.assertionsHash,
 				DriverConfigHash: p.hashes.driverConfigHash, AnswererConfigHash: p.hashes.answererConfigHash,
@@ -187,7 +187,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer) {
 	var err error
 	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.logOpts); err != nil {
-		r.fail(lux.PhaseSetup, lux.ExitError, err)
+		r.fail(record.PhaseSetup, lux.ExitError, err)
 		return nil, nil
 	}
 	r.stderr = record.NewStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes)
@@ -198,18 +198,18 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	_, _ = r.o.sealKey()
 	if r.live, err = r.slot.take(r.o.opts.RunsRoot); err != nil {
 		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
-		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
+		r.fail(record.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
 		return nil, nil
 	}
 	r.workspace, r.scratch = filepath.Join(r.live, workspaceName), filepath.Join(r.live, scratchName)
 	if err := os.Mkdir(r.workspace, record.DirPerm); err != nil {
-		r.fail(lux.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
+		r.fail(record.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
 		return nil, nil
 	}
 	if r.p.fixturesDir != "" {
 		h, err := stageFixtures(r.p.fixturesDir, r.workspace)
 		if err != nil {
-			r.fail(lux.PhaseSetup, lux.ExitError, err)
+			r.fail(record.PhaseSetup, lux.ExitError, err)
 			return nil, nil
 		}
 		r.meta.Provenance.FixturesHash = h
@@ -236,7 +236,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 			if err == nil {
 				err = errors.New("the answerer plugin returned no answerer")
 			}
-			r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q failed to prepare: %w", r.p.answererName, err))
+			r.fail(record.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q failed to prepare: %w", r.p.answererName, err))
 			return nil, nil
 		}
 	}
@@ -262,14 +262,14 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 		}
 		r.meta.Driver.AgentID = "start-failed"
 		r.meta.Provenance.Sandbox = sandboxInfo(box)
-		r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed to start: %w", r.p.driverName, err))
+		r.fail(record.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed to start: %w", r.p.driverName, err))
 		return nil, answerer
 	}
 	r.started = true
 	r.meta.Provenance.Sandbox = sandboxInfo(box)
 	if err := requireSandbox(box, r.p.driverName); err != nil {
 		_ = session.Close()
-		r.fail(lux.PhaseDriver, lux.ExitError, err)
+		r.fail(record.PhaseDriver, lux.ExitError, err)
 		return nil, answerer
 	}
 	return session, answerer
@@ -295,7 +295,7 @@ func (r *runState) record(e lux.Event) bool {
 		// ends with it, whatever failed the run before.
 		r.events = append(r.events, lux.Event{Type: lux.EventError, Time: time.Now().UTC(),
 			Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: limit.Reason()}})
-		r.fail(lux.PhaseTrace, lux.ExitError, limit)
+		r.fail(record.PhaseTrace, lux.ExitError, limit)
 		return false
 	}
 	var bad *record.UnencodableError
@@ -303,9 +303,9 @@ func (r *runState) record(e lux.Event) bool {
 		// A plugin's value that cannot be recorded fails the run, and
 		// nothing of it enters the record.
 		if e.Type == lux.EventResponded {
-			r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, bad.Detail))
+			r.fail(record.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q: its answer's responded event does not encode as JSON: %s", r.p.answererName, bad.Detail))
 		} else {
-			r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, bad.Detail))
+			r.fail(record.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q: its %s event does not encode as JSON: %s", r.p.driverName, e.Type, bad.Detail))
 		}
 		return false
 	}

@@ -83,11 +83,11 @@ func TestRunAnswersInterruptBeforeTheAgentContinues(t *testing.T) {
 	assert.Equal(t, lux.ExitDone, res.Metadata.ExitReason)
 	assert.Equal(t, "pass", res.Verdict())
 	assert.Equal(t, 1.0, *res.Grading.Score)
-	assert.Equal(t, lux.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
+	assert.Equal(t, record.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
 	assert.Equal(t, &lux.TokenUsage{Input: 100, Output: 20}, res.Metadata.Usage.Agent)
 	assert.Equal(t, lux.TokenUsage{Input: 7}, res.Metadata.Usage.Answerer.TokenUsage)
 	assert.Equal(t, lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
-	assert.Equal(t, lux.ArtifactStats{Count: 1, Bytes: 4}, res.Metadata.Artifacts)
+	assert.Equal(t, record.ArtifactStats{Count: 1, Bytes: 4}, res.Metadata.Artifacts)
 	assert.Equal(t, "fake", res.Metadata.Driver.AgentID)
 	assert.JSONEq(t, `{"machine":"test"}`, string(res.Metadata.Provenance.Environment))
 	p := res.Metadata.Provenance
@@ -145,11 +145,11 @@ func TestRunFailsOnBadAnswers(t *testing.T) {
 			assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 			assert.True(t, errors.Is(res.Failure, tt.sentinel), "failure %v", res.Failure)
 			require.NotNil(t, res.Metadata.OperationalFailure)
-			assert.Equal(t, lux.PhaseAnswerer, res.Metadata.OperationalFailure.Phase)
+			assert.Equal(t, record.PhaseAnswerer, res.Metadata.OperationalFailure.Phase)
 			assert.Contains(t, res.Metadata.Reason, tt.reason)
 			assert.Equal(t, "error", res.Verdict(), "the harness failed the run: no verdict on the agent")
 			require.NotNil(t, res.Grading.Incomplete)
-			assert.Equal(t, lux.PhaseRun, res.Grading.Incomplete.Phase)
+			assert.Equal(t, record.PhaseRun, res.Grading.Incomplete.Phase)
 			got := readBack(t, res)
 			types := eventTypes(got.Events)
 			assert.NotContains(t, types, "responded")
@@ -180,7 +180,7 @@ func TestGrading(t *testing.T) {
 		wantPassed *bool
 		wantScore  *float64
 		perPassed  []bool
-		incomplete lux.Phase
+		incomplete record.Phase
 	}{
 		{"no assertions", nil, nil, nil, nil, ""},
 		{"all pass", []lux.AssertionSpec{fixedSpec(1, true, nil), fixedSpec(1, true, nil)}, ptr(true), ptr(1.0), []bool{true, true}, ""},
@@ -257,7 +257,7 @@ func TestRunFailsOnUndeclaredInterrupt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 	require.NotNil(t, res.Metadata.OperationalFailure)
-	assert.Equal(t, lux.PhaseDriver, res.Metadata.OperationalFailure.Phase)
+	assert.Equal(t, record.PhaseDriver, res.Metadata.OperationalFailure.Phase)
 	assert.Contains(t, res.Metadata.Reason, `driver "fake" sent approve interrupt "p1" but does not declare the "approve" capability`)
 	assert.Equal(t, "error", res.Verdict())
 }

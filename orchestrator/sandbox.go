@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/sandbox"
 )
 
@@ -37,20 +36,16 @@ func (r *runState) sandbox() *sandbox.Run {
 const noProcess = "the driver started no agent process through the sandbox"
 
 // sandboxInfo is run.json's account of box.
-func sandboxInfo(box *sandbox.Run) *lux.SandboxInfo {
+func sandboxInfo(box *sandbox.Run) *sandbox.Info {
 	in := box.Info()
 	if in == nil {
-		return &lux.SandboxInfo{Level: string(sandbox.LevelNone), Requested: string(box.Config.Level), Refused: []string{noProcess}}
+		return &sandbox.Info{Level: sandbox.LevelNone, Requested: box.Config.Level, Refused: []string{noProcess}}
 	}
-	out := &lux.SandboxInfo{
-		Level: string(in.Level), Requested: string(in.Requested), Refused: in.Refused,
-		LandlockABI: in.LandlockABI, ProcessLimit: in.ProcessLimit, MemoryLimit: in.MemoryLimit, ConnectPorts: in.ConnectPorts,
-		AgentSandbox: in.AgentSandbox,
+	if in.Limits != nil {
+		l := *in.Limits
+		in.Limits = &l
 	}
-	if l := in.Limits; l != nil {
-		out.Limits = &lux.SandboxLimits{Processes: l.Processes, MemoryBytes: l.MemoryBytes, FileBytes: l.FileBytes, CPUSeconds: l.CPUSeconds}
-	}
-	return out
+	return in
 }
 
 // requireSandbox refuses a run whose agent is below the required level

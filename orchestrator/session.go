@@ -30,9 +30,9 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 			case ctx.Err() != nil:
 				r.cancel(ctx, err)
 			case errors.Is(err, io.EOF):
-				r.fail(lux.PhaseDriver, lux.ExitError, errors.New("the driver ended the session without a done or error event"))
+				r.fail(record.PhaseDriver, lux.ExitError, errors.New("the driver ended the session without a done or error event"))
 			default:
-				r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed: %w", r.p.driverName, err))
+				r.fail(record.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q failed: %w", r.p.driverName, err))
 			}
 			return
 		}
@@ -52,13 +52,13 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 			}
 		case lux.EventInterrupt:
 			if e.Interrupt == nil {
-				r.fail(lux.PhaseDriver, lux.ExitError, errors.New("driver sent an interrupt event without an interrupt"))
+				r.fail(record.PhaseDriver, lux.ExitError, errors.New("driver sent an interrupt event without an interrupt"))
 				return
 			}
 			in := *e.Interrupt
 			r.meta.InterruptCounts.Add(in.Kind)
 			if c := lux.Capability(in.Kind); !r.p.runtime.Has(c) {
-				r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q sent %s interrupt %q but does not declare the %q capability, so it cannot take the answer",
+				r.fail(record.PhaseDriver, lux.ExitError, fmt.Errorf("driver %q sent %s interrupt %q but does not declare the %q capability, so it cannot take the answer",
 					r.p.driverName, in.Kind, in.ID, c))
 				return
 			}
@@ -92,7 +92,7 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 // answer gets the answer to in and delivers it; false ends the loop.
 func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Answerer, in lux.Interrupt, history *[]lux.Exchange) bool {
 	if ans == nil {
-		r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
+		r.fail(record.PhaseAnswerer, lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
 			lux.ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
 		return false
 	}
@@ -105,11 +105,11 @@ func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Ans
 		if r.checkCancel(ctx, err) {
 			return false
 		}
-		r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q failed on %s interrupt %q: %w", r.p.answererName, in.Kind, in.ID, err))
+		r.fail(record.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q failed on %s interrupt %q: %w", r.p.answererName, in.Kind, in.ID, err))
 		return false
 	}
 	if err := a.Matches(in); err != nil {
-		r.fail(lux.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q: %w", r.p.answererName, err))
+		r.fail(record.PhaseAnswerer, lux.ExitError, fmt.Errorf("answerer %q: %w", r.p.answererName, err))
 		return false
 	}
 	if !r.record(lux.Event{Type: lux.EventResponded, Time: time.Now().UTC(), Answer: &a}) && r.failed() {
@@ -120,7 +120,7 @@ func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Ans
 		if r.checkCancel(ctx, err) {
 			return false
 		}
-		r.fail(lux.PhaseDriver, lux.ExitError, fmt.Errorf("driver respond failed: %w", err))
+		r.fail(record.PhaseDriver, lux.ExitError, fmt.Errorf("driver respond failed: %w", err))
 		return false
 	}
 	return true
@@ -159,7 +159,7 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 		if t, err := record.WorkspaceTree(r.workspace); err == nil {
 			r.tree = t
 		} else {
-			r.note(lux.PhaseCollection, err)
+			r.note(record.PhaseCollection, err)
 		}
 	}
 	r.stage(lux.StageCollectEnd)
@@ -169,7 +169,7 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 	}
 	r.meta.EndedAt = now
 	r.meta.ToolCalls = lux.SummarizeTools(r.events)
-	r.meta.Artifacts = lux.ArtifactStats{Count: len(r.artifacts)}
+	r.meta.Artifacts = record.ArtifactStats{Count: len(r.artifacts)}
 	for _, a := range r.artifacts {
 		r.meta.Artifacts.Bytes += a.Size
 	}
@@ -192,7 +192,7 @@ func (r *runState) keepWorkspace() {
 	}
 	if err := os.Rename(r.workspace, kept); err != nil {
 		if !os.IsNotExist(err) {
-			r.note(lux.PhaseCollection, fmt.Errorf("the workspace stays at %s: %w", r.workspace, err))
+			r.note(record.PhaseCollection, fmt.Errorf("the workspace stays at %s: %w", r.workspace, err))
 			r.live = "" // keep it
 		}
 		return
@@ -216,9 +216,9 @@ func (r *runState) collectionFailed(ctx context.Context, err error) {
 	case ctx.Err() != nil && !r.failed():
 		r.cancel(ctx, err)
 	case r.failed():
-		r.note(lux.PhaseCollection, err)
+		r.note(record.PhaseCollection, err)
 	default:
-		r.fail(lux.PhaseCollection, lux.ExitError, err)
+		r.fail(record.PhaseCollection, lux.ExitError, err)
 	}
 }
 
@@ -230,13 +230,13 @@ func (r *runState) grade(ctx, limit context.Context) {
 	switch {
 	case r.cancelled() || !r.started:
 		no := false
-		r.grading = &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: &no, Assertions: []lux.AssertionOutcome{},
-			Incomplete: &lux.Incomplete{ExitReason: r.meta.ExitReason, Phase: lux.PhaseRun, Reason: r.meta.Reason}}
+		r.grading = &record.Grading{SchemaVersion: record.SchemaVersion, Passed: &no, Assertions: []record.AssertionOutcome{},
+			Incomplete: &record.Incomplete{ExitReason: r.meta.ExitReason, Phase: record.PhaseRun, Reason: r.meta.Reason}}
 	case r.collectFailed:
-		r.grading = &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Assertions: []lux.AssertionOutcome{},
-			Incomplete: &lux.Incomplete{ExitReason: lux.ExitError, Phase: lux.PhaseCollection, Reason: r.meta.Reason}}
+		r.grading = &record.Grading{SchemaVersion: record.SchemaVersion, Assertions: []record.AssertionOutcome{},
+			Incomplete: &record.Incomplete{ExitReason: lux.ExitError, Phase: record.PhaseCollection, Reason: r.meta.Reason}}
 	default:
-		run := &lux.Run{Case: r.p.c, Metadata: r.meta, Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
+		run := &lux.Run{Case: r.p.c, Repetition: r.meta.Repetition, Outcome: r.meta.Outcome(), Events: r.events, Artifacts: r.artifacts, Dir: r.dir, Workspace: r.workspace}
 		if r.live != "" {
 			// Grading writes only here (emptied or removed with the live
 			// directory).
@@ -285,7 +285,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 		}
 	}
 	if len(closeErrs) > 0 {
-		r.note(lux.PhaseClose, errors.Join(closeErrs...))
+		r.note(record.PhaseClose, errors.Join(closeErrs...))
 	}
 	if r.stderr != nil {
 		if err := r.stderr.Close(); err != nil && r.writeErr == nil {
@@ -302,7 +302,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 			r.writeErr = err
 		}
 	}
-	if ev, err := record.Evidence(r.log, r.artifacts); err == nil {
+	if ev, err := record.NewEvidence(r.log, r.artifacts); err == nil {
 		if r.tree != nil {
 			ev.WorkspaceSHA256, ev.WorkspaceEntries = r.tree.SHA256, r.tree.Entries
 		}

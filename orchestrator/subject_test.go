@@ -42,7 +42,7 @@ func subjectCase() *lux.Case {
 
 func TestSubjectRootIsBoundInDriverConfigFixturesAndAssertions(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
-	var metas []*lux.RunMetadata
+	var metas []*record.Metadata
 	for _, text := range []string{"from the subject", "from the subject"} {
 		root := subjectTree(t, text)
 		o := newTestOrchestrator(t, Options{RunsRoot: runs, SubjectRoot: root,

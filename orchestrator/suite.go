@@ -52,7 +52,7 @@ func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteR
 	}
 	reps := o.opts.Repetitions
 	m := &record.SuiteManifest{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
+		SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, SuiteID: filepath.Base(dir), StartedAt: start,
 		Status: record.SuiteRunning, Repetitions: reps, Environment: o.env, Owner: record.CurrentOwner(),
 		Label: o.opts.Label, GitBranch: workingBranch(ctx),
 		Items: make([]record.SuiteItem, 0, len(plans)*reps),
@@ -276,8 +276,8 @@ func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem 
 func (o *Orchestrator) summarize(dir string, m *record.SuiteManifest, status record.SuiteStatus) *record.SuiteSummary {
 	b := record.NewSummaryBuilder(m.SuiteID)
 	for i, it := range m.Items {
-		var meta *lux.RunMetadata
-		var g *lux.GradingReport
+		var meta *record.Metadata
+		var g *record.Grading
 		if it.RunDir != "" {
 			meta, g, _ = record.ReadMetadata(filepath.Join(dir, filepath.FromSlash(it.RunDir)))
 		}

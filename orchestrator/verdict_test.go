@@ -11,17 +11,17 @@ import (
 // record.RunVerdict does; the grading alone calls a cancelled run "fail".
 func TestRunResultVerdictIsRecords(t *testing.T) {
 	no := false
-	g := &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: &no}
+	g := &record.Grading{SchemaVersion: record.SchemaVersion, Passed: &no}
 	for exit, want := range map[lux.ExitReason]record.Verdict{
 		lux.ExitCancelled: record.VerdictCancelled,
 		lux.ExitTimeout:   record.VerdictFail,
 	} {
-		r := &RunResult{Metadata: &lux.RunMetadata{ExitReason: exit}, Grading: g}
+		r := &RunResult{Metadata: &record.Metadata{ExitReason: exit}, Grading: g}
 		if got := r.Verdict(); got != string(want) {
 			t.Errorf("%s: Verdict() = %q, want %q", exit, got, want)
 		}
 	}
-	r := &RunResult{Metadata: &lux.RunMetadata{ExitReason: lux.ExitDone}} // no grading.json
+	r := &RunResult{Metadata: &record.Metadata{ExitReason: lux.ExitDone}} // no grading.json
 	if got := r.Verdict(); got != string(record.VerdictError) {
 		t.Errorf("done without grading: Verdict() = %q, want error", got)
 	}

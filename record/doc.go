@@ -6,9 +6,9 @@
 //
 //	<root>/<slug(caseId)>/<slug(driver)>/<timestamp>[-N]/
 //	    case.json       the case as authored, frozen, with its casePath
-//	    run.json        lux.RunMetadata: exit reason, timings, usage, provenance
+//	    run.json        Metadata: exit reason, timings, usage, provenance
 //	    events.jsonl    the trajectory, one lux.Event per line, append-only
-//	    grading.json    lux.GradingReport
+//	    grading.json    Grading
 //	    artifacts.json  []lux.Artifact
 //	    stderr.log      the agent's standard error (capped; absent when empty)
 //	    seal.json       the seal: each file's SHA-256, and an HMAC of them

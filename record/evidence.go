@@ -71,9 +71,9 @@ func SweepLive(root string) int {
 // artifacts/ changed (or was added to) since. Such a record is not graded.
 var ErrEvidenceChanged = errors.New("record: the run's evidence changed since it was recorded")
 
-// Evidence fingerprints the evidence of a run being recorded: the event
+// NewEvidence fingerprints the evidence of a run being recorded: the event
 // log's digest and the artifact list.
-func Evidence(log *EventLog, artifacts []lux.Artifact) (*lux.Evidence, error) {
+func NewEvidence(log *EventLog, artifacts []lux.Artifact) (*Evidence, error) {
 	if artifacts == nil {
 		artifacts = []lux.Artifact{}
 	}
@@ -81,7 +81,7 @@ func Evidence(log *EventLog, artifacts []lux.Artifact) (*lux.Evidence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	ev := &lux.Evidence{ArtifactsHash: h}
+	ev := &Evidence{ArtifactsHash: h}
 	if log != nil {
 		ev.EventsSHA256, ev.EventsBytes = log.Digest()
 	}
@@ -171,7 +171,7 @@ func VerifyEvidence(ctx context.Context, r *Run) (verified bool, err error) {
 
 // verifyTree checks the recorded workspace's tree against its fingerprint
 // and names, when it differs, the files not in the artifact list.
-func verifyTree(dir string, want *lux.Evidence, arts []lux.Artifact) error {
+func verifyTree(dir string, want *Evidence, arts []lux.Artifact) error {
 	if want.WorkspaceSHA256 == "" {
 		return nil // recorded before the tree was fingerprinted
 	}

@@ -18,13 +18,13 @@ func Example() {
 
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	dir, _ := record.ReserveRunDir(root, "greet/hello", "subprocess", start)
-	meta := &lux.RunMetadata{
-		SchemaVersion: lux.SchemaVersion, CaseID: "greet/hello", StartedAt: start,
+	meta := &record.Metadata{
+		SchemaVersion: record.SchemaVersion, CaseID: "greet/hello", StartedAt: start,
 		EndedAt: start.Add(1500 * time.Millisecond), ExitReason: lux.ExitDone,
 	}
 	passed, score := true, 1.0
 	_ = record.WriteJSON(filepath.Join(dir, record.MetadataFile), meta)
-	_ = record.WriteJSON(filepath.Join(dir, record.GradingFile), &lux.GradingReport{Passed: &passed, Score: &score})
+	_ = record.WriteJSON(filepath.Join(dir, record.GradingFile), &record.Grading{Passed: &passed, Score: &score})
 
 	rel, _ := filepath.Rel(root, dir)
 	fmt.Println(filepath.ToSlash(rel))

@@ -15,7 +15,7 @@ import (
 // (assertionsHash, evaluatorConfigHash) from the same fixtures
 // (fixturesHash), with the same driver config, answerer config, runtime
 // (driver, commands by name, content hash and version — not where they
-// were found; see lux.RuntimeInfo.Identity), host, source (case path and
+// were found; see RuntimeInfo.Identity), host, source (case path and
 // git commit) and declared environment, against the same agent as it
 // reported itself when ready (see IdentityDriver), within the same
 // experiment.
@@ -27,14 +27,14 @@ import (
 // A run whose source repository was dirty with no working-tree hash
 // recorded cannot prove what it ran: its identity includes its start time,
 // so it matches no other run.
-func IdentityHash(m *lux.RunMetadata) string {
+func IdentityHash(m *Metadata) string {
 	p := m.Provenance
 	var source any
 	if p.Source != nil {
 		src := *p.Source
 		if src.Git != nil && src.Git.Dirty && src.Git.WorkingTreeHash == "" {
 			source = struct {
-				lux.Source
+				Source
 				DirtySnapshotUnavailableForRun time.Time `json:"dirtySnapshotUnavailableForRun"`
 			}{src, m.StartedAt}
 		} else {
@@ -88,7 +88,7 @@ func asRead(detail map[string]any) map[string]any {
 // agent as it reported itself when ready, without the raw version string
 // and the per-session detail (lux.IsSessionDetail: session and thread
 // ids, pid, working directory). Detail reads as it would from run.json.
-func IdentityDriver(d lux.DriverInfo) lux.DriverInfo {
+func IdentityDriver(d DriverInfo) DriverInfo {
 	d.AgentVersionRaw = ""
 	if len(d.Detail) > 0 {
 		det := asRead(d.Detail)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/luxeval/lux"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,19 +23,19 @@ func TestIdentityHashSurvivesAJSONRoundTrip(t *testing.T) {
 	local := time.FixedZone("CET", 3600)
 	tests := []struct {
 		name   string
-		mutate func(m *lux.RunMetadata)
+		mutate func(m *Metadata)
 	}{
-		{"sample", func(m *lux.RunMetadata) {}},
-		{"large integers in the ready detail", func(m *lux.RunMetadata) {
+		{"sample", func(m *Metadata) {}},
+		{"large integers in the ready detail", func(m *Metadata) {
 			m.Driver.Detail = map[string]any{"startedNs": int64(1<<60 + 1), "max": uint64(1<<64 - 1), "small": 3}
 		}},
-		{"a struct and odd text in the ready detail", func(m *lux.RunMetadata) {
+		{"a struct and odd text in the ready detail", func(m *Metadata) {
 			m.Driver.Detail = map[string]any{"cfg": readyDetail{Flags: []string{"<a&b>"}, Depth: 2}, "f32": float32(0.1), "at": time.Date(2025, 1, 2, 3, 4, 5, 6, local)}
 		}},
-		{"an environment with big numbers and markup", func(m *lux.RunMetadata) {
+		{"an environment with big numbers and markup", func(m *Metadata) {
 			m.Provenance.Environment = json.RawMessage(`{"cores": 12345678901234567890, "ratio": 1.50, "note": "<gpu & co>"}`)
 		}},
-		{"dirty source without snapshot, local times with monotonic clock", func(m *lux.RunMetadata) {
+		{"dirty source without snapshot, local times with monotonic clock", func(m *Metadata) {
 			m.Provenance.Source.Git.Dirty = true
 			m.StartedAt = time.Now()
 			m.EndedAt = time.Now().In(local)

@@ -18,7 +18,7 @@ import "github.com/luxeval/lux"
 //	artifacts.count, artifacts.bytes
 //
 // Metrics that are unavailable are absent, never zero.
-func RunMetrics(m *lux.RunMetadata) map[string]float64 {
+func RunMetrics(m *Metadata) map[string]float64 {
 	out := make(map[string]float64, 32)
 	out["durationMs"] = float64(m.Duration().Milliseconds())
 	out["phase.agentMs"] = float64(m.Phases.Agent)

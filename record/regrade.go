@@ -36,8 +36,8 @@ type Regrading struct {
 	EvidenceVerified bool `json:"evidenceVerified"`
 	// RecordSeal is what the record's seal showed before grading:
 	// "verified", or "unsealed" for a record made before sealing.
-	RecordSeal SealState          `json:"recordSeal,omitempty"`
-	Report     *lux.GradingReport `json:"report"`
+	RecordSeal SealState `json:"recordSeal,omitempty"`
+	Report     *Grading  `json:"report"`
 	// JudgeUsage is what the model-graded assertions of this grading spent.
 	JudgeUsage lux.ModelUsage `json:"judgeUsage"`
 }

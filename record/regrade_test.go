@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luxeval/lux"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,8 +21,8 @@ func TestWriteRegradingFailureLeavesNothing(t *testing.T) {
 	_, err := Writer{}.WriteRegrading(dir, good)
 	require.NoError(t, err)
 
-	bad := &Regrading{SchemaVersion: 1, GradedAt: at, Report: &lux.GradingReport{
-		Assertions: []lux.AssertionOutcome{{ID: "x", Detail: make(chan int)}}}}
+	bad := &Regrading{SchemaVersion: 1, GradedAt: at, Report: &Grading{
+		Assertions: []AssertionOutcome{{ID: "x", Detail: make(chan int)}}}}
 	_, err = Writer{}.WriteRegrading(dir, bad)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrUnencodable))

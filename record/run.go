@@ -60,8 +60,8 @@ func (c *CaseRecord) UnmarshalJSON(data []byte) error {
 type Run struct {
 	Dir       string
 	Case      *CaseRecord
-	Metadata  *lux.RunMetadata
-	Grading   *lux.GradingReport // nil when grading.json is absent
+	Metadata  *Metadata
+	Grading   *Grading // nil when grading.json is absent
 	Artifacts []lux.Artifact
 	// Events is nil until LoadEvents (or ReadRun with Events set).
 	Events []lux.Event
@@ -128,12 +128,12 @@ func ReadCase(dir string) (*CaseRecord, error) {
 // the run directory dir: the cheapest read, for scanning many runs. Both
 // are checked against the run's seal (see VerifySeal): a file changed
 // since is an error wrapping ErrSealBroken.
-func ReadMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, error) {
+func ReadMetadata(dir string) (*Metadata, *Grading, error) {
 	meta, g, _, err := readMetadata(dir)
 	return meta, g, err
 }
 
-func readMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, *sealCheck, error) {
+func readMetadata(dir string) (*Metadata, *Grading, *sealCheck, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, nil, nil, &FileError{Path: dir, Err: pathProblem(err)}
@@ -148,7 +148,7 @@ func readMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, *sealCheck,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var meta lux.RunMetadata
+	var meta Metadata
 	ok, err := sc.readJSON(MetadataFile, &meta)
 	if err != nil {
 		return nil, nil, nil, err
@@ -160,7 +160,7 @@ func readMetadata(dir string) (*lux.RunMetadata, *lux.GradingReport, *sealCheck,
 	if err := sc.unsealedErr(&complete); err != nil {
 		return nil, nil, nil, err
 	}
-	var g lux.GradingReport
+	var g Grading
 	ok, err = sc.readJSON(GradingFile, &g)
 	if err != nil {
 		return nil, nil, nil, err
@@ -214,7 +214,7 @@ func (r *Run) Evidence() *lux.Run {
 		c = &cc
 	}
 	return &lux.Run{
-		Case: c, Metadata: r.Metadata, Events: r.Events, Artifacts: r.Artifacts,
+		Case: c, Repetition: r.Metadata.Repetition, Outcome: r.Metadata.Outcome(), Events: r.Events, Artifacts: r.Artifacts,
 		Dir: r.Dir, Workspace: filepath.Join(r.Dir, ArtifactsDir),
 	}
 }

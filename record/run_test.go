@@ -15,38 +15,38 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-func sampleMetadata() *lux.RunMetadata {
+func sampleMetadata() *Metadata {
 	start := time.Date(2025, 3, 4, 5, 6, 7, 123_000_000, time.UTC)
 	agentEnd := start.Add(1500 * time.Millisecond)
-	return &lux.RunMetadata{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, RunID: "hello/subprocess/x",
+	return &Metadata{
+		SchemaVersion: SchemaVersion, LuxVersion: lux.Version, RunID: "hello/subprocess/x",
 		CaseID: "hello", SuiteID: "s1", Repetition: 2,
 		StartedAt: start, AgentEndedAt: &agentEnd, EndedAt: start.Add(2 * time.Second),
 		ExitReason: lux.ExitDone,
-		Driver:     lux.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echo", AgentVersion: "1.0", Detail: map[string]any{"sessionId": "abc", "mode": "fast"}}},
-		Answerer:   lux.RunAnswerer{Name: "scripted"},
+		Driver:     DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echo", AgentVersion: "1.0", Detail: map[string]any{"sessionId": "abc", "mode": "fast"}}},
+		Answerer:   AnswererInfo{Name: "scripted"},
 		Usage: lux.Usage{
 			Agent: &lux.TokenUsage{Input: 100, Output: 20, CacheRead: 300}, AgentCostUSD: ptr(0.25),
 			Answerer: lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 5}}, Judge: lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: 7}},
 		},
-		InterruptCounts: lux.InterruptCounts{Ask: 1},
+		InterruptCounts: InterruptCounts{Ask: 1},
 		ToolCalls:       lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},
-		Artifacts:       lux.ArtifactStats{Count: 2, Bytes: 42},
-		Phases:          lux.PhaseDurations{Agent: 1500, Collect: 3, Grading: 10},
-		Provenance: lux.Provenance{
-			Source:      &lux.Source{CasePath: "cases/hello.json", Git: &lux.GitInfo{Commit: "abc123", Dirty: false}},
-			Host:        lux.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
-			Runtime:     lux.RuntimeInfo{Driver: "subprocess", Commands: []lux.CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}, Capabilities: []lux.Capability{lux.CanAsk}},
+		Artifacts:       ArtifactStats{Count: 2, Bytes: 42},
+		Phases:          PhaseDurations{Agent: 1500, Collect: 3, Grading: 10},
+		Provenance: Provenance{
+			Source:      &Source{CasePath: "cases/hello.json", Git: &GitInfo{Commit: "abc123", Dirty: false}},
+			Host:        Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
+			Runtime:     RuntimeInfo{Driver: "subprocess", Commands: []CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}, Capabilities: []lux.Capability{lux.CanAsk}},
 			Environment: json.RawMessage(`{"image":"golang:1.26"}`),
 			CaseHash:    "c", AssertionsHash: "a", FixturesHash: "f", DriverConfigHash: "d", AnswererConfigHash: "an", EvaluatorConfigHash: "e",
 		},
 	}
 }
 
-func sampleGrading() *lux.GradingReport {
-	return &lux.GradingReport{
-		SchemaVersion: lux.SchemaVersion, Passed: ptr(false), Score: ptr(0.5),
-		Assertions: []lux.AssertionOutcome{
+func sampleGrading() *Grading {
+	return &Grading{
+		SchemaVersion: SchemaVersion, Passed: ptr(false), Score: ptr(0.5),
+		Assertions: []AssertionOutcome{
 			{ID: "readme", Type: "file-exists", Name: "file-exists path=README.md", Passed: true, Score: 1, Weight: 1, DurationMs: 1, Detail: map[string]any{"size": 3.0}},
 			{ID: "x", Type: "contains", Name: "contains", Passed: false, Score: 0, Weight: 1, Comment: "not found"},
 		},

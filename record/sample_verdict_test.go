@@ -12,7 +12,7 @@ import (
 // reason and casePassed imply.
 func TestSampleVerdict(t *testing.T) {
 	b := NewSummaryBuilder("s")
-	meta := &lux.RunMetadata{ExitReason: lux.ExitError, OperationalFailure: &lux.OperationalFailure{Phase: lux.PhaseDriver, Reason: "no agent"}}
+	meta := &Metadata{ExitReason: lux.ExitError, OperationalFailure: &OperationalFailure{Phase: PhaseDriver, Reason: "no agent"}}
 	b.Add(0, SuiteItem{CaseID: "c", Repetition: 1, Status: ItemCompleted, ExitReason: lux.ExitError, RunVerdict: RunVerdict(meta, nil)}, meta, nil)
 	data, err := json.Marshal(b.Build(SuiteFailed, meta.StartedAt).Samples[0])
 	if err != nil {

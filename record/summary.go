@@ -147,7 +147,7 @@ func NewSummaryBuilder(suiteID string) *SummaryBuilder {
 
 // Add counts item, the index-th of the manifest. meta and grading are the
 // run's records (nil when the item never produced them).
-func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *lux.RunMetadata, grading *lux.GradingReport) {
+func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *Metadata, grading *Grading) {
 	b.totals.add(item)
 	acc := b.cases[item.CaseID]
 	if acc == nil {
@@ -185,7 +185,7 @@ func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *lux.RunMetadata, g
 // Build returns the summary with the given status.
 func (b *SummaryBuilder) Build(status SuiteStatus, now time.Time) *SuiteSummary {
 	s := &SuiteSummary{
-		SchemaVersion: lux.SchemaVersion, SuiteID: b.suiteID, GeneratedAt: now.UTC(), Status: status,
+		SchemaVersion: SchemaVersion, SuiteID: b.suiteID, GeneratedAt: now.UTC(), Status: status,
 		Totals: b.totals, Metrics: summarizeAll(b.metrics), Cases: []CaseOutcome{}, Samples: b.samples,
 	}
 	s.Totals.finish()

@@ -55,7 +55,7 @@ func TestRunMetricsUnavailableIsAbsent(t *testing.T) {
 
 func TestSummaryBuilder(t *testing.T) {
 	pass, fail := true, false
-	meta := func(d time.Duration, agent *lux.TokenUsage) *lux.RunMetadata {
+	meta := func(d time.Duration, agent *lux.TokenUsage) *Metadata {
 		m := sampleMetadata()
 		m.EndedAt = m.StartedAt.Add(d)
 		m.Usage = lux.Usage{Agent: agent}
@@ -68,8 +68,8 @@ func TestSummaryBuilder(t *testing.T) {
 		{CaseID: "b", Repetition: 2, Cluster: "k", Status: ItemCompleted, ExitReason: lux.ExitDone}, // ungraded
 		{CaseID: "c", Repetition: 1, Status: ItemSkipped},
 	}
-	metas := []*lux.RunMetadata{meta(time.Second, &lux.TokenUsage{Input: 10}), meta(3*time.Second, nil), nil, meta(2*time.Second, nil), nil}
-	gradings := []*lux.GradingReport{{Passed: &pass, Score: ptr(1.0)}, {Passed: &fail, Score: ptr(0.5)}, nil, nil, nil}
+	metas := []*Metadata{meta(time.Second, &lux.TokenUsage{Input: 10}), meta(3*time.Second, nil), nil, meta(2*time.Second, nil), nil}
+	gradings := []*Grading{{Passed: &pass, Score: ptr(1.0)}, {Passed: &fail, Score: ptr(0.5)}, nil, nil, nil}
 	b := NewSummaryBuilder("s1")
 	for i, it := range items {
 		b.Add(i, it, metas[i], gradings[i])
@@ -96,7 +96,7 @@ func TestSummaryBuilder(t *testing.T) {
 	dir := t.TempDir()
 	end := now.Add(time.Minute)
 	manifest := &SuiteManifest{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: lux.Version, SuiteID: "s1", StartedAt: now, EndedAt: &end,
+		SchemaVersion: SchemaVersion, LuxVersion: lux.Version, SuiteID: "s1", StartedAt: now, EndedAt: &end,
 		Status: SuiteCancelled, Concurrency: 2, Repetitions: 2, Environment: json.RawMessage(`{"machine":"ci"}`), Items: items,
 	}
 	require.NoError(t, WriteJSON(filepath.Join(dir, SuiteFile), manifest))
@@ -132,18 +132,18 @@ func TestIdentityHash(t *testing.T) {
 	base := IdentityHash(sampleMetadata())
 	same := []struct {
 		name   string
-		mutate func(m *lux.RunMetadata)
+		mutate func(m *Metadata)
 	}{
-		{"run id", func(m *lux.RunMetadata) { m.RunID = "other" }},
-		{"times", func(m *lux.RunMetadata) {
+		{"run id", func(m *Metadata) { m.RunID = "other" }},
+		{"times", func(m *Metadata) {
 			m.StartedAt = m.StartedAt.Add(time.Hour)
 			m.EndedAt = m.EndedAt.Add(time.Hour)
 		}},
-		{"repetition and suite", func(m *lux.RunMetadata) { m.Repetition = 9; m.SuiteID = "s9" }},
-		{"outcome and usage", func(m *lux.RunMetadata) { m.ExitReason = lux.ExitError; m.Usage = lux.Usage{} }},
-		{"candidate and subject", func(m *lux.RunMetadata) { m.Provenance.CandidateID = "c2"; m.Provenance.SubjectHash = "s2" }},
-		{"session id", func(m *lux.RunMetadata) { m.Driver.Detail = map[string]any{"sessionId": "zzz", "mode": "fast"} }},
-		{"environment whitespace", func(m *lux.RunMetadata) { m.Provenance.Environment = json.RawMessage(`{ "image" : "golang:1.26" }`) }},
+		{"repetition and suite", func(m *Metadata) { m.Repetition = 9; m.SuiteID = "s9" }},
+		{"outcome and usage", func(m *Metadata) { m.ExitReason = lux.ExitError; m.Usage = lux.Usage{} }},
+		{"candidate and subject", func(m *Metadata) { m.Provenance.CandidateID = "c2"; m.Provenance.SubjectHash = "s2" }},
+		{"session id", func(m *Metadata) { m.Driver.Detail = map[string]any{"sessionId": "zzz", "mode": "fast"} }},
+		{"environment whitespace", func(m *Metadata) { m.Provenance.Environment = json.RawMessage(`{ "image" : "golang:1.26" }`) }},
 	}
 	for _, tt := range same {
 		t.Run("ignores "+tt.name, func(t *testing.T) {
@@ -154,16 +154,16 @@ func TestIdentityHash(t *testing.T) {
 	}
 	differ := []struct {
 		name   string
-		mutate func(m *lux.RunMetadata)
+		mutate func(m *Metadata)
 	}{
-		{"case hash", func(m *lux.RunMetadata) { m.Provenance.CaseHash = "c2" }},
-		{"fixtures hash", func(m *lux.RunMetadata) { m.Provenance.FixturesHash = "f2" }},
-		{"evaluator", func(m *lux.RunMetadata) { m.Provenance.EvaluatorConfigHash = "e2" }},
-		{"command version", func(m *lux.RunMetadata) { m.Provenance.Runtime.Commands[0].Version = "2.0" }},
-		{"environment", func(m *lux.RunMetadata) { m.Provenance.Environment = json.RawMessage(`{"image":"other"}`) }},
-		{"git commit", func(m *lux.RunMetadata) { m.Provenance.Source.Git.Commit = "def" }},
-		{"agent version", func(m *lux.RunMetadata) { m.Driver.AgentVersion = "2.0" }},
-		{"answerer", func(m *lux.RunMetadata) { m.Answerer.Name = "persona" }},
+		{"case hash", func(m *Metadata) { m.Provenance.CaseHash = "c2" }},
+		{"fixtures hash", func(m *Metadata) { m.Provenance.FixturesHash = "f2" }},
+		{"evaluator", func(m *Metadata) { m.Provenance.EvaluatorConfigHash = "e2" }},
+		{"command version", func(m *Metadata) { m.Provenance.Runtime.Commands[0].Version = "2.0" }},
+		{"environment", func(m *Metadata) { m.Provenance.Environment = json.RawMessage(`{"image":"other"}`) }},
+		{"git commit", func(m *Metadata) { m.Provenance.Source.Git.Commit = "def" }},
+		{"agent version", func(m *Metadata) { m.Driver.AgentVersion = "2.0" }},
+		{"answerer", func(m *Metadata) { m.Answerer.Name = "persona" }},
 	}
 	for _, tt := range differ {
 		t.Run("depends on "+tt.name, func(t *testing.T) {

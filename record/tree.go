@@ -16,7 +16,7 @@ import (
 const MaxWorkspaceEntries = 250_000
 
 // Tree is the fingerprint of a workspace's file tree (see
-// lux.Evidence.WorkspaceSHA256).
+// Evidence.WorkspaceSHA256).
 type Tree struct {
 	SHA256  string
 	Entries int

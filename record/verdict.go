@@ -30,7 +30,7 @@ func (v Verdict) Graded() bool { return v == VerdictPass || v == VerdictFail }
 // grading.json (nil when absent). It is the one rule for a run's verdict:
 // every surface (the CLI's table, JSON and JUnit, the HTML report,
 // comparisons) shows what it returns.
-func RunVerdict(m *lux.RunMetadata, g *lux.GradingReport) Verdict {
+func RunVerdict(m *Metadata, g *Grading) Verdict {
 	if m == nil {
 		return VerdictError
 	}

@@ -52,7 +52,7 @@ type fixtureRun struct {
 	caseHash   string // "" for "case-" + the case id
 }
 
-func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time) (string, *lux.RunMetadata, *lux.GradingReport) {
+func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time) (string, *record.Metadata, *record.Grading) {
 	t.Helper()
 	dir, err := record.ReserveRunDir(root, fr.caseID, "subprocess", start)
 	if err != nil {
@@ -62,17 +62,17 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 	if exit == "" {
 		exit = lux.ExitDone
 	}
-	m := &lux.RunMetadata{
-		SchemaVersion: lux.SchemaVersion, LuxVersion: "test", RunID: fr.caseID + "/" + filepath.Base(dir), CaseID: fr.caseID,
+	m := &record.Metadata{
+		SchemaVersion: record.SchemaVersion, LuxVersion: "test", RunID: fr.caseID + "/" + filepath.Base(dir), CaseID: fr.caseID,
 		SuiteID: suiteID, Repetition: fr.rep, StartedAt: start, EndedAt: start.Add(time.Duration(fr.durationMs) * time.Millisecond),
-		ExitReason: exit, Driver: lux.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echoagent", AgentVersion: "1.0", Model: "m-1"}},
-		Answerer:  lux.RunAnswerer{Name: "scripted"},
+		ExitReason: exit, Driver: record.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echoagent", AgentVersion: "1.0", Model: "m-1"}},
+		Answerer:  record.AnswererInfo{Name: "scripted"},
 		Usage:     lux.Usage{Agent: &lux.TokenUsage{Input: fr.tokens, Output: 10}, AgentCostUSD: ptr(0.01)},
 		ToolCalls: lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1},
-		Provenance: lux.Provenance{
-			Source:   &lux.Source{CasePath: "cases/" + fr.caseID + ".case.json", Git: &lux.GitInfo{Commit: "abc123"}},
-			Host:     lux.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
-			Runtime:  lux.RuntimeInfo{Driver: "subprocess", Commands: []lux.CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}},
+		Provenance: record.Provenance{
+			Source:   &record.Source{CasePath: "cases/" + fr.caseID + ".case.json", Git: &record.GitInfo{Commit: "abc123"}},
+			Host:     record.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
+			Runtime:  record.RuntimeInfo{Driver: "subprocess", Commands: []record.CommandInfo{{Name: "echoagent", Path: "/bin/echoagent", Version: "1.0"}}},
 			CaseHash: cmpOr(fr.caseHash, "case-"+fr.caseID), AssertionsHash: "a-1", DriverConfigHash: "d-1", EvaluatorConfigHash: "e-1",
 		},
 	}
@@ -80,7 +80,7 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 		m.Reason = "the agent stopped: " + hostile
 	}
 	c := &record.CaseRecord{Case: lux.Case{ID: fr.caseID, Prompt: "Write hello.txt. " + hostile, Tags: fr.tags, Cluster: fr.cluster}}
-	g := &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: fr.passed}
+	g := &record.Grading{SchemaVersion: record.SchemaVersion, Passed: fr.passed}
 	score := 0.0
 	if fr.passed != nil && *fr.passed {
 		score = 1
@@ -88,14 +88,14 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 	if fr.passed != nil {
 		g.Score = &score
 	}
-	g.Assertions = []lux.AssertionOutcome{
+	g.Assertions = []record.AssertionOutcome{
 		{ID: "hello", Type: "file-exists", Name: "hello", Passed: true, Score: 1, Weight: 1},
 		{ID: "says-hi", Type: "file-contains", Name: "says-hi", Passed: fr.passed != nil && *fr.passed, Score: score, Weight: 1,
 			Comment: multiLine, Detail: map[string]any{"found": hostile}},
 	}
 	if fr.passed == nil {
 		g.Assertions[1].Error = "could not read hello.txt"
-		g.Incomplete = &lux.Incomplete{ExitReason: exit, Phase: "grading"}
+		g.Incomplete = &record.Incomplete{ExitReason: exit, Phase: "grading"}
 	}
 	var arts []lux.Artifact
 	for _, p := range slices.Sorted(maps.Keys(fr.artifacts)) {
@@ -170,7 +170,7 @@ func writeSuite(t testing.TB, root string, start time.Time, runs []fixtureRun, e
 	}
 	id := filepath.Base(dir)
 	end := start.Add(time.Minute)
-	man := &record.SuiteManifest{SchemaVersion: lux.SchemaVersion, LuxVersion: "test", SuiteID: id, StartedAt: start, EndedAt: &end,
+	man := &record.SuiteManifest{SchemaVersion: record.SchemaVersion, LuxVersion: "test", SuiteID: id, StartedAt: start, EndedAt: &end,
 		Status: record.SuitePassed, Concurrency: 1, Repetitions: 1}
 	b := record.NewSummaryBuilder(id)
 	for i, fr := range runs {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/compare"
+	"github.com/luxeval/lux/record"
 )
 
 // clip cuts s to at most n bytes (on a character boundary) and says so.
@@ -73,7 +74,7 @@ func tokenText(u *lux.TokenUsage) string {
 	return fmt.Sprintf("%d (in %d, out %d, cache read %d, cache write %d)", u.Total(), u.Input, u.Output, u.CacheRead, u.CacheCreation)
 }
 
-func scoreText(g *lux.GradingReport) string {
+func scoreText(g *record.Grading) string {
 	if g == nil || g.Score == nil {
 		return "–"
 	}

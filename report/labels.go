@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/luxeval/lux"
 	luxlabels "github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/record"
 )
@@ -156,7 +155,7 @@ func verdictText(passed bool) string {
 	return "fail"
 }
 
-func findAssertion(g *lux.GradingReport, id string) *lux.AssertionOutcome {
+func findAssertion(g *record.Grading, id string) *record.AssertionOutcome {
 	if g == nil {
 		return nil
 	}

@@ -127,7 +127,7 @@ func runPage(r *record.Run, o Options, maxEvents int) *RunPage {
 	return p
 }
 
-func runFacts(m *lux.RunMetadata) []Fact {
+func runFacts(m *record.Metadata) []Fact {
 	agent := m.Driver.AgentID
 	if m.Driver.AgentVersion != "" {
 		agent += " " + m.Driver.AgentVersion
@@ -155,7 +155,7 @@ func runFacts(m *lux.RunMetadata) []Fact {
 	)
 }
 
-func provenanceFacts(m *lux.RunMetadata, c *record.CaseRecord) []Fact {
+func provenanceFacts(m *record.Metadata, c *record.CaseRecord) []Fact {
 	pv := m.Provenance
 	var out []Fact
 	add := func(label, value string) {
@@ -373,7 +373,7 @@ func resultDetail(r *lux.ToolResult, o Options) Detail {
 	return Detail{summary, clip(body, o.MaxText)}
 }
 
-func assertionRows(g *lux.GradingReport, o Options) ([]AssertionRow, string) {
+func assertionRows(g *record.Grading, o Options) ([]AssertionRow, string) {
 	if g == nil {
 		return nil, "the run was not graded (no grading.json)"
 	}

@@ -172,8 +172,8 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		if sm := samples[i]; sm != nil {
 			score, metrics = sm.Score, sm.Metrics
 		}
-		var meta *lux.RunMetadata
-		var grading *lux.GradingReport
+		var meta *record.Metadata
+		var grading *record.Grading
 		if (metrics == nil || verdict != record.VerdictPass) && runDir != "" {
 			meta, grading, _ = record.ReadMetadata(runDir) // an unreadable run shows what the manifest says
 			if meta != nil && metrics == nil {
@@ -290,7 +290,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 // cssName is a verdict as a class name: "not run" is "not-run".
 func cssName(v record.Verdict) string { return strings.ReplaceAll(string(v), " ", "-") }
 
-func cellTitle(it record.SuiteItem, v record.Verdict, sc *float64, meta *lux.RunMetadata) string {
+func cellTitle(it record.SuiteItem, v record.Verdict, sc *float64, meta *record.Metadata) string {
 	title := fmt.Sprintf("repetition %d: %s", it.Repetition, v)
 	if it.ExitReason != "" && it.ExitReason != lux.ExitDone {
 		title += " (" + string(it.ExitReason)

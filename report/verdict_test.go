@@ -12,7 +12,7 @@ import (
 // grading's own verdict alone calls a cancelled run "fail".
 func TestRunVerdictIsRecords(t *testing.T) {
 	no := false
-	graded := &lux.GradingReport{SchemaVersion: lux.SchemaVersion, Passed: &no, Score: ptr(0.0)}
+	graded := &record.Grading{SchemaVersion: record.SchemaVersion, Passed: &no, Score: ptr(0.0)}
 	for _, tt := range []struct {
 		exit    lux.ExitReason
 		harness bool
@@ -22,9 +22,9 @@ func TestRunVerdictIsRecords(t *testing.T) {
 		{lux.ExitError, true, record.VerdictError},
 		{lux.ExitTimeout, false, record.VerdictFail},
 	} {
-		m := &lux.RunMetadata{CaseID: "c", ExitReason: tt.exit}
+		m := &record.Metadata{CaseID: "c", ExitReason: tt.exit}
 		if tt.harness {
-			m.OperationalFailure = &lux.OperationalFailure{Phase: lux.PhaseDriver, Reason: "no agent"}
+			m.OperationalFailure = &record.OperationalFailure{Phase: record.PhaseDriver, Reason: "no agent"}
 		}
 		r := &record.Run{Dir: "d", Metadata: m, Grading: graded}
 		if got := runPage(r, Options{}, 0).Verdict; got != string(tt.want) {

@@ -19,6 +19,7 @@ import (
 	"github.com/luxeval/lux/internal/harnesstest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 const safety = 3 * time.Minute
@@ -105,5 +106,5 @@ func TestPersonaDeniesARealPermissionRequest(t *testing.T) {
 	})
 	_, err := os.Stat(filepath.Join(res.Dir, "artifacts", "db.txt"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the denied write did not happen")
-	assert.Equal(t, lux.InterruptCounts{Ask: 1, Approve: 1}, res.Metadata.InterruptCounts)
+	assert.Equal(t, record.InterruptCounts{Ask: 1, Approve: 1}, res.Metadata.InterruptCounts)
 }

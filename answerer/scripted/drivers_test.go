@@ -18,6 +18,7 @@ import (
 	"github.com/luxeval/lux/internal/clitest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 // oneConfig is one answerer config meant for every driver: questions
@@ -113,7 +114,7 @@ func TestOneConfigAnswersEveryDriver(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, "%s\n%s", res.Metadata.Reason, res.Metadata.StderrTail)
 			assert.Equal(t, "pass", res.Verdict())
-			assert.Equal(t, lux.InterruptCounts{Ask: 1, Approve: 2}, res.Metadata.InterruptCounts)
+			assert.Equal(t, record.InterruptCounts{Ask: 1, Approve: 2}, res.Metadata.InterruptCounts)
 
 			reqs := srv.TurnRequests()
 			require.Len(t, reqs, 4)

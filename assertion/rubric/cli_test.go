@@ -90,7 +90,7 @@ func TestRubricJudgesARealRunAndRegrades(t *testing.T) {
 	assert.Equal(t, 2, u.Judge.Calls)
 	assert.InDelta(t, 1850*1e-6+24*5e-6, u.Judge.CostUSD, 1e-9, "Claude Code's price for claude-haiku-4-5")
 	assert.Equal(t, lux.ModelUsage{}, u.Answerer)
-	var onDisk lux.RunMetadata
+	var onDisk record.Metadata
 	require.NoError(t, record.ReadJSON(filepath.Join(res.Dir, record.MetadataFile), &onDisk))
 	assert.Equal(t, u.Judge, onDisk.Usage.Judge)
 

@@ -159,7 +159,7 @@ func TestLoopAsk(t *testing.T) {
 	answer, ok := reqs[1].ToolResult("request_user_input")
 	require.True(t, ok, "the answer is sent back to the model")
 	assert.Contains(t, answer.Text, `"Blue"`)
-	assert.Equal(t, lux.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
+	assert.Equal(t, record.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
 	assertHermetic(t, srv)
 }
 

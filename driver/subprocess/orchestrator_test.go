@@ -33,14 +33,14 @@ func TestInterruptsAnsweredByTheScriptedAnswerer(t *testing.T) {
 		scenario string
 		rules    string
 		want     map[string]string // answer id → the line the agent read
-		counts   lux.InterruptCounts
+		counts   record.InterruptCounts
 	}{
 		{
 			name:     "ask",
 			scenario: "ask",
 			rules:    `[{"match": "(?i)color", "answer": "blue"}]`,
 			want:     map[string]string{"q1": `{"id":"q1","text":"blue","type":"answer"}`},
-			counts:   lux.InterruptCounts{Ask: 1},
+			counts:   record.InterruptCounts{Ask: 1},
 		},
 		{
 			name:     "approve, deny and custom",
@@ -55,7 +55,7 @@ func TestInterruptsAnsweredByTheScriptedAnswerer(t *testing.T) {
 				"a2": `{"id":"a2","reason":"never delete","type":"deny"}`,
 				"c1": `{"id":"c1","payload":{"action":"stop"},"type":"customToolResponse"}`,
 			},
-			counts: lux.InterruptCounts{Approve: 2, Custom: 1},
+			counts: record.InterruptCounts{Approve: 2, Custom: 1},
 		},
 	}
 	for _, tt := range tests {

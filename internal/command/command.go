@@ -25,6 +25,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/record"
 )
 
 const (
@@ -152,7 +153,7 @@ func keyOf(path string, fi os.FileInfo) fileKey {
 
 var identities struct {
 	mu sync.Mutex
-	m  map[fileKey]lux.CommandInfo
+	m  map[fileKey]record.CommandInfo
 }
 
 // Identify resolves name (see Resolve) and identifies it by
@@ -161,7 +162,7 @@ var identities struct {
 // lux-jsonl agent or any script is identified this way, so editing it
 // changes every run's identity. Path is empty when the command is not
 // found. Results are remembered per version of the file.
-func Identify(name string) lux.CommandInfo {
+func Identify(name string) record.CommandInfo {
 	return identify(context.Background(), name, false)
 }
 
@@ -169,14 +170,14 @@ func Identify(name string) lux.CommandInfo {
 // cursor-agent): by its version, asked with ProbeVersion in a sandbox, and
 // by its content hash only when it gives no version. Use it only for a
 // command listed in lux.Runtime.Versioned.
-func IdentifyCLI(ctx context.Context, name string) lux.CommandInfo {
+func IdentifyCLI(ctx context.Context, name string) record.CommandInfo {
 	return identify(ctx, name, true)
 }
 
 // IdentifyRuntime identifies each of rt's commands: those in rt.Versioned
 // with IdentifyCLI, the others with Identify.
-func IdentifyRuntime(ctx context.Context, rt lux.Runtime) []lux.CommandInfo {
-	var out []lux.CommandInfo
+func IdentifyRuntime(ctx context.Context, rt lux.Runtime) []record.CommandInfo {
+	var out []record.CommandInfo
 	for _, c := range rt.Commands {
 		out = append(out, identify(ctx, c, isVersioned(rt, c)))
 	}
@@ -192,8 +193,8 @@ func isVersioned(rt lux.Runtime, name string) bool {
 	return false
 }
 
-func identify(ctx context.Context, name string, cli bool) lux.CommandInfo {
-	info := lux.CommandInfo{Name: name}
+func identify(ctx context.Context, name string, cli bool) record.CommandInfo {
+	info := record.CommandInfo{Name: name}
 	found, err := Resolve(name)
 	if err != nil {
 		return info
@@ -225,7 +226,7 @@ func identify(ctx context.Context, name string, cli bool) lux.CommandInfo {
 	if ctx.Err() == nil {
 		identities.mu.Lock()
 		if identities.m == nil {
-			identities.m = map[fileKey]lux.CommandInfo{}
+			identities.m = map[fileKey]record.CommandInfo{}
 		}
 		identities.m[key] = info
 		identities.mu.Unlock()
@@ -339,8 +340,8 @@ func Scripts(args []string) []string {
 // Script identifies a script an interpreter runs (see Scripts) by the
 // SHA-256 of its content: Name and Path are path, SHA256 is empty when the
 // file cannot be read.
-func Script(path string) lux.CommandInfo {
-	info := lux.CommandInfo{Name: path, Path: path}
+func Script(path string) record.CommandInfo {
+	info := record.CommandInfo{Name: path, Path: path}
 	if _, sum, err := digest.File(context.Background(), path, 0); err == nil {
 		info.SHA256 = sum
 	}
