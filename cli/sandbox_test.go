@@ -41,7 +41,7 @@ func TestSandboxLevelIsRecorded(t *testing.T) {
 	code, out, errOut := run(t, registry(t), "run", "-q", "-runs-root", p.runs, p.cases)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	s := sandboxOf(t, p.runs)
-	assert.Equal(t, "landlock", s.Level)
+	assert.Equal(t, sandbox.LevelLandlock, s.Level)
 	assert.NotZero(t, s.LandlockABI)
 }
 
@@ -63,7 +63,7 @@ func TestSandboxDegradesOrRefuses(t *testing.T) {
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Contains(t, errOut, "lux: sandbox: agents run at level limits: landlock: not supported by this kernel (ENOSYS)")
 	s := sandboxOf(t, p.runs)
-	assert.Equal(t, "limits", s.Level)
+	assert.Equal(t, sandbox.LevelLimits, s.Level)
 	assert.Contains(t, s.Refused, "landlock: not supported by this kernel (ENOSYS)")
 }
 
@@ -76,8 +76,8 @@ func TestSandboxChosenLevel(t *testing.T) {
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Contains(t, errOut, "lux: sandbox: agents run at level none (-sandbox)")
 	s := sandboxOf(t, p.runs)
-	assert.Equal(t, "none", s.Level)
-	assert.Equal(t, "none", s.Requested)
+	assert.Equal(t, sandbox.LevelNone, s.Level)
+	assert.Equal(t, sandbox.LevelNone, s.Requested)
 
 	code, _, errOut = run(t, registry(t), "run", "-q", "-sandbox", "limits", "-require-sandbox", "landlock", "-runs-root", p.runs, p.cases)
 	assert.Equal(t, 2, code)

@@ -50,7 +50,7 @@ func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[s
 		// The CLI ran confined, with its own sandbox off, and the record says so.
 		sb := res.Metadata.Provenance.Sandbox
 		require.NotNil(t, sb)
-		assert.Equal(t, "landlock", sb.Level)
+		assert.Equal(t, sandbox.LevelLandlock, sb.Level)
 		assert.Equal(t, []string{`claude-code: --settings {"sandbox":{"enabled":false}} (lux's sandbox confines it)`}, sb.AgentSandbox)
 	}
 	return res, srv

@@ -38,7 +38,7 @@ func loop(t *testing.T, c *lux.Case) (*orchestrator.RunResult, []lux.Event) {
 		// The CLI ran confined, with its own sandbox off, and the record says so.
 		sb := res.Metadata.Provenance.Sandbox
 		require.NotNil(t, sb)
-		assert.Equal(t, "landlock", sb.Level)
+		assert.Equal(t, sandbox.LevelLandlock, sb.Level)
 		require.Len(t, sb.AgentSandbox, 1)
 		assert.Contains(t, sb.AgentSandbox[0], "codex: sandbox_mode danger-full-access instead of")
 	}
