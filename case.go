@@ -364,10 +364,3 @@ func ReadCase(path string, validate ...func(*Case) error) (*Case, error) {
 	}
 	return c, nil
 }
-
-// LoadCase reads and validates a case file (JSON) on its own (see
-// Case.Validate), in one pass. Errors name the file and every problem in
-// it.
-func LoadCase(path string) (*Case, error) {
-	return ReadCase(path, (*Case).Validate)
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // problems returns the individual problem messages of err.
@@ -179,11 +180,11 @@ func TestParseCaseRoundTrip(t *testing.T) {
 	require.Equal(t, []lux.Capability{lux.CanAsk}, c.Requires)
 
 	// Hashes of the case are stable across a JSON round trip.
-	h1, err := lux.HashValue(c)
+	h1, err := digest.Value(c)
 	require.NoError(t, err)
 	again, err := lux.ParseCase(mustJSON(t, c))
 	require.NoError(t, err)
-	h2, err := lux.HashValue(again)
+	h2, err := digest.Value(again)
 	require.NoError(t, err)
 	require.Equal(t, h1, h2)
 }
@@ -192,7 +193,7 @@ func TestLoadCaseNamesTheFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "broken.case.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"prompt":"","assertions":[{"type":"x","id":"a"},{"type":"y","id":"a"}]}`), 0o600))
-	_, err := lux.LoadCase(path)
+	_, err := lux.ReadCase(path, (*lux.Case).Validate)
 	require.Error(t, err)
 	msg := err.Error()
 	for _, want := range []string{path, "prompt: required", `assertions[1].id: duplicate id "a"`} {
@@ -203,7 +204,7 @@ func TestLoadCaseNamesTheFile(t *testing.T) {
 
 	good := filepath.Join(dir, "greet.case.json")
 	require.NoError(t, os.WriteFile(good, []byte(`{"prompt":"hi","fixtures":"fx"}`), 0o600))
-	c, err := lux.LoadCase(good)
+	c, err := lux.ReadCase(good, (*lux.Case).Validate)
 	require.NoError(t, err)
 	require.Equal(t, "greet", c.CanonicalID())
 	require.Equal(t, filepath.Join(dir, "fx"), c.FixturesDir())

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux/internal/jsonerr"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // DecodeConfig decodes a plugin's JSON config into dst (a pointer to a
@@ -128,7 +129,7 @@ func decodeValue(p *Problems, path string, raw json.RawMessage, v reflect.Value)
 				index := fieldIndex(t)
 				for _, name := range sortedKeys(fields) {
 					if idx, ok := index[name]; ok {
-						decodeValue(p, JoinPath(path, name), fields[name], fieldByIndexAlloc(v, idx))
+						decodeValue(p, naming.Join(path, name), fields[name], fieldByIndexAlloc(v, idx))
 					}
 				}
 				return
@@ -151,7 +152,7 @@ func decodeValue(p *Problems, path string, raw json.RawMessage, v reflect.Value)
 				}
 				for _, k := range sortedKeys(items) {
 					elem := reflect.New(t.Elem()).Elem()
-					decodeValue(p, JoinPath(path, k), items[k], elem)
+					decodeValue(p, naming.Join(path, k), items[k], elem)
 					v.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), elem)
 				}
 				return
@@ -293,10 +294,10 @@ func checkUnknown(p *Problems, path string, v any, t reflect.Type) {
 		for _, key := range sortedKeys(obj) {
 			idx, known := index[key]
 			if !known {
-				p.addUnknown(JoinPath(path, key), knownFieldsHint(key, index))
+				p.addUnknown(naming.Join(path, key), knownFieldsHint(key, index))
 				continue
 			}
-			checkUnknown(p, JoinPath(path, key), obj[key], t.FieldByIndex(idx).Type)
+			checkUnknown(p, naming.Join(path, key), obj[key], t.FieldByIndex(idx).Type)
 		}
 	case reflect.Slice, reflect.Array:
 		list, ok := v.([]any)
@@ -312,7 +313,7 @@ func checkUnknown(p *Problems, path string, v any, t reflect.Type) {
 			return
 		}
 		for _, key := range sortedKeys(obj) {
-			checkUnknown(p, JoinPath(path, key), obj[key], t.Elem())
+			checkUnknown(p, naming.Join(path, key), obj[key], t.Elem())
 		}
 	}
 }
@@ -332,7 +333,7 @@ func knownFieldsHint(key string, index map[string][]int) string {
 	// closest field.
 	best, bestDist, ties := "", 3, 0
 	for _, n := range names {
-		d := editDistance(strings.ToLower(n), strings.ToLower(key))
+		d := naming.EditDistance(strings.ToLower(n), strings.ToLower(key))
 		switch {
 		case d >= len(n):
 		case d < bestDist:
@@ -442,31 +443,4 @@ func ConfigJSON(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("lux: config is not JSON-encodable: %w", err)
 	}
 	return b, nil
-}
-
-// editDistance is the edit distance between a and b in bytes, counting an
-// insertion, a deletion, a substitution or a swap of two neighbours as one
-// edit (optimal string alignment).
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

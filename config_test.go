@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 type validatedConfig struct {
@@ -35,7 +36,7 @@ func (c *validatedConfig) validate() error {
 	}
 	for k, v := range c.Labels {
 		if v == "" {
-			p.Add(lux.JoinPath("labels", k), "empty")
+			p.Add(naming.Join("labels", k), "empty")
 		}
 	}
 	return p.Err(lux.ErrInvalidConfig)

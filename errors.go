@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // Sentinel errors. Check them with errors.Is; the errors returned by this
@@ -20,14 +21,8 @@ var (
 	ErrDuplicatePlugin = errors.New("lux: plugin already registered")
 	// ErrUnknownPlugin reports a lookup of a name nothing is registered under.
 	ErrUnknownPlugin = errors.New("lux: unknown plugin")
-	// ErrMissingCapability reports a driver that does not declare a capability a case requires.
-	ErrMissingCapability = errors.New("lux: driver lacks required capabilities")
 	// ErrAnswerMismatch reports an answer whose kind or id differs from the interrupt it answers.
 	ErrAnswerMismatch = errors.New("lux: answer does not match interrupt")
-	// ErrNoAnswerer reports an interrupt in a run that has no answerer.
-	ErrNoAnswerer = errors.New("lux: no answerer for interrupt")
-	// ErrExperimentUnsupported reports a driver without controlled-experiment support used in an experiment.
-	ErrExperimentUnsupported = errors.New("lux: driver does not support controlled experiments")
 	// ErrUnanswered reports an interrupt that an answerer could not answer (no rule matched, say).
 	ErrUnanswered = errors.New("lux: interrupt not answered")
 	// ErrUnknownField is the kind of a FieldError about a field that a case
@@ -102,7 +97,7 @@ func (p *Problems) Merge(prefix string, err error) {
 		var fe *FieldError
 		if errors.As(e, &fe) {
 			moved := *fe
-			moved.Path = JoinPath(prefix, fe.Path)
+			moved.Path = naming.Join(prefix, fe.Path)
 			p.errs = append(p.errs, &moved)
 			continue
 		}
@@ -167,21 +162,6 @@ func ProblemsOf(err error) []error {
 		return out
 	}
 	return []error{err}
-}
-
-// JoinPath joins field path segments: JoinPath("driver.config", "idleTimeout")
-// is "driver.config.idleTimeout"; an index segment "[2]" attaches directly.
-func JoinPath(prefix, path string) string {
-	switch {
-	case prefix == "":
-		return path
-	case path == "":
-		return prefix
-	case strings.HasPrefix(path, "["):
-		return prefix + path
-	default:
-		return prefix + "." + path
-	}
 }
 
 // sortedKeys returns the keys of m in order.

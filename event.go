@@ -3,9 +3,10 @@ package lux
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/luxeval/lux/internal/version"
 )
 
 // EventType names the kind of a run event.
@@ -44,29 +45,21 @@ func (e Event) Terminal() bool { return e.Type == EventDone || e.Type == EventEr
 type Ready struct {
 	AgentID string `json:"agentId"`
 	// AgentVersion is the agent's release number, normalized (see
-	// NormalizeVersion): "2.1.328", "0.169.0". It is part of a run's
+	// the version package of the module): "2.1.328", "0.169.0". It is part of a run's
 	// identity.
 	AgentVersion string `json:"agentVersion,omitempty"`
 	// AgentVersionRaw is the version as the agent or its CLI reported it,
 	// when that differs from AgentVersion: "2.1.328 (Claude Code)".
-	AgentVersionRaw string         `json:"agentVersionRaw,omitempty"`
-	Model           string         `json:"model,omitempty"`
-	Detail          map[string]any `json:"detail,omitempty"` // driver specific: session id, permission mode, tools, ...
+	AgentVersionRaw string `json:"agentVersionRaw,omitempty"`
+	Model           string `json:"model,omitempty"`
+	// Detail is driver specific: session id, permission mode, tools, ...
+	// The per-session keys (sessionId, threadId, pid, cwd) are recorded but
+	// never part of a run's identity.
+	Detail map[string]any `json:"detail,omitempty"`
 }
 
-// sessionDetailKeys are the keys of Ready.Detail that describe one session
-// rather than the agent: ids the CLI makes up per session, its process id
-// and its working directory (the run's own workspace). They are recorded
-// but never part of a run's identity, so two runs of one case stay
-// repetitions of one measurement.
-var sessionDetailKeys = []string{"sessionId", "threadId", "pid", "cwd"}
-
-// IsSessionDetail reports whether key is a per-session key of Ready.Detail
-// (session id, thread id, pid, cwd), which a run's identity leaves out.
-func IsSessionDetail(key string) bool { return slices.Contains(sessionDetailKeys, key) }
-
 // NewReady returns a ready event payload for agent id with version
-// normalized (see NormalizeVersion) and the raw string kept when it
+// normalized (its release number alone) and the raw string kept when it
 // differs.
 func NewReady(agentID, version, model string, detail map[string]any) *Ready {
 	r := &Ready{AgentID: agentID, Model: model, Detail: detail}
@@ -79,7 +72,7 @@ func NewReady(agentID, version, model string, detail map[string]any) *Ready {
 // number is kept as AgentVersion, so nothing the agent said is lost.
 func (r *Ready) SetVersion(raw string) {
 	raw = strings.TrimSpace(raw)
-	v := NormalizeVersion(raw)
+	v := version.Normalize(raw)
 	switch {
 	case v == "":
 		r.AgentVersion, r.AgentVersionRaw = raw, ""
@@ -213,6 +206,10 @@ type ToolCall struct {
 	ToolUseID       string `json:"toolUseId"`
 	ParentToolUseID string `json:"parentToolUseId,omitempty"`
 }
+
+// WellFormed reports whether c names its tool and its tool use (a call
+// without them cannot be told apart or correlated with its result).
+func (c *ToolCall) WellFormed() bool { return c != nil && c.Name != "" && c.ToolUseID != "" }
 
 // ToolResult is the outcome of a tool call, correlated by ToolUseID.
 type ToolResult struct {

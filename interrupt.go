@@ -2,7 +2,6 @@ package lux
 
 import (
 	"encoding/json"
-	"strconv"
 )
 
 // Approval is what an approve interrupt asks, in one shape for every
@@ -101,13 +100,4 @@ func (a Answer) AnswerFor(id string) string {
 		return t
 	}
 	return a.Text
-}
-
-// QuestionIDs numbers questions that have no id of their own: "q1", "q2", ...
-func QuestionIDs(qs []Question) {
-	for i := range qs {
-		if qs[i].ID == "" {
-			qs[i].ID = "q" + strconv.Itoa(i+1)
-		}
-	}
 }

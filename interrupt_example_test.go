@@ -7,14 +7,15 @@ import (
 )
 
 // Agent versions are recorded normalized, with the raw string beside them.
-func ExampleNormalizeVersion() {
+func ExampleNewReady() {
 	for _, raw := range []string{"2.1.328 (Claude Code)", "codex-cli 0.169.0", "dev"} {
-		fmt.Printf("%q\n", lux.NormalizeVersion(raw))
+		r := lux.NewReady("agent", raw, "", nil)
+		fmt.Printf("%q %q\n", r.AgentVersion, r.AgentVersionRaw)
 	}
 	// Output:
-	// "2.1.328"
-	// "0.169.0"
-	// ""
+	// "2.1.328" "2.1.328 (Claude Code)"
+	// "0.169.0" "codex-cli 0.169.0"
+	// "dev" ""
 }
 
 // An answerer reads an approval the same way whichever driver asked, and

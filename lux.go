@@ -34,7 +34,7 @@
 // case, the events, the artifacts and the run's [Outcome].
 //
 //   - case.go: [Case], [PluginRef], [AssertionSpec]; [ParseCase],
-//     [ReadCase], [LoadCase] and [Case.Validate].
+//     [ReadCase] and [Case.Validate].
 //   - event.go, interrupt.go: [Event] and its kinds ([EventReady],
 //     [EventProgress], [EventInterrupt], [EventResponded], [EventDone],
 //     [EventError], [EventLifecycle]); [Interrupt], [Approval] and
@@ -46,13 +46,16 @@
 //   - usage.go: [TokenUsage], [Usage] and [ModelUsage] — agent, answerer
 //     and judge kept apart; usage the agent did not report is nil, never
 //     zero.
+//   - hooks.go: lifecycle hooks around a suite or a run ([HookPlugin],
+//     [Hook], [Cleanup]).
 //   - config.go and errors.go: [DecodeConfig], [Problems] and [FieldError]
 //     (every problem at its field path), and the sentinel errors
 //     ([ErrInvalidCase], [ErrInvalidConfig], ...).
 //
-// This package imports no other public package of the module (only the
-// internal leaf that words JSON errors): drivers, answerers, assertions,
-// the orchestrator and the analysis packages all build on it.
+// This package imports no other public package of the module (only
+// internal leaves: the wording of JSON errors, field paths and version
+// strings): drivers, answerers, assertions, the orchestrator and the
+// analysis packages all build on it.
 package lux
 
 import (

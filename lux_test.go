@@ -9,9 +9,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
+	"github.com/luxeval/lux/orchestrator"
 )
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -216,11 +219,11 @@ func TestRegistryRefusesAPluginWithoutDoc(t *testing.T) {
 
 func TestCheckCapabilities(t *testing.T) {
 	rt := lux.Runtime{Capabilities: []lux.Capability{lux.ReportsTools, lux.ReportsUsage}}
-	require.NoError(t, lux.CheckCapabilities("cursor", rt, []lux.Capability{lux.ReportsUsage}))
-	err := lux.CheckCapabilities("cursor", rt, []lux.Capability{lux.CanAsk, lux.ReportsUsage, lux.CanApprove})
-	require.ErrorIs(t, err, lux.ErrMissingCapability)
+	require.NoError(t, orchestrator.CheckCapabilities("cursor", rt, []lux.Capability{lux.ReportsUsage}))
+	err := orchestrator.CheckCapabilities("cursor", rt, []lux.Capability{lux.CanAsk, lux.ReportsUsage, lux.CanApprove})
+	require.ErrorIs(t, err, orchestrator.ErrMissingCapability)
 	require.EqualError(t, err, `lux: driver lacks required capabilities: driver "cursor" does not declare ask, approve (it declares: tool-events, usage)`)
-	var missing *lux.MissingCapabilityError
+	var missing *orchestrator.MissingCapabilityError
 	require.ErrorAs(t, err, &missing)
 	require.Equal(t, "cursor", missing.Driver)
 	require.Equal(t, []lux.Capability{lux.CanAsk, lux.CanApprove}, missing.Missing)
@@ -289,12 +292,12 @@ func TestUsageAvailability(t *testing.T) {
 }
 
 func TestHashValueIsCanonical(t *testing.T) {
-	a, err := lux.HashValue(map[string]any{"b": 1, "a": []any{"x", 2.5}})
+	a, err := digest.Value(map[string]any{"b": 1, "a": []any{"x", 2.5}})
 	require.NoError(t, err)
-	b, err := lux.HashValue(json.RawMessage(`{ "a": ["x", 2.5], "b": 1 }`))
+	b, err := digest.Value(json.RawMessage(`{ "a": ["x", 2.5], "b": 1 }`))
 	require.NoError(t, err)
 	require.Equal(t, a, b)
-	c, err := lux.HashValue(map[string]any{"a": []any{2.5, "x"}, "b": 1})
+	c, err := digest.Value(map[string]any{"a": []any{2.5, "x"}, "b": 1})
 	require.NoError(t, err)
 	require.NotEqual(t, a, c)
 }
@@ -303,4 +306,15 @@ func TestInterruptTextIsNotHTMLEscaped(t *testing.T) {
 	in := lux.Interrupt{Kind: lux.Approve, ID: "p", Request: map[string]any{"command": "echo hi > out.txt && cat <in"}}
 	require.Equal(t, `{"command":"echo hi > out.txt && cat <in"}`, in.Text())
 	require.Equal(t, "why?", lux.Interrupt{Kind: lux.Ask, Question: "why?"}.Text())
+}
+
+func TestReadyVersion(t *testing.T) {
+	r := lux.NewReady("claude-code", "2.1.328 (Claude Code)", "m", nil)
+	assert.Equal(t, "2.1.328", r.AgentVersion)
+	assert.Equal(t, "2.1.328 (Claude Code)", r.AgentVersionRaw)
+	r.SetVersion("0.169.0")
+	assert.Equal(t, "0.169.0", r.AgentVersion)
+	assert.Empty(t, r.AgentVersionRaw)
+	r.SetVersion("nightly")
+	assert.Equal(t, "nightly", r.AgentVersion, "a version without a release number is kept as given")
 }

@@ -2,10 +2,8 @@ package lux
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
-	"strings"
 )
 
 // Capability is something a driver's agent can do that a case may need.
@@ -65,51 +63,6 @@ func (r Runtime) Missing(required []Capability) []Capability {
 	return out
 }
 
-// CheckCapabilities returns a *MissingCapabilityError (which matches
-// ErrMissingCapability) naming every capability in required that the
-// driver does not declare, or nil.
-func CheckCapabilities(driver string, r Runtime, required []Capability) error {
-	missing := r.Missing(required)
-	if len(missing) == 0 {
-		return nil
-	}
-	return &MissingCapabilityError{Driver: driver, Missing: missing, Declared: slices.Clone(r.Capabilities)}
-}
-
-// MissingCapabilityError is the error of a driver that does not declare
-// capabilities a case requires. It matches ErrMissingCapability with
-// errors.Is.
-type MissingCapabilityError struct {
-	Driver   string
-	Missing  []Capability // required and not declared, in the order required
-	Declared []Capability // what the driver declares
-}
-
-// Problem says what is wrong as a field problem, without the sentinel:
-// `driver "cursor" does not declare ask, approve (it declares: usage)`.
-func (e *MissingCapabilityError) Problem() string {
-	declared := "none"
-	if len(e.Declared) > 0 {
-		declared = joinCapabilities(e.Declared)
-	}
-	return fmt.Sprintf("driver %q does not declare %s (it declares: %s)", e.Driver, joinCapabilities(e.Missing), declared)
-}
-
-func (e *MissingCapabilityError) Error() string {
-	return ErrMissingCapability.Error() + ": " + e.Problem()
-}
-
-// Is reports whether target is ErrMissingCapability.
-func (e *MissingCapabilityError) Is(target error) bool { return target == ErrMissingCapability }
-
-func joinCapabilities(cs []Capability) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = string(c)
-	}
-	return strings.Join(names, ", ")
-}
-
 // DriverExperiment is a driver's support for controlled experiments.
 type DriverExperiment struct {
 	// Version of the driver's behaviour; never blank.
@@ -164,12 +117,6 @@ type Exchange struct {
 	Answer    Answer    `json:"answer"`
 }
 
-// CheckFunc adapts a function to Check.
-type CheckFunc func(ctx context.Context, run *Run) (Result, error)
-
-// Evaluate calls f.
-func (f CheckFunc) Evaluate(ctx context.Context, run *Run) (Result, error) { return f(ctx, run) }
-
 // Result is an assertion's verdict on a run.
 type Result struct {
 	Passed  bool
@@ -177,14 +124,4 @@ type Result struct {
 	Comment string
 	Detail  any         // evidence: what was found, JSON-encodable
 	Usage   *ModelUsage // what a model-graded assertion's judge spent
-}
-
-// Pass returns a passing result with score 1.
-func Pass(comment string, detail any) Result {
-	return Result{Passed: true, Score: 1, Comment: comment, Detail: detail}
-}
-
-// Fail returns a failing result with score 0.
-func Fail(comment string, detail any) Result {
-	return Result{Passed: false, Score: 0, Comment: comment, Detail: detail}
 }

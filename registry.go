@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // Registry holds the plugins an Orchestrator can use, by name. There is no
@@ -143,43 +145,10 @@ func (e *UnknownPluginError) Problem() string {
 	if len(e.Known) > 0 {
 		known = "known: " + strings.Join(e.Known, ", ")
 	}
-	if guess := closestName(e.Name, e.Known); guess != "" {
+	if guess := naming.Closest(e.Name, e.Known); guess != "" {
 		known = fmt.Sprintf("did you mean %q? %s", guess, known)
 	}
 	return fmt.Sprintf("unknown plugin: %s %q (%s)", e.Kind, e.Name, known)
-}
-
-// closestName is the one name of known that name most likely meant, or
-// "": the same name in another case, else the one name a typo away (one
-// or two edits), else the one name that begins with name and a '-'
-// ("claude" for "claude-code"). Two names as close are no guess.
-func closestName(name string, known []string) string {
-	lower := strings.ToLower(name)
-	// unique returns the one name match accepts, and whether any did.
-	unique := func(match func(k string) bool) (string, bool) {
-		var found []string
-		for _, k := range known {
-			if match(k) {
-				found = append(found, k)
-			}
-		}
-		if len(found) == 1 {
-			return found[0], true
-		}
-		return "", len(found) > 0
-	}
-	rules := []func(k string) bool{
-		func(k string) bool { return strings.ToLower(k) == lower },
-		func(k string) bool { return 1 < len(k) && editDistance(strings.ToLower(k), lower) == 1 },
-		func(k string) bool { return 2 < len(k) && editDistance(strings.ToLower(k), lower) == 2 },
-		func(k string) bool { return lower != "" && strings.HasPrefix(strings.ToLower(k), lower+"-") },
-	}
-	for _, match := range rules {
-		if g, any := unique(match); any {
-			return g // "" when two names are as close
-		}
-	}
-	return ""
 }
 
 func (e *UnknownPluginError) Error() string { return "lux: " + e.Problem() }

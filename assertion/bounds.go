@@ -75,7 +75,7 @@ func plural(n int, one, many string) string {
 // detail either way.
 func verdict(ok bool, comment string, detail any) lux.Result {
 	if ok {
-		return lux.Pass(comment, detail)
+		return Pass(comment, detail)
 	}
-	return lux.Fail(comment, detail)
+	return Fail(comment, detail)
 }

@@ -167,7 +167,7 @@ func runCommand(ctx context.Context, c *commandConfig, run *lux.Run) (lux.Result
 		"stderrTruncated": errCut,
 	}
 	if res.TimedOut {
-		return lux.Fail(fmt.Sprintf("command timed out after %s", c.Timeout), detail), nil
+		return Fail(fmt.Sprintf("command timed out after %s", c.Timeout), detail), nil
 	}
 	comment := fmt.Sprintf("'%s' exited %d", clip(c.Command, 200), res.Code)
 	if res.Signal != "" {

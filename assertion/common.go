@@ -106,7 +106,7 @@ func refusedResult(root safefs.Root, path, in string, err error) lux.Result {
 	if !errors.Is(err, safefs.ErrUnsafePath) {
 		comment += " (in the " + root.Name + ")"
 	}
-	return lux.Fail(comment, map[string]any{"path": path, "in": in, "refused": refusal(err)})
+	return Fail(comment, map[string]any{"path": path, "in": in, "refused": refusal(err)})
 }
 
 // refusal names why a path was refused, for a result's detail.

@@ -167,6 +167,6 @@
 // registered; PredicateWith adds a strictly decoded config, validated in
 // the same pass by its Validate method, as the built-ins are: an unknown
 // field never hides the problems of the fields that are known. The helpers of
-// the lux package (lux.ToolCalls, lux.AgentMessages, lux.Interrupts,
-// lux.SummarizeTools) give a predicate the trajectory in usable form.
+// the lux package (ToolCalls, AgentMessages, Interrupts,
+// record.SummarizeTools) give a predicate the trajectory in usable form.
 package assertion

@@ -48,12 +48,12 @@ func Example() {
 
 func ExamplePredicate() {
 	noEdits := assertion.Predicate("no-edits", func(_ context.Context, run *lux.Run) (lux.Result, error) {
-		for _, c := range lux.ToolCalls(run.Events, lux.AnyAgent) {
+		for _, c := range assertion.ToolCalls(run.Events, assertion.AnyAgent) {
 			if c.Name == "Edit" {
-				return lux.Fail("the agent edited "+fmt.Sprint(c.Input), nil), nil
+				return assertion.Fail("the agent edited "+fmt.Sprint(c.Input), nil), nil
 			}
 		}
-		return lux.Pass("no edits", nil), nil
+		return assertion.Pass("no edits", nil), nil
 	})
 	reg := lux.NewRegistry()
 	_ = reg.RegisterAssertion(noEdits) // cases now refer to {"type": "no-edits"}
@@ -91,15 +91,15 @@ func (b *editBudget) Validate() error {
 func ExamplePredicateWith() {
 	budget := assertion.PredicateWith("edit-budget", func(_ context.Context, run *lux.Run, b editBudget) (lux.Result, error) {
 		n := 0
-		for _, c := range lux.ToolCalls(run.Events, lux.AnyAgent) {
+		for _, c := range assertion.ToolCalls(run.Events, assertion.AnyAgent) {
 			if c.Name == b.Tool {
 				n++
 			}
 		}
 		if n > b.MaxEdits {
-			return lux.Fail(fmt.Sprintf("%d edits with %s, over %d", n, b.Tool, b.MaxEdits), nil), nil
+			return assertion.Fail(fmt.Sprintf("%d edits with %s, over %d", n, b.Tool, b.MaxEdits), nil), nil
 		}
-		return lux.Pass(fmt.Sprintf("%d edits with %s", n, b.Tool), nil), nil
+		return assertion.Pass(fmt.Sprintf("%d edits with %s", n, b.Tool), nil), nil
 	})
 	_, err := budget.Parse([]byte(`{"maxEdits": 0, "tol": "Write"}`))
 	fmt.Println(errors.Is(err, lux.ErrInvalidConfig), errors.Is(err, lux.ErrUnknownField))

@@ -41,10 +41,10 @@ func fileExists() *lux.AssertionPlugin {
 				return lux.Result{}, fmt.Errorf("assertion: file-exists: %w", err)
 			}
 			if !info.Mode().IsRegular() {
-				return lux.Fail(fmt.Sprintf("%q is not a regular file (in the %s)", c.Path, root.Name),
+				return Fail(fmt.Sprintf("%q is not a regular file (in the %s)", c.Path, root.Name),
 					map[string]any{"path": c.Path, "in": c.In, "mode": info.Mode().String()}), nil
 			}
-			return lux.Pass(fmt.Sprintf("%q exists (%d bytes)", c.Path, info.Size()),
+			return Pass(fmt.Sprintf("%q exists (%d bytes)", c.Path, info.Size()),
 				map[string]any{"path": c.Path, "in": c.In, "size": info.Size()}), nil
 		})
 }
@@ -73,9 +73,9 @@ func fileContains() *lux.AssertionPlugin {
 			detail := map[string]any{"path": c.Path, "in": c.In, "size": len(data)}
 			if i := bytes.Index(data, []byte(c.Text)); i >= 0 {
 				detail["offset"] = i
-				return lux.Pass(fmt.Sprintf("%q contains %q", c.Path, clip(c.Text, 80)), detail), nil
+				return Pass(fmt.Sprintf("%q contains %q", c.Path, clip(c.Text, 80)), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("%q does not contain %q", c.Path, clip(c.Text, 80)), detail), nil
+			return Fail(fmt.Sprintf("%q does not contain %q", c.Path, clip(c.Text, 80)), detail), nil
 		})
 }
 
@@ -105,9 +105,9 @@ func fileMatches() *lux.AssertionPlugin {
 			if loc := c.re.FindIndex(data); loc != nil {
 				detail["match"] = clip(string(data[loc[0]:loc[1]]), 200)
 				detail["offset"] = loc[0]
-				return lux.Pass(fmt.Sprintf("%q matches /%s/", c.Path, c.Pattern), detail), nil
+				return Pass(fmt.Sprintf("%q matches /%s/", c.Path, c.Pattern), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("%q does not match /%s/", c.Path, c.Pattern), detail), nil
+			return Fail(fmt.Sprintf("%q does not match /%s/", c.Path, c.Pattern), detail), nil
 		})
 }
 

@@ -218,16 +218,16 @@ func jsonPointerEquals() *lux.AssertionPlugin {
 			if err != nil {
 				why := jsonerr.Describe(data, err)
 				detail["parseError"] = why
-				return lux.Fail(fmt.Sprintf("%q is not valid JSON: %s", c.Path, why), detail), nil
+				return Fail(fmt.Sprintf("%q is not valid JSON: %s", c.Path, why), detail), nil
 			}
 			got, ok := resolvePointer(doc, c.tokens)
 			if !ok {
-				return lux.Fail(fmt.Sprintf("%q has nothing at pointer %q", c.Path, c.Pointer), detail), nil
+				return Fail(fmt.Sprintf("%q has nothing at pointer %q", c.Path, c.Pointer), detail), nil
 			}
 			detail["actual"] = got
 			if jsonEqual(got, c.want) {
-				return lux.Pass(fmt.Sprintf("%q%s = %s", c.Path, c.Pointer, clip(jsonText(got), 120)), detail), nil
+				return Pass(fmt.Sprintf("%q%s = %s", c.Path, c.Pointer, clip(jsonText(got), 120)), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("%q%s = %s, want %s", c.Path, c.Pointer, clip(jsonText(got), 120), clip(jsonText(c.want), 120)), detail), nil
+			return Fail(fmt.Sprintf("%q%s = %s, want %s", c.Path, c.Pointer, clip(jsonText(got), 120), clip(jsonText(c.want), 120)), detail), nil
 		})
 }

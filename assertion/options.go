@@ -261,8 +261,8 @@ func MinTimes(n int) MinTimesOption { return field("minTimes", n) }
 // MaxTimes sets tool-called's "maxTimes".
 func MaxTimes(n int) ToolCalledOption { return field("maxTimes", n) }
 
-// By sets whose tool calls count: lux.AnyAgent, lux.MainAgent or lux.Subagent.
-func By(scope lux.CallScope) ByOption { return field("by", string(scope)) }
+// By sets whose tool calls count: AnyAgent, MainAgent or Subagent.
+func By(scope CallScope) ByOption { return field("by", string(scope)) }
 
 // Tool sets the tool that tool-call-count counts.
 func Tool(name string) ToolCallCountOption { return field("tool", name) }

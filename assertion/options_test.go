@@ -26,7 +26,7 @@ func TestOptionsOfOtherAssertionsDoNotCompile(t *testing.T) {
 		`a.FileRegexCount("log.txt", "error", a.ID("errors"), a.Weight(2), a.In(a.InRun), a.Flags("i"), a.Min(1), a.Max(4))`,
 		`a.RunSucceeded(a.Named("finished"), a.Threshold(1))`,
 		`a.InterruptCount(a.Kind(lux.Ask), a.Min(1))`,
-		`a.ToolCalled("Bash", a.MinTimes(1), a.MaxTimes(2), a.By(lux.MainAgent))`,
+		`a.ToolCalled("Bash", a.MinTimes(1), a.MaxTimes(2), a.By(a.MainAgent))`,
 		`a.CostUnder(0.5, a.OnUnavailable(a.UnavailableFail))`,
 		`a.ToolInvocation("add", a.Occurrence(a.OccurrenceAny), a.Output(a.Match{Contains: "ok"}))`,
 	}

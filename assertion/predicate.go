@@ -10,7 +10,7 @@ import (
 )
 
 // PredicateFunc grades a run in Go. It returns the verdict as a lux.Result
-// (lux.Pass and lux.Fail build the usual ones; Score may be anything in
+// (Pass and Fail build the usual ones; Score may be anything in
 // [0,1]); an error means the run could not be graded.
 type PredicateFunc func(ctx context.Context, run *lux.Run) (lux.Result, error)
 
@@ -55,7 +55,7 @@ func PredicateWith[C any](name string, fn func(ctx context.Context, run *lux.Run
 			if err := lux.DecodeConfig(raw, &cfg, validate...); err != nil {
 				return nil, err
 			}
-			return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (res lux.Result, err error) {
+			return CheckFunc(func(ctx context.Context, run *lux.Run) (res lux.Result, err error) {
 				if run == nil {
 					return lux.Result{}, fmt.Errorf("assertion: %s: no run to grade", name)
 				}

@@ -25,7 +25,7 @@ func TestPredicateDetailMustBeJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			check, err := assertion.Predicate("p", func(context.Context, *lux.Run) (lux.Result, error) {
-				return lux.Pass("fine", tt.detail), nil
+				return assertion.Pass("fine", tt.detail), nil
 			}).Parse(nil)
 			if err != nil {
 				t.Fatal(err)

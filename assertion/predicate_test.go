@@ -15,7 +15,7 @@ import (
 // readBeforeEdit passes when every edited file was read first.
 func readBeforeEdit(_ context.Context, run *lux.Run) (lux.Result, error) {
 	read := map[string]bool{}
-	for _, c := range lux.ToolCalls(run.Events, lux.AnyAgent) {
+	for _, c := range assertion.ToolCalls(run.Events, assertion.AnyAgent) {
 		in, _ := c.Input.(map[string]any)
 		path, _ := in["file_path"].(string)
 		switch c.Name {
@@ -23,11 +23,11 @@ func readBeforeEdit(_ context.Context, run *lux.Run) (lux.Result, error) {
 			read[path] = true
 		case "Edit":
 			if !read[path] {
-				return lux.Fail(fmt.Sprintf("edited %s without reading it", path), map[string]any{"path": path}), nil
+				return assertion.Fail(fmt.Sprintf("edited %s without reading it", path), map[string]any{"path": path}), nil
 			}
 		}
 	}
-	return lux.Pass("every edited file was read first", nil), nil
+	return assertion.Pass("every edited file was read first", nil), nil
 }
 
 func TestPredicate(t *testing.T) {
@@ -79,7 +79,7 @@ func TestPredicate(t *testing.T) {
 }
 
 func TestPredicateRefusesConfig(t *testing.T) {
-	p := assertion.Predicate("p", func(context.Context, *lux.Run) (lux.Result, error) { return lux.Pass("", nil), nil })
+	p := assertion.Predicate("p", func(context.Context, *lux.Run) (lux.Result, error) { return assertion.Pass("", nil), nil })
 	_, err := p.Parse(json.RawMessage(`{"path":"x"}`))
 	if !errors.Is(err, lux.ErrInvalidConfig) || err.Error() != "lux: invalid config: path: unknown field (this config takes no fields)" {
 		t.Errorf("Parse = %v", err)
@@ -138,15 +138,15 @@ func (b *budget) Validate() error {
 func TestPredicateWith(t *testing.T) {
 	p := assertion.PredicateWith("edit-budget", func(_ context.Context, run *lux.Run, cfg budget) (lux.Result, error) {
 		n := 0
-		for _, c := range lux.ToolCalls(run.Events, lux.AnyAgent) {
+		for _, c := range assertion.ToolCalls(run.Events, assertion.AnyAgent) {
 			if c.Name == cfg.Tool {
 				n++
 			}
 		}
 		if n <= cfg.MaxEdits {
-			return lux.Pass(fmt.Sprintf("%d edits", n), nil), nil
+			return assertion.Pass(fmt.Sprintf("%d edits", n), nil), nil
 		}
-		return lux.Fail(fmt.Sprintf("%d edits > %d", n, cfg.MaxEdits), nil), nil
+		return assertion.Fail(fmt.Sprintf("%d edits > %d", n, cfg.MaxEdits), nil), nil
 	})
 	run := &lux.Run{Events: []lux.Event{toolCall("Edit", "1", "", nil), toolCall("Edit", "2", "", nil), toolCall("Write", "3", "", nil)}}
 	for _, tt := range []struct {

@@ -87,14 +87,14 @@ func fileRegexSet() *lux.AssertionPlugin {
 				"matchedPatterns": hit, "unmatchedPatterns": unmatched}
 			comment := fmt.Sprintf("%d of %d patterns match %q; expected %s", matched, len(c.res), c.Path, c.Mode)
 			if ok {
-				return lux.Pass(comment, detail), nil
+				return Pass(comment, detail), nil
 			}
 			if c.Mode == ModeNone {
 				comment += fmt.Sprintf(" (matched: %s)", patternList(hit))
 			} else {
 				comment += fmt.Sprintf(" (unmatched: %s)", patternList(unmatched))
 			}
-			return lux.Fail(comment, detail), nil
+			return Fail(comment, detail), nil
 		})
 }
 

@@ -25,14 +25,14 @@ func runSucceeded() *lux.AssertionPlugin {
 			}
 			detail := map[string]any{"exitReason": string(m.ExitReason)}
 			if m.ExitReason == lux.ExitDone {
-				return lux.Pass("the run ended with exit reason \"done\"", detail), nil
+				return Pass("the run ended with exit reason \"done\"", detail), nil
 			}
 			comment := fmt.Sprintf("the run ended with exit reason %q", m.ExitReason)
 			if m.Reason != "" {
 				detail["reason"] = m.Reason
 				comment += ": " + clip(m.Reason, 200)
 			}
-			return lux.Fail(comment, detail), nil
+			return Fail(comment, detail), nil
 		})
 }
 
@@ -56,7 +56,7 @@ func interruptCount() *lux.AssertionPlugin {
 		},
 		func(_ context.Context, c *interruptCountConfig, run *lux.Run) (lux.Result, error) {
 			n := 0
-			for _, in := range lux.Interrupts(run.Events) {
+			for _, in := range Interrupts(run.Events) {
 				if c.Kind == "" || in.Kind == c.Kind {
 					n++
 				}
@@ -105,9 +105,9 @@ func latencyUnder() *lux.AssertionPlugin {
 			took := end.Sub(m.StartedAt)
 			detail := map[string]any{"durationMs": took.Milliseconds(), "maxMs": c.Max.D().Milliseconds()}
 			if took <= c.Max.D() {
-				return lux.Pass(fmt.Sprintf("took %s <= max %s", round(took), c.Max), detail), nil
+				return Pass(fmt.Sprintf("took %s <= max %s", round(took), c.Max), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("took %s > max %s", round(took), c.Max), detail), nil
+			return Fail(fmt.Sprintf("took %s > max %s", round(took), c.Max), detail), nil
 		})
 }
 
@@ -140,9 +140,9 @@ func unavailable(onUnavailable, what string, detail map[string]any) lux.Result {
 	detail["unavailable"] = true
 	detail["onUnavailable"] = onUnavailable
 	if onUnavailable == UnavailableFail {
-		return lux.Fail(what+" unavailable; failing (onUnavailable: fail)", detail)
+		return Fail(what+" unavailable; failing (onUnavailable: fail)", detail)
 	}
-	return lux.Pass(what+" unavailable; passing (onUnavailable: pass)", detail)
+	return Pass(what+" unavailable; passing (onUnavailable: pass)", detail)
 }
 
 // The token components tokens-under can bound.
@@ -203,9 +203,9 @@ func tokensUnder() *lux.AssertionPlugin {
 			}
 			detail["tokens"] = n
 			if n <= *c.Max {
-				return lux.Pass(fmt.Sprintf("%s tokens %d <= max %d", c.Component, n, *c.Max), detail), nil
+				return Pass(fmt.Sprintf("%s tokens %d <= max %d", c.Component, n, *c.Max), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("%s tokens %d > max %d", c.Component, n, *c.Max), detail), nil
+			return Fail(fmt.Sprintf("%s tokens %d > max %d", c.Component, n, *c.Max), detail), nil
 		})
 }
 
@@ -237,9 +237,9 @@ func costUnder() *lux.AssertionPlugin {
 			}
 			detail["costUsd"] = *cost
 			if *cost <= *c.MaxUSD {
-				return lux.Pass(fmt.Sprintf("cost $%.4f <= max $%.4f", *cost, *c.MaxUSD), detail), nil
+				return Pass(fmt.Sprintf("cost $%.4f <= max $%.4f", *cost, *c.MaxUSD), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("cost $%.4f > max $%.4f", *cost, *c.MaxUSD), detail), nil
+			return Fail(fmt.Sprintf("cost $%.4f > max $%.4f", *cost, *c.MaxUSD), detail), nil
 		})
 }
 
@@ -267,9 +267,9 @@ func artifactBytesUnder() *lux.AssertionPlugin {
 			}
 			detail["bytes"], detail["count"] = n, count
 			if n <= *c.Max {
-				return lux.Pass(fmt.Sprintf("artifacts %d bytes <= max %d", n, *c.Max), detail), nil
+				return Pass(fmt.Sprintf("artifacts %d bytes <= max %d", n, *c.Max), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("artifacts %d bytes > max %d", n, *c.Max), detail), nil
+			return Fail(fmt.Sprintf("artifacts %d bytes > max %d", n, *c.Max), detail), nil
 		})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
 	a "github.com/luxeval/lux/assertion"
 )
 
@@ -27,7 +28,7 @@ func TestConstructorsParse(t *testing.T) {
 		a.Contains("done", a.Against(a.TranscriptAll)),
 		a.NotContains("error"),
 		a.Regex(`\d+ tests? passed`, a.Flags("i")),
-		a.ToolCalled("Bash", a.MinTimes(1), a.MaxTimes(3), a.By(lux.MainAgent)),
+		a.ToolCalled("Bash", a.MinTimes(1), a.MaxTimes(3), a.By(assertion.MainAgent)),
 		a.ToolCallCount(a.Tool("Edit"), a.Max(10)),
 		a.ToolCalledWith("Bash", a.ArgsPointer("/command"), a.ArgsContains("go test")),
 		a.ToolCalledWith("Bash", a.ArgsPointer("/command"), a.ArgsValue("go test ./..."), a.MinTimes(2)),

@@ -218,9 +218,9 @@ func toolInvocation() *lux.AssertionPlugin {
 				scope = fmt.Sprintf(" (%s of %s)", c.Occurrence, plural(len(all), "call", "calls"))
 			}
 			if matches > 0 {
-				return lux.Pass(fmt.Sprintf("%q has %d matching %s%s%s", c.Tool, matches, what, with, scope), detail), nil
+				return Pass(fmt.Sprintf("%q has %d matching %s%s%s", c.Tool, matches, what, with, scope), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("%q has no matching %s%s%s: %s, %d paired with a result, %d of the kind asked", c.Tool, what, with, scope,
+			return Fail(fmt.Sprintf("%q has no matching %s%s%s: %s, %d paired with a result, %d of the kind asked", c.Tool, what, with, scope,
 				plural(len(all), "call", "calls"), paired, kind), detail), nil
 		})
 }

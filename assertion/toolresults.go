@@ -87,7 +87,7 @@ func resultsOf(typ string, run *lux.Run, tool string) ([]lux.ToolResult, error) 
 		return nil, fmt.Errorf("assertion: %s: cannot grade: %s", typ, bad)
 	}
 	var out []lux.ToolResult
-	for _, r := range lux.ToolResults(run.Events) {
+	for _, r := range ToolResults(run.Events) {
 		if tool == "" || r.Name == tool {
 			out = append(out, r)
 		}
@@ -97,7 +97,7 @@ func resultsOf(typ string, run *lux.Run, tool string) ([]lux.ToolResult, error) 
 
 // noResults is the failing result of a check that found no result to look at.
 func noResults(tool string) lux.Result {
-	return lux.Fail("no tool result captured for "+toolLabel(tool), map[string]any{"tool": tool, "results": 0})
+	return Fail("no tool result captured for "+toolLabel(tool), map[string]any{"tool": tool, "results": 0})
 }
 
 func toolLabel(tool string) string {
@@ -224,10 +224,10 @@ func toolResultIsError() *lux.AssertionPlugin {
 				comment = fmt.Sprintf("%d of %s of %s had isError %v", hits, plural(len(selected), "result", "results"), toolLabel(c.Tool), *c.Expected)
 			}
 			if ok {
-				return lux.Pass(comment, detail), nil
+				return Pass(comment, detail), nil
 			}
 			detail["texts"] = samples(selected)
-			return lux.Fail(comment, detail), nil
+			return Fail(comment, detail), nil
 		})
 }
 
@@ -264,10 +264,10 @@ func toolResultContains() *lux.AssertionPlugin {
 			detail := map[string]any{"tool": c.Tool, "occurrence": c.Occurrence, "results": len(results), "selected": len(selected), "matches": len(ids)}
 			if len(ids) > 0 {
 				detail["toolUseIds"] = ids[:min(len(ids), 10)]
-				return lux.Pass(fmt.Sprintf("%d of %s of %s contain %q", len(ids), plural(len(selected), "result", "results"), toolLabel(c.Tool), clip(c.Text, 80)), detail), nil
+				return Pass(fmt.Sprintf("%d of %s of %s contain %q", len(ids), plural(len(selected), "result", "results"), toolLabel(c.Tool), clip(c.Text, 80)), detail), nil
 			}
 			detail["texts"] = samples(selected)
-			return lux.Fail(fmt.Sprintf("no %s result of %s contains %q", c.Occurrence, toolLabel(c.Tool), clip(c.Text, 80)), detail), nil
+			return Fail(fmt.Sprintf("no %s result of %s contains %q", c.Occurrence, toolLabel(c.Tool), clip(c.Text, 80)), detail), nil
 		})
 }
 
@@ -353,9 +353,9 @@ func noErrorResults() *lux.AssertionPlugin {
 			}
 			if len(results) == 0 {
 				if c.AllowEmpty {
-					return lux.Pass("no tool results captured (allowEmpty)", map[string]any{"results": 0}), nil
+					return Pass("no tool results captured (allowEmpty)", map[string]any{"results": 0}), nil
 				}
-				return lux.Fail("no tool results captured (set allowEmpty to pass such a run)", map[string]any{"results": 0}), nil
+				return Fail("no tool results captured (set allowEmpty to pass such a run)", map[string]any{"results": 0}), nil
 			}
 			offenders := []map[string]any{}
 			var names []string
@@ -367,8 +367,8 @@ func noErrorResults() *lux.AssertionPlugin {
 			}
 			detail := map[string]any{"results": len(results), "offenders": offenders}
 			if len(offenders) == 0 {
-				return lux.Pass(fmt.Sprintf("none of %s had isError", plural(len(results), "tool result", "tool results")), detail), nil
+				return Pass(fmt.Sprintf("none of %s had isError", plural(len(results), "tool result", "tool results")), detail), nil
 			}
-			return lux.Fail(fmt.Sprintf("%d of %s had isError: %s", len(offenders), plural(len(results), "tool result", "tool results"), strings.Join(names, ", ")), detail), nil
+			return Fail(fmt.Sprintf("%d of %s had isError: %s", len(offenders), plural(len(results), "tool result", "tool results"), strings.Join(names, ", ")), detail), nil
 		})
 }

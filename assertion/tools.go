@@ -11,20 +11,20 @@ import (
 
 const toolFix = "name the tool in \"tool\"; \"name\" is the assertion's display name"
 
-func checkBy(by *lux.CallScope, p *lux.Problems) {
+func checkBy(by *CallScope, p *lux.Problems) {
 	if *by == "" {
-		*by = lux.AnyAgent
+		*by = AnyAgent
 	}
 	if !by.Valid() {
-		p.AddFix("by", fmt.Sprintf("must be %q, %q or %q, got %q", lux.AnyAgent, lux.MainAgent, lux.Subagent, *by),
+		p.AddFix("by", fmt.Sprintf("must be %q, %q or %q, got %q", AnyAgent, MainAgent, Subagent, *by),
 			"leave it out to count calls by any agent")
 	}
 }
 
 // callsOf returns the calls of tool (every tool when tool is "") in scope by.
-func callsOf(run *lux.Run, tool string, by lux.CallScope) []lux.ToolCall {
+func callsOf(run *lux.Run, tool string, by CallScope) []lux.ToolCall {
 	var out []lux.ToolCall
-	for _, c := range lux.ToolCalls(run.Events, by) {
+	for _, c := range ToolCalls(run.Events, by) {
 		if tool == "" || c.Name == tool {
 			out = append(out, c)
 		}
@@ -32,21 +32,21 @@ func callsOf(run *lux.Run, tool string, by lux.CallScope) []lux.ToolCall {
 	return out
 }
 
-func scopeSuffix(by lux.CallScope) string {
+func scopeSuffix(by CallScope) string {
 	switch by {
-	case lux.MainAgent:
+	case MainAgent:
 		return " by the main agent"
-	case lux.Subagent:
+	case Subagent:
 		return " by subagents"
 	}
 	return ""
 }
 
 type toolCalledConfig struct {
-	Tool     string        `json:"tool"`
-	MinTimes *int          `json:"minTimes,omitempty"`
-	MaxTimes *int          `json:"maxTimes,omitempty"`
-	By       lux.CallScope `json:"by,omitempty"`
+	Tool     string    `json:"tool"`
+	MinTimes *int      `json:"minTimes,omitempty"`
+	MaxTimes *int      `json:"maxTimes,omitempty"`
+	By       CallScope `json:"by,omitempty"`
 }
 
 func toolCalled() *lux.AssertionPlugin {
@@ -80,10 +80,10 @@ func toolCalled() *lux.AssertionPlugin {
 }
 
 type toolCallCountConfig struct {
-	Tool string        `json:"tool,omitempty"`
-	Min  *int          `json:"min,omitempty"`
-	Max  *int          `json:"max,omitempty"`
-	By   lux.CallScope `json:"by,omitempty"`
+	Tool string    `json:"tool,omitempty"`
+	Min  *int      `json:"min,omitempty"`
+	Max  *int      `json:"max,omitempty"`
+	By   CallScope `json:"by,omitempty"`
 }
 
 func toolCallCount() *lux.AssertionPlugin {
@@ -114,7 +114,7 @@ type toolCalledWithConfig struct {
 	ArgsValue       json.RawMessage `json:"argsValue,omitempty"`
 	ArgsContains    *string         `json:"argsContains,omitempty"`
 	MinTimes        *int            `json:"minTimes,omitempty"`
-	By              lux.CallScope   `json:"by,omitempty"`
+	By              CallScope       `json:"by,omitempty"`
 
 	tokens []string
 	want   any
@@ -169,10 +169,10 @@ func toolCalledWith() *lux.AssertionPlugin {
 			}
 			head := fmt.Sprintf("%d of %s of %q%s %s", hits, plural(len(calls), "call", "calls"), c.Tool, scopeSuffix(c.By), c.describe())
 			if hits >= *c.MinTimes {
-				return lux.Pass(fmt.Sprintf("%s: %d >= %d", head, hits, *c.MinTimes), detail), nil
+				return Pass(fmt.Sprintf("%s: %d >= %d", head, hits, *c.MinTimes), detail), nil
 			}
 			comment := fmt.Sprintf("%s: %d < min %d", head, hits, *c.MinTimes)
-			return lux.Fail(comment, detail), nil
+			return Fail(comment, detail), nil
 		})
 }
 

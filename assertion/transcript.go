@@ -32,7 +32,7 @@ func checkAgainst(against *string, p *lux.Problems) {
 // the agent wrote any message at all. Answers given to the agent's
 // interrupts are not part of it.
 func transcript(run *lux.Run, against string) (string, bool) {
-	msgs := lux.AgentMessages(run.Events)
+	msgs := AgentMessages(run.Events)
 	if len(msgs) == 0 {
 		return "", false
 	}
@@ -118,13 +118,13 @@ func regex() *lux.AssertionPlugin {
 			text, wrote := transcript(run, c.Against)
 			detail := map[string]any{"against": c.Against, "pattern": c.Pattern, "transcriptChars": len(text)}
 			if !wrote {
-				return lux.Fail("the agent wrote no message", detail), nil
+				return Fail("the agent wrote no message", detail), nil
 			}
 			if loc := c.re.FindStringIndex(text); loc != nil {
 				detail["match"] = clip(text[loc[0]:loc[1]], 200)
-				return lux.Pass(fmt.Sprintf("%s /%s/", says(c.Against, "matches", "match"), c.Pattern), detail), nil
+				return Pass(fmt.Sprintf("%s /%s/", says(c.Against, "matches", "match"), c.Pattern), detail), nil
 			}
 			detail["excerpt"] = clip(text, 400)
-			return lux.Fail(fmt.Sprintf("%s /%s/", says(c.Against, "does not match", "do not match"), c.Pattern), detail), nil
+			return Fail(fmt.Sprintf("%s /%s/", says(c.Against, "does not match", "do not match"), c.Pattern), detail), nil
 		})
 }

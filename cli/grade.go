@@ -48,7 +48,7 @@ mean absolute error. -case applies to the labelled runs of its case.`,
 				}
 				var replacement *lux.Case
 				if *casePath != "" {
-					c, err := lux.LoadCase(*casePath)
+					c, err := lux.ReadCase(*casePath, (*lux.Case).Validate)
 					if err != nil {
 						e.errorf("-case: %v", err)
 						return ExitUsage

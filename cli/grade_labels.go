@@ -75,7 +75,7 @@ func (f *labelFlags) run(ctx context.Context, e *env, proj *projectFlags, casePa
 	}
 	var replacement *lux.Case
 	if casePath != "" {
-		if replacement, err = lux.LoadCase(casePath); err != nil {
+		if replacement, err = lux.ReadCase(casePath, (*lux.Case).Validate); err != nil {
 			e.errorf("-case: %v", err)
 			return ExitUsage
 		}

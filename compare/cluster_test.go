@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,9 +77,9 @@ func TestClusterLabelsDiffer(t *testing.T) {
 // The cluster label is part of the case, so of its hash: a case relabelled
 // between A and B needs FieldCaseHash varied to compare at all.
 func TestClusterInCaseHash(t *testing.T) {
-	x, err := lux.HashValue(&lux.Case{ID: "x", Prompt: "p", Cluster: "a"})
+	x, err := digest.Value(&lux.Case{ID: "x", Prompt: "p", Cluster: "a"})
 	require.NoError(t, err)
-	y, err := lux.HashValue(&lux.Case{ID: "x", Prompt: "p", Cluster: "b"})
+	y, err := digest.Value(&lux.Case{ID: "x", Prompt: "p", Cluster: "b"})
 	require.NoError(t, err)
 	assert.NotEqual(t, x, y)
 }

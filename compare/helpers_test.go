@@ -25,13 +25,13 @@ func baseMeta(id string) *record.Metadata {
 		SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, RunID: id + "/subprocess/x", CaseID: id,
 		StartedAt: t0, EndedAt: t0.Add(2 * time.Second), ExitReason: lux.ExitDone,
 		Driver:   record.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echo", AgentVersion: "1.0", Detail: map[string]any{"sessionId": "s-1", "mode": "fast"}}},
-		Answerer: record.AnswererInfo{Name: "scripted"},
+		Answerer: record.RunAnswerer{Name: "scripted"},
 		Usage: lux.Usage{
 			Agent: &lux.TokenUsage{Input: 100, Output: 20, CacheRead: 300}, AgentCostUSD: ptr(0.25),
 			Answerer: lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 5}}, Judge: lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: 7}},
 		},
 		InterruptCounts: record.InterruptCounts{Ask: 1},
-		ToolCalls:       lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},
+		ToolCalls:       record.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},
 		Artifacts:       record.ArtifactStats{Count: 2, Bytes: 42},
 		Phases:          record.PhaseDurations{Agent: 1900, Collect: 3, Grading: 10},
 		Provenance: record.Provenance{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/record"
 )
 
@@ -164,8 +165,8 @@ func rawValue(raw json.RawMessage) any {
 // sameJSON reports whether a and b have equal canonical JSON, the equality
 // record.IdentityHash uses.
 func sameJSON(a, b any) bool {
-	ja, errA := lux.CanonicalJSON(a)
-	jb, errB := lux.CanonicalJSON(b)
+	ja, errA := digest.CanonicalJSON(a)
+	jb, errB := digest.CanonicalJSON(b)
 	if errA != nil || errB != nil {
 		return cmp.Equal(a, b)
 	}

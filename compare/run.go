@@ -48,7 +48,7 @@ type RunDelta struct {
 	OperationalFailure Change[*record.OperationalFailure] `json:"operationalFailure"`
 	DurationMs         Change[int64]                      `json:"durationMs"`
 	Interrupts         Change[record.InterruptCounts]     `json:"interrupts"`
-	ToolCalls          Change[lux.ToolOutcomes]           `json:"toolCalls"`
+	ToolCalls          Change[record.ToolOutcomes]        `json:"toolCalls"`
 	Artifacts          Change[record.ArtifactStats]       `json:"artifacts"`
 	// AgentUsageAvailable is false on a side whose agent reported no usage
 	// at all; its AgentTokens and AgentCostUSD are then null, which is
@@ -272,7 +272,7 @@ func runDelta(a, b *record.Metadata) RunDelta {
 		OperationalFailure:   Change[*record.OperationalFailure]{a.OperationalFailure, b.OperationalFailure},
 		DurationMs:           Change[int64]{a.Duration().Milliseconds(), b.Duration().Milliseconds()},
 		Interrupts:           Change[record.InterruptCounts]{a.InterruptCounts, b.InterruptCounts},
-		ToolCalls:            Change[lux.ToolOutcomes]{a.ToolCalls, b.ToolCalls},
+		ToolCalls:            Change[record.ToolOutcomes]{a.ToolCalls, b.ToolCalls},
 		Artifacts:            Change[record.ArtifactStats]{a.Artifacts, b.Artifacts},
 		AgentUsageAvailable:  Change[bool]{a.Usage.AgentAvailable(), b.Usage.AgentAvailable()},
 		AgentTokens:          Change[*int64]{agentTokens(a.Usage), agentTokens(b.Usage)},

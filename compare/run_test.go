@@ -357,7 +357,7 @@ func TestRunTextGolden(t *testing.T) {
 				m.Usage.Agent, m.Usage.AgentCostUSD = nil, nil
 				m.Usage.Judge = lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 10, Output: 5}}
 				m.InterruptCounts = record.InterruptCounts{Ask: 2, Approve: 1}
-				m.ToolCalls = lux.ToolOutcomes{Reported: 5, Total: 5, Succeeded: 4, Unresolved: 1}
+				m.ToolCalls = record.ToolOutcomes{Reported: 5, Total: 5, Succeeded: 4, Unresolved: 1}
 				m.Artifacts = record.ArtifactStats{Count: 2, Bytes: 50}
 				r.Grading = report(ptr(false), ptr(0.25), outcome("readme", true, 0.5),
 					record.AssertionOutcome{ID: "tests", Type: "command", Name: "command run=go test ./...", Error: "go: not found"},

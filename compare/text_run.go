@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/record"
 )
 
@@ -266,7 +265,7 @@ func interrupts(c record.InterruptCounts) string {
 	return fmt.Sprintf("ask %d, approve %d, custom %d", c.Ask, c.Approve, c.Custom)
 }
 
-func toolCalls(o lux.ToolOutcomes) string {
+func toolCalls(o record.ToolOutcomes) string {
 	return fmt.Sprintf("%d (%d failed, %d unresolved)", o.Total, o.Failed, o.Unresolved)
 }
 

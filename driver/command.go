@@ -79,9 +79,9 @@ func Identify(ctx context.Context, rt lux.Runtime) []record.CommandInfo {
 }
 
 // ProbeVersion runs `<path> --version` for a known agent CLI and returns
-// the release number it printed, normalized (see lux.NormalizeVersion),
+// the release number it printed, normalized (see version.Normalize),
 // and the line it came from when that line reads as a version line and
-// nothing else (lux.VersionLine). The CLI runs sandboxed: in a fresh
+// nothing else (version.Line). The CLI runs sandboxed: in a fresh
 // temporary directory that is also its HOME and TMPDIR, with an
 // environment of only PATH (the CLI's own directory, then DefaultPath),
 // HOME, TMPDIR and LANG=C — none of this process's variables, so no API

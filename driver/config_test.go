@@ -14,6 +14,7 @@ import (
 	"github.com/luxeval/lux/driver/cursor"
 	"github.com/luxeval/lux/driver/mcpprobe"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // Every driver reports an unknown field and an invalid value at once.
@@ -67,7 +68,7 @@ func TestParsedConfigJSON(t *testing.T) {
 		t.Run(tt.plugin.Name+" "+tt.raw, func(t *testing.T) {
 			dc, err := tt.plugin.Parse(json.RawMessage(tt.raw))
 			require.NoError(t, err)
-			got, err := lux.CanonicalJSON(dc)
+			got, err := digest.CanonicalJSON(dc)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, string(got))
 		})

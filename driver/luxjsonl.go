@@ -32,7 +32,7 @@ import (
 // An error line may carry a summary like done's: what the agent spent
 // before it failed is then kept in the run's usage and cost. The ready
 // line's detail keys sessionId, threadId, pid and cwd describe one
-// session and stay out of the run's identity (see lux.IsSessionDetail).
+// session and stay out of the run's identity (see lux.Ready.Detail).
 //
 // Lines that are not JSON, or JSON that does not fit one of these shapes,
 // are not part of the protocol and are ignored, so an agent may log to
@@ -242,7 +242,7 @@ func decodeInterrupt(l luxLine) (lux.Event, bool) {
 		if len(l.Questions) > 0 {
 			var qs []lux.Question
 			if json.Unmarshal(l.Questions, &qs) == nil {
-				lux.QuestionIDs(qs)
+				QuestionIDs(qs)
 				in.Questions = qs
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // DefaultCLIIdleTimeout is the idle timeout of the drivers of agent CLIs
@@ -143,7 +144,7 @@ func (p *ProcessConfig) Validate(probs *lux.Problems, d ProcessDefaults) {
 		probs.AddFix("command", "contains a NUL byte", "remove it")
 	}
 	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
-		at := lux.JoinPath("env", k)
+		at := naming.Join("env", k)
 		if fix, ok := d.Reserved[k]; ok {
 			probs.AddFix(at, "set by the driver", fix)
 			continue

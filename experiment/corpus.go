@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/glob"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/stats"
@@ -45,7 +46,7 @@ func (c *Campaign) selectCases(p *lux.Problems) *corpus {
 			lc, ok := loaded[f]
 			if !ok {
 				var err error
-				if lc, err = lux.LoadCase(f); err != nil {
+				if lc, err = lux.ReadCase(f, (*lux.Case).Validate); err != nil {
 					p.Add(at, err.Error())
 					continue
 				}
@@ -214,7 +215,7 @@ func behaviourHash(c *lux.Case) (string, error) {
 		}
 		fixtures = h
 	}
-	return lux.HashValue(map[string]any{
+	return digest.Value(map[string]any{
 		"prompt": c.Prompt, "persona": c.Persona, "requires": c.Requires, "assertions": as, "fixtures": fixtures,
 	})
 }

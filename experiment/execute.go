@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/proc"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -446,7 +447,7 @@ func (s *state) progress(p Progress) {
 
 // manifest is the ledger's manifest as the experiment starts (or resumes).
 func (s *state) manifest(units int) *Manifest {
-	snap, _ := lux.CanonicalJSON(s.camp)
+	snap, _ := digest.CanonicalJSON(s.camp)
 	m := &Manifest{
 		SchemaVersion: 1, ExperimentID: filepath.Base(s.dir), CampaignID: s.camp.ID, CampaignPath: s.camp.Path,
 		CampaignHash: s.hash, Campaign: snap, SubjectRoot: s.sub.root, BaseHash: s.baseHash, SubjectFiles: s.baseFiles, CorpusHash: s.corpHash,

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/luxeval/lux/record"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/luxeval/lux/record"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
@@ -171,7 +172,7 @@ func TestADriverWithoutExperimentSupportIsRefused(t *testing.T) {
 	runs := filepath.Join(f.dir, ".lux-runs")
 	_, err := Run(ctx(t), reg, c, Options{RunsRoot: runs})
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, lux.ErrExperimentUnsupported))
+	assert.True(t, errors.Is(err, ErrUnsupportedDriver))
 	assert.Contains(t, err.Error(), `driver "subprocess" supports ordinary eval runs but does not declare controlled experiment support`)
 	_, statErr := os.Stat(runs)
 	assert.True(t, os.IsNotExist(statErr), "nothing ran, nothing was recorded")

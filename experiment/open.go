@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // Ledger is an experiment's ledger read back: for reports (Markdown,
@@ -39,7 +39,7 @@ func Open(dir string) (*Ledger, error) {
 	if err := json.Unmarshal(m.Campaign, l.Campaign); err != nil {
 		return nil, fmt.Errorf("experiment: %s: the campaign snapshot does not decode: %w", abs, err)
 	}
-	if h, err := lux.HashValue(l.Campaign); err != nil || h != m.CampaignHash {
+	if h, err := digest.Value(l.Campaign); err != nil || h != m.CampaignHash {
 		return nil, fmt.Errorf("experiment: %s: the campaign snapshot does not match its hash (the manifest was edited)", abs)
 	}
 	if m.CampaignPath != "" {
@@ -127,8 +127,8 @@ func decisionDiff(a, b *Decision) string {
 	case strings.Join(a.Ranking, ",") != strings.Join(b.Ranking, ","):
 		return fmt.Sprintf("ranking %v recorded, %v recomputed", a.Ranking, b.Ranking)
 	}
-	ja, _ := lux.CanonicalJSON(a.Gates)
-	jb, _ := lux.CanonicalJSON(b.Gates)
+	ja, _ := digest.CanonicalJSON(a.Gates)
+	jb, _ := digest.CanonicalJSON(b.Gates)
 	if string(ja) != string(jb) {
 		for i := range min(len(a.Gates), len(b.Gates)) {
 			if ga, gb := a.Gates[i], b.Gates[i]; ga.Text() != gb.Text() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
@@ -19,6 +20,10 @@ import (
 // ErrUndecidable is the error of Run for a campaign with a constraint its
 // split has too few units to decide (see CampaignPlan.Undecidable).
 var ErrUndecidable = errors.New("a constraint cannot be decided with the units of its split")
+
+// ErrUnsupportedDriver reports a driver without controlled-experiment
+// support (lux.DriverPlugin.Experiment) named by an experiment's profile.
+var ErrUnsupportedDriver = errors.New("lux: driver does not support controlled experiments")
 
 // Options configures Run and Resume. The zero value runs one unit at a
 // time under .lux-runs.
@@ -237,7 +242,7 @@ func start(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*
 	if s.baseFiles, err = s.sub.files(s.sub.root); err != nil {
 		return nil, fmt.Errorf("experiment: subject %s: %w", s.sub.root, err)
 	}
-	if s.hash, err = lux.HashValue(s.camp); err != nil {
+	if s.hash, err = digest.Value(s.camp); err != nil {
 		return nil, fmt.Errorf("experiment: campaign hash: %w", err)
 	}
 	if s.corpHash, err = corpusHash(corp); err != nil {
@@ -291,7 +296,7 @@ func corpusHash(corp *corpus) (string, error) {
 			all = append(all, entry{split, lc.Path, lc, h})
 		}
 	}
-	return lux.HashValue(all)
+	return digest.Value(all)
 }
 
 // experimentRegistry returns a registry holding reg's plugins, with every
@@ -307,7 +312,7 @@ func experimentRegistry(reg *lux.Registry, c *Campaign) (*lux.Registry, error) {
 		p, _ := reg.Driver(name)
 		if used[name] {
 			if p.Experiment == nil {
-				return nil, fmt.Errorf("experiment: %w: driver %q supports ordinary eval runs but does not declare controlled experiment support", lux.ErrExperimentUnsupported, name)
+				return nil, fmt.Errorf("experiment: %w: driver %q supports ordinary eval runs but does not declare controlled experiment support", ErrUnsupportedDriver, name)
 			}
 			wrapped := *p
 			parse, prep := p.Parse, p.Experiment.Prepare
@@ -378,12 +383,12 @@ func profileIdentities(ctx context.Context, reg *lux.Registry, c *Campaign, subj
 		if pi.DriverIdentity, err = json.Marshal(ident); err != nil {
 			return nil, fmt.Errorf("experiment: profile %s: driver identity does not encode: %w", name, err)
 		}
-		if pi.DriverConfig, err = lux.HashValue(cfg); err != nil {
+		if pi.DriverConfig, err = digest.Value(cfg); err != nil {
 			return nil, fmt.Errorf("experiment: profile %s: %w", name, err)
 		}
 		if pr.Answerer != nil {
 			pi.Answerer = pr.Answerer.Name
-			if pi.AnswererConfig, err = lux.HashValue(pr.Answerer.Config); err != nil {
+			if pi.AnswererConfig, err = digest.Value(pr.Answerer.Config); err != nil {
 				return nil, fmt.Errorf("experiment: profile %s: answerer config: %w", name, err)
 			}
 		}
@@ -434,8 +439,8 @@ func (s *state) sameAs(m *Manifest) error {
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
-	ca, errA := lux.CanonicalJSON(a)
-	cb, errB := lux.CanonicalJSON(b)
+	ca, errA := digest.CanonicalJSON(a)
+	cb, errB := digest.CanonicalJSON(b)
 	if len(a) == 0 || len(b) == 0 {
 		return len(a) == len(b)
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/glob"
 )
 
@@ -31,7 +31,7 @@ type Candidate struct {
 
 // seal sets Hash and Bytes from Files.
 func (c *Candidate) seal() error {
-	h, err := lux.HashValue(c.Files)
+	h, err := digest.Value(c.Files)
 	if err != nil {
 		return err
 	}

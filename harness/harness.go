@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // Model is one text-model call. Implementations must be safe for
@@ -116,7 +117,7 @@ func (c Config) WithDefaults() Config {
 // (e.g. "harness"), into p. Providers other than the built-in ones are
 // accepted only when custom is true (a custom Factory is in use).
 func (c Config) Validate(p *lux.Problems, prefix string, custom bool) {
-	at := func(f string) string { return lux.JoinPath(prefix, f) }
+	at := func(f string) string { return naming.Join(prefix, f) }
 	if c.Provider != "" && c.Provider != ClaudeCode && c.Provider != Codex && !custom {
 		p.AddFix(at("provider"), fmt.Sprintf("unknown provider %q", c.Provider), `use "claude-code" or "codex"`)
 	}

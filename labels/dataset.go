@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/record"
 )
 
@@ -292,7 +293,7 @@ func ForRun(datasetPath, runDir, annotator string) (Label, error) {
 // is one, so that several people's labels of one run sit side by side;
 // characters other than letters, digits, '_', '.' and '-' become '-'.
 func DefaultID(l Label) string {
-	id := l.CaseID + "-" + path.Base(l.Run) + "-" + lux.HashBytes([]byte(l.Run))[:10]
+	id := l.CaseID + "-" + path.Base(l.Run) + "-" + digest.Bytes([]byte(l.Run))[:10]
 	if l.Annotator != "" {
 		id += "-" + l.Annotator
 	}

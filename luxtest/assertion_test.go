@@ -15,6 +15,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/luxtest"
 )
 
@@ -80,10 +81,10 @@ func TestAssertionBuiltins(t *testing.T) {
 		p := assertion.Predicate("has-readme", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			for _, a := range run.Artifacts {
 				if a.Path == "README.md" {
-					return lux.Pass("found", nil), nil
+					return assertion.Pass("found", nil), nil
 				}
 			}
-			return lux.Fail("no README.md", nil), nil
+			return assertion.Fail("no README.md", nil), nil
 		})
 		luxtest.TestAssertion(t, p,
 			luxtest.AssertionCase{Run: withReadme, Want: luxtest.Pass},
@@ -97,12 +98,12 @@ func TestNewRun(t *testing.T) {
 		lux.Event{Type: lux.EventInterrupt, Interrupt: &lux.Interrupt{Kind: lux.Ask, ID: "q1"}})
 	assert.Equal(t, lux.ExitDone, run.Outcome.ExitReason)
 	assert.Nil(t, run.Outcome.Usage.Agent, "no usage reported")
-	assert.Len(t, lux.Interrupts(run.Events), 1)
+	assert.Len(t, assertion.Interrupts(run.Events), 1)
 	assert.Equal(t, 2, run.Outcome.ArtifactCount)
 	assert.Equal(t, int64(5), run.Outcome.ArtifactBytes)
 	want := []lux.Artifact{
-		{Path: "a.txt", Size: 0, SHA256: lux.HashBytes(nil)},
-		{Path: "b/c.txt", Size: 5, SHA256: lux.HashBytes([]byte("hello"))},
+		{Path: "a.txt", Size: 0, SHA256: digest.Bytes(nil)},
+		{Path: "b/c.txt", Size: 5, SHA256: digest.Bytes([]byte("hello"))},
 	}
 	if diff := cmp.Diff(want, run.Artifacts); diff != "" {
 		t.Errorf("artifacts (-want +got):\n%s", diff)
@@ -220,7 +221,7 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 				return nil, err
 			}
 		}
-		return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+		return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			if brk == "panics" {
 				panic("fake: grader broke")
 			}
@@ -231,7 +232,7 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 			}
 			if run.Workspace == "" {
 				if brk == "fail-for-no-workspace" {
-					return lux.Fail("no workspace", nil), nil
+					return assertion.Fail("no workspace", nil), nil
 				}
 				return lux.Result{}, errors.New("fake: the run has no workspace")
 			}
@@ -239,12 +240,12 @@ func fakeAssertion(brk string) *lux.AssertionPlugin {
 			for _, a := range run.Artifacts {
 				found = found || a.Path == cfg.Path
 			}
-			res := lux.Pass("found", map[string]any{"path": cfg.Path})
+			res := assertion.Pass("found", map[string]any{"path": cfg.Path})
 			if !found {
 				if brk == "error-for-missing" {
 					return lux.Result{}, errors.New("fake: no such file")
 				}
-				res = lux.Fail("not found", map[string]any{"path": cfg.Path})
+				res = assertion.Fail("not found", map[string]any{"path": cfg.Path})
 			}
 			switch brk {
 			case "score-above-one":

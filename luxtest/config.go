@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // UnknownField is the field the conformance checks add to a config to see
@@ -125,7 +126,7 @@ func (c *checker) checkNothingHidden(parse func(json.RawMessage) error, configs 
 // the raw config did, and that parsing the same raw config again gives the
 // same encoding.
 func (c *checker) checkConfigJSON(raw json.RawMessage, cfg any, reparse func() (any, error)) {
-	canon, fl, err := guard(c.timeout, func() ([]byte, error) { return lux.CanonicalJSON(cfg) })
+	canon, fl, err := guard(c.timeout, func() ([]byte, error) { return digest.CanonicalJSON(cfg) })
 	switch {
 	case fl != "":
 		c.add("config-json", "encoding the parsed config %s", fl)
@@ -143,7 +144,7 @@ func (c *checker) checkConfigJSON(raw json.RawMessage, cfg any, reparse func() (
 		if err != nil {
 			return nil, err
 		}
-		return lux.CanonicalJSON(v)
+		return digest.CanonicalJSON(v)
 	})
 	switch {
 	case fl != "":

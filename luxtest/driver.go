@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // DriverScenario is one run of an agent through the driver under test: the
@@ -222,7 +223,7 @@ func (c *checker) checkExperiment(ctx context.Context, plugin *lux.DriverPlugin,
 	if fl != "" || err != nil || cfg == nil {
 		return // reported with the scenario
 	}
-	before, _ := lux.CanonicalJSON(cfg)
+	before, _ := digest.CanonicalJSON(cfg)
 	prepared, fl, err := guard(c.timeout, func() (lux.DriverConfig, error) { return exp.Prepare(cfg) })
 	switch {
 	case fl != "":
@@ -235,10 +236,10 @@ func (c *checker) checkExperiment(ctx context.Context, plugin *lux.DriverPlugin,
 		c.add("experiment", "Prepare returned a nil config and no error")
 		return
 	}
-	if after, _ := lux.CanonicalJSON(cfg); !bytes.Equal(before, after) {
+	if after, _ := digest.CanonicalJSON(cfg); !bytes.Equal(before, after) {
 		c.add("experiment", "Prepare changed its input config (%s became %s); return a new config instead", before, after)
 	}
-	once, err := lux.CanonicalJSON(prepared)
+	once, err := digest.CanonicalJSON(prepared)
 	if err != nil {
 		c.add("experiment", "the prepared config does not encode as JSON: %v", err)
 		return
@@ -248,7 +249,7 @@ func (c *checker) checkExperiment(ctx context.Context, plugin *lux.DriverPlugin,
 		if err != nil {
 			return nil, err
 		}
-		return lux.CanonicalJSON(p)
+		return digest.CanonicalJSON(p)
 	})
 	switch {
 	case fl != "":
@@ -271,7 +272,7 @@ func (c *checker) checkExperiment(ctx context.Context, plugin *lux.DriverPlugin,
 			if err != nil {
 				return "", err
 			}
-			return lux.HashValue(id)
+			return digest.Value(id)
 		})
 		switch {
 		case fl != "":

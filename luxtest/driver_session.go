@@ -333,8 +333,10 @@ func (c *checker) checkWants(sc DriverScenario, out Outcome) {
 	}
 	if sc.WantInterrupts != nil {
 		var kinds []lux.InterruptKind
-		for _, in := range lux.Interrupts(out.Events) {
-			kinds = append(kinds, in.Kind)
+		for _, e := range out.Events {
+			if e.Type == lux.EventInterrupt && e.Interrupt != nil {
+				kinds = append(kinds, e.Interrupt.Kind)
+			}
 		}
 		if !slices.Equal(kinds, sc.WantInterrupts) {
 			c.add("expect", "the agent raised interrupts %v; want %v", kinds, sc.WantInterrupts)

@@ -35,9 +35,9 @@ func registry(t testing.TB) *lux.Registry {
 		// Passes only the first repetition of a case.
 		reg.RegisterAssertion(assertion.Predicate("first-repetition", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			if run.Repetition == 1 {
-				return lux.Pass("the first repetition", nil), nil
+				return assertion.Pass("the first repetition", nil), nil
 			}
-			return lux.Fail("not the first repetition", nil), nil
+			return assertion.Fail("not the first repetition", nil), nil
 		})),
 		reg.RegisterAssertion(assertion.Predicate("cannot-grade", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			return lux.Result{}, errors.New("the grader is out of order")
@@ -46,9 +46,9 @@ func registry(t testing.TB) *lux.Registry {
 		// change that makes a case worse without failing it outright.
 		reg.RegisterAssertion(assertion.Predicate("regress-when-asked", func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			if os.Getenv("LUXTEST_REGRESS") != "" && run.Repetition == 2 {
-				return lux.Fail("regressed on purpose", nil), nil
+				return assertion.Fail("regressed on purpose", nil), nil
 			}
-			return lux.Pass("as before", nil), nil
+			return assertion.Pass("as before", nil), nil
 		})),
 	))
 	return reg

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/command"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/safecall"
 )
 
@@ -101,7 +102,7 @@ func canonicalConfig(v any) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "{}", nil
 	}
-	c, err := lux.CanonicalJSON(raw)
+	c, err := digest.CanonicalJSON(raw)
 	return string(c), err
 }
 

@@ -2,7 +2,7 @@
 // of a lux.Registry and records every run on disk (package record holds
 // the layout and the file formats).
 //
-//	o := orchestrator.New(builtin.Registry(), orchestrator.Options{Concurrency: 4, Repetitions: 3})
+//	o := New(builtin.Registry(), Options{Concurrency: 4, Repetitions: 3})
 //	res, err := o.RunSuite(ctx, cases)
 //	// res.Dir is the suite's record: read it with package record, compare
 //	// it with package compare, show it with package report.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
 )
 
 // An in-process fake driver: each scenario is a Go function playing the
@@ -273,15 +274,15 @@ var fileHasPlugin = &lux.AssertionPlugin{
 			p.AddFix("path", "required", "name a file in the workspace")
 			return nil, p.Err(lux.ErrInvalidConfig)
 		}
-		return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+		return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			b, err := os.ReadFile(filepath.Join(run.Workspace, c.Path))
 			if err != nil {
-				return lux.Fail(c.Path+" is missing", nil), nil
+				return assertion.Fail(c.Path+" is missing", nil), nil
 			}
 			if string(b) != c.Text {
-				return lux.Fail(fmt.Sprintf("%s holds %q", c.Path, b), nil), nil
+				return assertion.Fail(fmt.Sprintf("%s holds %q", c.Path, b), nil), nil
 			}
-			return lux.Pass(c.Path+" holds the text", nil), nil
+			return assertion.Pass(c.Path+" holds the text", nil), nil
 		}), nil
 	},
 }
@@ -300,7 +301,7 @@ var fixedPlugin = &lux.AssertionPlugin{
 		if err := lux.DecodeConfig(raw, c); err != nil {
 			return nil, err
 		}
-		return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+		return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			if c.Err != "" {
 				return lux.Result{}, errors.New(c.Err)
 			}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // fixtureEntry is one entry of a fixtures tree as it is hashed.
@@ -52,7 +52,7 @@ func checkFixtures(src string) error {
 }
 
 // stageFixtures copies the directory src into dst (which exists) and
-// returns the hash of the tree: lux.HashValue of its entries (path, type,
+// returns the hash of the tree: digest.Value of its entries (path, type,
 // permission bits, SHA-256 of each file's content) in path order. Only
 // directories and regular files may appear; a symlink or any other kind
 // of file is an error naming it. The content is hashed as it is copied, so
@@ -110,7 +110,7 @@ func stageFixtures(src, dst string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fixtures: %w", err)
 	}
-	h, err := lux.HashValue(entries)
+	h, err := digest.Value(entries)
 	if err != nil {
 		return "", fmt.Errorf("fixtures: %w", err)
 	}

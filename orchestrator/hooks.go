@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
+	"github.com/luxeval/lux/internal/setup"
 	"github.com/luxeval/lux/record"
 )
 
@@ -54,7 +56,7 @@ func (o *Orchestrator) resolveHooks() ([]resolvedHook, error) {
 			probs.Add(at, fmt.Sprintf("hook plugin %q returned no hook", ref.Name))
 			continue
 		}
-		hash, err := lux.HashValue(rawOrNull(raw))
+		hash, err := digest.Value(rawOrNull(raw))
 		if err != nil {
 			probs.Add(at+".config", err.Error())
 			continue
@@ -98,16 +100,16 @@ func (r *runState) setupHooks(ctx context.Context) bool {
 		return true
 	}
 	scope := lux.CaseScope{CaseID: r.p.caseID, Repetition: r.meta.Repetition, RunDir: r.dir, Workspace: r.workspace}
-	steps := make([]lux.SetupStep, len(r.o.hooks))
+	steps := make([]setup.Step, len(r.o.hooks))
 	for i, h := range r.o.hooks {
-		steps[i] = lux.SetupStep{Name: h.step, Setup: func(ctx context.Context) (lux.Cleanup, error) { return h.hook.SetupCase(ctx, scope) }}
+		steps[i] = setup.Step{Name: h.step, Setup: func(ctx context.Context) (lux.Cleanup, error) { return h.hook.SetupCase(ctx, scope) }}
 	}
-	td, err := lux.SetUp(ctx, steps, r.o.cleanupContext)
+	td, err := setup.Run(ctx, steps, r.o.cleanupContext)
 	if err != nil { // rolled back: nothing left to clean up
 		if r.checkCancel(ctx, err) {
 			return false
 		}
-		r.fail(record.PhaseHook, lux.ExitError, errors.New("case setup: "+lux.HookErrorText(err)))
+		r.fail(record.PhaseHook, lux.ExitError, errors.New("case setup: "+setup.ErrorText(err)))
 		return false
 	}
 	r.hooks = td
@@ -118,7 +120,7 @@ func (r *runState) setupHooks(ctx context.Context) bool {
 // failure is noted on the run's record in phase hook.
 func (r *runState) cleanupHooks() {
 	if err := r.hooks.Close(); err != nil {
-		r.note(record.PhaseHook, errors.New("case cleanup: "+lux.HookErrorText(err)))
+		r.note(record.PhaseHook, errors.New("case cleanup: "+setup.ErrorText(err)))
 	}
 }
 
@@ -131,11 +133,11 @@ func (o *Orchestrator) runJobsWithHooks(ctx context.Context, dir string, m *reco
 		return o.runJobs(ctx, dir, m, jobs)
 	}
 	scope := lux.SuiteScope{SuiteID: m.SuiteID, Dir: dir}
-	steps := make([]lux.SetupStep, len(o.hooks))
+	steps := make([]setup.Step, len(o.hooks))
 	for i, h := range o.hooks {
-		steps[i] = lux.SetupStep{Name: h.step, Setup: func(ctx context.Context) (lux.Cleanup, error) { return h.hook.SetupSuite(ctx, scope) }}
+		steps[i] = setup.Step{Name: h.step, Setup: func(ctx context.Context) (lux.Cleanup, error) { return h.hook.SetupSuite(ctx, scope) }}
 	}
-	td, err := lux.SetUp(ctx, steps, o.cleanupContext)
+	td, err := setup.Run(ctx, steps, o.cleanupContext)
 	if err != nil {
 		_ = os.Remove(dir) // only when empty: a suite being resumed keeps its record
 		return nil, fmt.Errorf("orchestrator: suite setup: %w", err)

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
 )
 
 // Hostile plugins: a driver, an answerer and an assertion that panic, hang
@@ -259,16 +260,16 @@ var hostileAssertion = &lux.AssertionPlugin{
 		if cfg.Do == "parse-panic" {
 			panic("hostile assertion: parse")
 		}
-		return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+		return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			switch cfg.Do {
 			case "panic":
 				panic("hostile assertion: evaluate")
 			case "hang":
 				hangForever()
 			case "bad-detail":
-				return lux.Pass("ok", map[string]any{"ch": make(chan int)}), nil
+				return assertion.Pass("ok", map[string]any{"ch": make(chan int)}), nil
 			}
-			return lux.Pass("ok", nil), nil
+			return assertion.Pass("ok", nil), nil
 		}), nil
 	},
 }

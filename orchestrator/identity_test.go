@@ -47,7 +47,7 @@ func writeCaseDir(t *testing.T, dir, command, agent string) string {
 
 func runFile(t *testing.T, o *Orchestrator, path string) *RunResult {
 	t.Helper()
-	c, err := lux.LoadCase(path)
+	c, err := lux.ReadCase(path, (*lux.Case).Validate)
 	require.NoError(t, err)
 	res, err := o.Run(context.Background(), c)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/record"
 )
 
@@ -70,15 +71,15 @@ func TestSuiteRunsStartClean(t *testing.T) {
 	// (and there) passes, and leaves something in it.
 	scratchClean := &lux.AssertionPlugin{Type: "scratch-clean", Version: "1", Doc: "passes when the grading's scratch directory is empty",
 		Parse: func(json.RawMessage) (lux.Check, error) {
-			return lux.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+			return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 				if run.Scratch == "" {
-					return lux.Fail("no scratch directory", nil), nil
+					return assertion.Fail("no scratch directory", nil), nil
 				}
 				entries, err := os.ReadDir(run.Scratch)
 				if err != nil || len(entries) > 0 {
-					return lux.Fail(fmt.Sprintf("scratch: %v, %v", entries, err), nil), nil
+					return assertion.Fail(fmt.Sprintf("scratch: %v, %v", entries, err), nil), nil
 				}
-				return lux.Pass("empty", nil), os.WriteFile(filepath.Join(run.Scratch, "left"), []byte("x"), 0o600)
+				return assertion.Pass("empty", nil), os.WriteFile(filepath.Join(run.Scratch, "left"), []byte("x"), 0o600)
 			}), nil
 		}}
 	root := t.TempDir()

@@ -26,7 +26,7 @@ type Options struct {
 	DefaultDriver *lux.PluginRef
 	// DefaultAnswerer answers for cases that name no answerer, merged as
 	// DefaultDriver is. Without any answerer, an interrupt fails the run
-	// (lux.ErrNoAnswerer).
+	// (ErrNoAnswerer).
 	DefaultAnswerer *lux.PluginRef
 	// Driver, when set, runs every case, whatever driver the case names:
 	// it replaces the case's own, plugin and config whole (nothing of the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/safecall"
 )
 
@@ -59,14 +60,14 @@ type gradingHashes struct {
 // whose MarshalJSON panics is an error.
 func hashGrading(c *lux.Case, evaluators []evaluatorID, driver, answerer string) (h gradingHashes, err error) {
 	err = safecall.Protect(func() (err error) {
-		if h.caseHash, err = lux.HashValue(c); err != nil {
+		if h.caseHash, err = digest.Value(c); err != nil {
 			return err
 		}
 		assertions := c.Assertions
 		if assertions == nil {
 			assertions = []lux.AssertionSpec{}
 		}
-		if h.assertionsHash, err = lux.HashValue(assertions); err != nil {
+		if h.assertionsHash, err = digest.Value(assertions); err != nil {
 			return err
 		}
 		h.evaluatorConfigHash, err = evaluatorHash(evaluators, driver, answerer)
@@ -82,7 +83,7 @@ func hashGrading(c *lux.Case, evaluators []evaluatorID, driver, answerer string)
 // every problem at once, each with its field path, such as
 // `driver.config.idleTimeout: must be positive` or `assertions[2].path:
 // required`. The error wraps lux.ErrInvalidCase, and also
-// lux.ErrMissingCapability (a *lux.MissingCapabilityError) when a required
+// ErrMissingCapability (a *MissingCapabilityError) when a required
 // capability is missing.
 func (o *Orchestrator) Validate(c *lux.Case) error {
 	_, err := o.plan(c)
@@ -145,7 +146,7 @@ func (o *Orchestrator) plan(c *lux.Case) (*plan, error) {
 }
 
 // planDriver resolves the driver ref names: its config, runtime and config
-// hash. The error is the driver's *lux.MissingCapabilityError when it does
+// hash. The error is the driver's *MissingCapabilityError when it does
 // not declare all of requires.
 func (o *Orchestrator) planDriver(probs *lux.Problems, b binder, p *plan, ref *lux.PluginRef, requires []lux.Capability) error {
 	p.driverName = ref.Name
@@ -166,8 +167,8 @@ func (o *Orchestrator) planDriver(probs *lux.Problems, b binder, p *plan, ref *l
 		probs.Addf("driver", "driver plugin %q failed to declare its runtime: %v", ref.Name, err)
 		return nil
 	}
-	var missing *lux.MissingCapabilityError
-	if errors.As(lux.CheckCapabilities(ref.Name, p.runtime, requires), &missing) {
+	var missing *MissingCapabilityError
+	if errors.As(CheckCapabilities(ref.Name, p.runtime, requires), &missing) {
 		probs.AddFix("requires", missing.Problem(), "use a driver that declares them, or drop them from requires")
 		return missing
 	}
@@ -288,15 +289,15 @@ func checkMeta(probs *lux.Problems, c *lux.Case) {
 	}
 }
 
-// hashConfig is lux.HashValue of a plugin's parsed config, whose
+// hashConfig is digest.Value of a plugin's parsed config, whose
 // MarshalJSON is the plugin's code, with the subject root unbound.
 func (b binder) hashConfig(cfg any) (h string, err error) {
 	err = safecall.Protect(func() error {
-		raw, err := lux.CanonicalJSON(cfg)
+		raw, err := digest.CanonicalJSON(cfg)
 		if err != nil {
 			return fmt.Errorf("lux: hash: %w", err)
 		}
-		h = lux.HashBytes(b.vars.unbind(b.unbind(raw)))
+		h = digest.Bytes(b.vars.unbind(b.unbind(raw)))
 		return nil
 	})
 	return h, err
@@ -318,7 +319,7 @@ func evaluatorHash(evaluators []evaluatorID, driver, answerer string) (string, e
 	if evaluators == nil {
 		evaluators = []evaluatorID{}
 	}
-	return lux.HashValue(map[string]any{
+	return digest.Value(map[string]any{
 		"luxVersion": lux.Version, "assertions": evaluators, "driver": driver, "answerer": answerer,
 	})
 }

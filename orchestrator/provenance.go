@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/command"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/record"
 )
 
@@ -309,7 +309,7 @@ func workingTreeHash(ctx context.Context, root string, scope []string) string {
 		return ""
 	}
 	sum := sha256.Sum256(diff)
-	h, err := lux.HashValue(map[string]any{"trackedDiffHash": hex.EncodeToString(sum[:]), "untrackedFiles": files})
+	h, err := digest.Value(map[string]any{"trackedDiffHash": hex.EncodeToString(sum[:]), "untrackedFiles": files})
 	if err != nil {
 		return ""
 	}

@@ -35,7 +35,7 @@ func TestSourceProvenanceFromGit(t *testing.T) {
 	gitCmd(t, repo, "commit", "-q", "-m", "cases")
 	head := gitCmd(t, repo, "rev-parse", "HEAD")
 
-	c, err := lux.LoadCase(casePath)
+	c, err := lux.ReadCase(casePath, (*lux.Case).Validate)
 	require.NoError(t, err)
 	c.Driver = driverRef(addScenario(t, writeHello))
 	o := New(testRegistry(t), Options{RunsRoot: filepath.Join(repo, "runs")})

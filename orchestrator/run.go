@@ -11,6 +11,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/safecall"
+	"github.com/luxeval/lux/internal/setup"
 	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
 )
@@ -118,7 +119,7 @@ type runState struct {
 	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
 	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
 	writeErr      error
-	hooks         *lux.Teardown // the case-level hooks set up
+	hooks         *setup.Teardown // the case-level hooks set up
 }
 
 func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*RunResult, error) {
@@ -138,7 +139,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 			SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
 			SuiteID: info.suiteID, Repetition: info.repetition, StartedAt: start, ExitReason: lux.ExitDone,
 			Driver:   record.DriverInfo{Name: p.driverName, Ready: lux.Ready{AgentID: "not-started"}},
-			Answerer: record.AnswererInfo{Name: p.answererName},
+			Answerer: record.RunAnswerer{Name: p.answererName},
 			Provenance: record.Provenance{
 				Host: hostInfo(), Environment: o.env,
 				CaseHash: p.hashes.caseHash, AssertionsHash: p.hashes.assertionsHash,

@@ -86,7 +86,7 @@ func TestRunAnswersInterruptBeforeTheAgentContinues(t *testing.T) {
 	assert.Equal(t, record.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
 	assert.Equal(t, &lux.TokenUsage{Input: 100, Output: 20}, res.Metadata.Usage.Agent)
 	assert.Equal(t, lux.TokenUsage{Input: 7}, res.Metadata.Usage.Answerer.TokenUsage)
-	assert.Equal(t, lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
+	assert.Equal(t, record.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
 	assert.Equal(t, record.ArtifactStats{Count: 1, Bytes: 4}, res.Metadata.Artifacts)
 	assert.Equal(t, "fake", res.Metadata.Driver.AgentID)
 	assert.JSONEq(t, `{"machine":"test"}`, string(res.Metadata.Provenance.Environment))
@@ -132,7 +132,7 @@ func TestRunFailsOnBadAnswers(t *testing.T) {
 		reason   string
 	}{
 		{"answer does not match", &lux.PluginRef{Name: "table", Config: map[string]any{"answers": map[string]string{"Which color?": "blue"}, "wrongId": true}}, lux.ErrAnswerMismatch, `interrupt ask "q1" answered with ask "not-q1"`},
-		{"no answerer", nil, lux.ErrNoAnswerer, `ask interrupt "q1" (Which color?) but the case has no answerer`},
+		{"no answerer", nil, ErrNoAnswerer, `ask interrupt "q1" (Which color?) but the case has no answerer`},
 		{"answerer fails", &lux.PluginRef{Name: "table", Config: map[string]any{"fail": true}}, lux.ErrUnanswered, `answerer "table" failed on ask interrupt "q1"`},
 	}
 	for _, tt := range tests {

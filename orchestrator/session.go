@@ -93,7 +93,7 @@ func (r *runState) loop(ctx, limit context.Context, s lux.Session, ans lux.Answe
 func (r *runState) answer(ctx, limit context.Context, s lux.Session, ans lux.Answerer, in lux.Interrupt, history *[]lux.Exchange) bool {
 	if ans == nil {
 		r.fail(record.PhaseAnswerer, lux.ExitError, fmt.Errorf("%w: the agent sent %s interrupt %q (%s) but the case has no answerer and no default answerer is set",
-			lux.ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
+			ErrNoAnswerer, in.Kind, in.ID, clip(in.Text(), 200)))
 		return false
 	}
 	var a lux.Answer
@@ -168,7 +168,7 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 		r.meta.AgentEndedAt = &now
 	}
 	r.meta.EndedAt = now
-	r.meta.ToolCalls = lux.SummarizeTools(r.events)
+	r.meta.ToolCalls = record.SummarizeTools(r.events)
 	r.meta.Artifacts = record.ArtifactStats{Count: len(r.artifacts)}
 	for _, a := range r.artifacts {
 		r.meta.Artifacts.Bytes += a.Size

@@ -213,7 +213,7 @@ dispatch:
 }
 
 // suiteRefused lists the invalid cases of a suite; errors.Is sees the
-// sentinels of each (lux.ErrInvalidCase, lux.ErrMissingCapability).
+// sentinels of each (lux.ErrInvalidCase, ErrMissingCapability).
 type suiteRefused struct {
 	total int
 	errs  []error

@@ -86,10 +86,10 @@ func TestRequiresIsCheckedBeforeAnythingStarts(t *testing.T) {
 	res, err := o.Run(context.Background(), c)
 	require.Error(t, err)
 	assert.Nil(t, res)
-	assert.True(t, errors.Is(err, lux.ErrMissingCapability))
+	assert.True(t, errors.Is(err, ErrMissingCapability))
 	assert.True(t, errors.Is(err, lux.ErrInvalidCase))
 	assert.Contains(t, err.Error(), `requires: driver "fake" does not declare ask, approve (it declares: usage)`)
-	var missing *lux.MissingCapabilityError
+	var missing *MissingCapabilityError
 	require.ErrorAs(t, err, &missing, "the refusal carries the driver and what it lacks")
 	assert.Equal(t, "fake", missing.Driver)
 	assert.Equal(t, []lux.Capability{lux.CanAsk, lux.CanApprove}, missing.Missing)
@@ -100,7 +100,7 @@ func TestRequiresIsCheckedBeforeAnythingStarts(t *testing.T) {
 	_, err = o.RunSuite(context.Background(), []*lux.Case{{ID: "ok", Prompt: "p", Driver: driverRef(scen)}, c})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "suite refused, 1 of 2 cases are invalid")
-	assert.True(t, errors.Is(err, lux.ErrMissingCapability))
+	assert.True(t, errors.Is(err, ErrMissingCapability))
 	assert.True(t, errors.Is(err, lux.ErrInvalidCase))
 	assert.Contains(t, err.Error(), `cases[1]: orchestrator: case "needs"`)
 	assert.False(t, started)

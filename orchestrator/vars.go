@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // The variables a driver's config may use in its command, args, extraArgs
@@ -81,7 +82,7 @@ func (o *Orchestrator) driverVars(c *lux.Case, runVars []string) *driverVars {
 // guess is the known variable name most likely meant, or "".
 func (v *driverVars) guess(name string) string {
 	known := []string{VarCaseDir, VarProjectDir}
-	return lux.ClosestName(name, append(known, v.runVars...))
+	return naming.Closest(name, append(known, v.runVars...))
 }
 
 // known lists the variables, for messages.
@@ -112,7 +113,7 @@ func (v *driverVars) expandRef(probs *lux.Problems, path string, ref *lux.Plugin
 	}
 	changed := false
 	for _, field := range varFields {
-		at := lux.JoinPath(path, field)
+		at := naming.Join(path, field)
 		// A shell may read the arguments (sh -c '... ${HOME} ...'): there
 		// a ${NAME} that is no near miss of a variable is the shell's.
 		lenient := field == "args" || field == "extraArgs"
@@ -132,7 +133,7 @@ func (v *driverVars) expandRef(probs *lux.Problems, path string, ref *lux.Plugin
 		case map[string]any:
 			for k, e := range x {
 				if s, isStr := e.(string); isStr {
-					if s, ok := v.expand(probs, lux.JoinPath(at, k), s, true, false); ok {
+					if s, ok := v.expand(probs, naming.Join(at, k), s, true, false); ok {
 						x[k], changed = s, true
 					}
 				}

@@ -92,7 +92,7 @@ func TestDriverVariableProblems(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := writeSkillProject(t, filepath.Join(top, name), tc.env)
-			c, err := lux.LoadCase(path)
+			c, err := lux.ReadCase(path, (*lux.Case).Validate)
 			require.NoError(t, err)
 			err = o.Validate(c)
 			require.Error(t, err)
@@ -111,7 +111,7 @@ func TestDriverVariableProblems(t *testing.T) {
 	t.Run("escaped and project dir", func(t *testing.T) {
 		withProject := New(subprocessRegistry(t), Options{RunsRoot: filepath.Join(top, "runs"), ProjectDir: top})
 		path := writeSkillProject(t, filepath.Join(top, "esc"), `{"SKILL_FILE":"${PROJECT_DIR}/esc/skill/SKILL.md","LITERAL":"$${HOME}"}`)
-		c, err := lux.LoadCase(path)
+		c, err := lux.ReadCase(path, (*lux.Case).Validate)
 		require.NoError(t, err)
 		res, err := withProject.Run(context.Background(), c)
 		require.NoError(t, err)

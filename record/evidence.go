@@ -77,7 +77,7 @@ func NewEvidence(log *EventLog, artifacts []lux.Artifact) (*Evidence, error) {
 	if artifacts == nil {
 		artifacts = []lux.Artifact{}
 	}
-	h, err := lux.HashValue(artifacts)
+	h, err := digest.Value(artifacts)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
@@ -122,7 +122,7 @@ func VerifyEvidence(ctx context.Context, r *Run) (verified bool, err error) {
 	if arts == nil {
 		arts = []lux.Artifact{}
 	}
-	if h, err := lux.HashValue(arts); err != nil {
+	if h, err := digest.Value(arts); err != nil {
 		return false, fmt.Errorf("record: %w", err)
 	} else if h != want.ArtifactsHash {
 		return false, changed(filepath.Join(r.Dir, ArtifactsFile), "the artifact list is not the one recorded")

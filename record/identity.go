@@ -3,13 +3,14 @@ package record
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"time"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // IdentityHash is the comparison identity of a run: the SHA-256 (see
-// lux.HashValue) of the provenance that must match for two runs to be
+// digest.Value) of the provenance that must match for two runs to be
 // repetitions of the same measurement. Two runs with equal identity hashes
 // ran the same case (caseHash), graded by the same assertions
 // (assertionsHash, evaluatorConfigHash) from the same fixtures
@@ -46,7 +47,7 @@ func IdentityHash(m *Metadata) string {
 	if len(p.Environment) > 0 {
 		env = json.RawMessage(p.Environment)
 	}
-	h, err := lux.HashValue(map[string]any{
+	h, err := digest.Value(map[string]any{
 		"source":              source,
 		"host":                p.Host,
 		"runtime":             p.Runtime.Identity(),
@@ -63,7 +64,7 @@ func IdentityHash(m *Metadata) string {
 	})
 	if err != nil {
 		// Only an environment that is not valid JSON gets here; hash what is left.
-		h, _ = lux.HashValue(map[string]any{"unhashable": err.Error(), "startedAt": m.StartedAt})
+		h, _ = digest.Value(map[string]any{"unhashable": err.Error(), "startedAt": m.StartedAt})
 	}
 	return h
 }
@@ -86,14 +87,14 @@ func asRead(detail map[string]any) map[string]any {
 
 // IdentityDriver is the driver of a run as its identity sees it: the
 // agent as it reported itself when ready, without the raw version string
-// and the per-session detail (lux.IsSessionDetail: session and thread
+// and the per-session detail (isSessionDetail: session and thread
 // ids, pid, working directory). Detail reads as it would from run.json.
 func IdentityDriver(d DriverInfo) DriverInfo {
 	d.AgentVersionRaw = ""
 	if len(d.Detail) > 0 {
 		det := asRead(d.Detail)
 		for k := range det {
-			if lux.IsSessionDetail(k) {
+			if isSessionDetail(k) {
 				delete(det, k)
 			}
 		}
@@ -104,3 +105,14 @@ func IdentityDriver(d DriverInfo) DriverInfo {
 	}
 	return d
 }
+
+// sessionDetailKeys are the keys of lux.Ready.Detail that describe one session
+// rather than the agent: ids the CLI makes up per session, its process id
+// and its working directory (the run's own workspace). They are recorded
+// but never part of a run's identity, so two runs of one case stay
+// repetitions of one measurement.
+var sessionDetailKeys = []string{"sessionId", "threadId", "pid", "cwd"}
+
+// isSessionDetail reports whether key is a per-session key of lux.Ready.Detail
+// (session id, thread id, pid, cwd), which a run's identity leaves out.
+func isSessionDetail(key string) bool { return slices.Contains(sessionDetailKeys, key) }

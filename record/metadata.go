@@ -27,15 +27,15 @@ type Metadata struct {
 	Reason             string              `json:"reason,omitempty"` // why, when not done
 	OperationalFailure *OperationalFailure `json:"operationalFailure,omitempty"`
 
-	Driver   DriverInfo   `json:"driver"`
-	Answerer AnswererInfo `json:"answerer"`
+	Driver   DriverInfo  `json:"driver"`
+	Answerer RunAnswerer `json:"answerer"`
 
-	Usage           lux.Usage        `json:"usage"`
-	InterruptCounts InterruptCounts  `json:"interruptCounts"`
-	ToolCalls       lux.ToolOutcomes `json:"toolCalls"`
-	Artifacts       ArtifactStats    `json:"artifacts"`
-	Phases          PhaseDurations   `json:"phaseDurationMs"`
-	StderrTail      string           `json:"stderrTail,omitempty"`
+	Usage           lux.Usage       `json:"usage"`
+	InterruptCounts InterruptCounts `json:"interruptCounts"`
+	ToolCalls       ToolOutcomes    `json:"toolCalls"`
+	Artifacts       ArtifactStats   `json:"artifacts"`
+	Phases          PhaseDurations  `json:"phaseDurationMs"`
+	StderrTail      string          `json:"stderrTail,omitempty"`
 
 	Provenance Provenance `json:"provenance"`
 
@@ -97,7 +97,8 @@ type Attempt struct {
 type Evidence struct {
 	EventsSHA256 string `json:"eventsSha256"`
 	EventsBytes  int64  `json:"eventsBytes"`
-	// ArtifactsHash is lux.HashValue of the artifact list of artifacts.json.
+	// ArtifactsHash is the SHA-256 of the canonical JSON (sorted keys) of
+	// the artifact list of artifacts.json.
 	ArtifactsHash string `json:"artifactsHash"`
 	// WorkspaceSHA256 fingerprints the whole recorded workspace as a tree:
 	// every entry under artifacts/, listed or not in artifacts.json (dot
@@ -118,8 +119,8 @@ type DriverInfo struct {
 	lux.Ready
 }
 
-// AnswererInfo names the answerer of a run ("" when the case has none).
-type AnswererInfo struct {
+// RunAnswerer names the answerer of a run ("" when the case has none).
+type RunAnswerer struct {
 	Name string `json:"name,omitempty"`
 }
 

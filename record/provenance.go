@@ -103,7 +103,7 @@ type CommandInfo struct {
 	Version string `json:"version,omitempty"`
 	// RawVersion is the line the CLI printed ("2.1.328 (Claude Code)"),
 	// kept only when it reads as a version line and nothing else (see
-	// lux.VersionLine).
+	// version.Line).
 	RawVersion string `json:"rawVersion,omitempty"`
 }
 

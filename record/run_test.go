@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,13 +25,13 @@ func sampleMetadata() *Metadata {
 		StartedAt: start, AgentEndedAt: &agentEnd, EndedAt: start.Add(2 * time.Second),
 		ExitReason: lux.ExitDone,
 		Driver:     DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echo", AgentVersion: "1.0", Detail: map[string]any{"sessionId": "abc", "mode": "fast"}}},
-		Answerer:   AnswererInfo{Name: "scripted"},
+		Answerer:   RunAnswerer{Name: "scripted"},
 		Usage: lux.Usage{
 			Agent: &lux.TokenUsage{Input: 100, Output: 20, CacheRead: 300}, AgentCostUSD: ptr(0.25),
 			Answerer: lux.ModelUsage{TokenUsage: lux.TokenUsage{Input: 5}}, Judge: lux.ModelUsage{TokenUsage: lux.TokenUsage{Output: 7}},
 		},
 		InterruptCounts: InterruptCounts{Ask: 1},
-		ToolCalls:       lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},
+		ToolCalls:       ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1},
 		Artifacts:       ArtifactStats{Count: 2, Bytes: 42},
 		Phases:          PhaseDurations{Agent: 1500, Collect: 3, Grading: 10},
 		Provenance: Provenance{
@@ -84,7 +85,7 @@ func writeRun(t *testing.T, dir string) *Run {
 
 // rawJSON compares raw JSON by its canonical form: indentation may change.
 var rawJSON = cmp.Transformer("rawJSON", func(r json.RawMessage) string {
-	b, err := lux.CanonicalJSON(r)
+	b, err := digest.CanonicalJSON(r)
 	if err != nil {
 		return err.Error()
 	}
@@ -93,7 +94,7 @@ var rawJSON = cmp.Transformer("rawJSON", func(r json.RawMessage) string {
 
 // caseJSON compares cases by their canonical JSON: configs come back raw.
 var caseJSON = cmp.Transformer("caseJSON", func(c *CaseRecord) string {
-	b, err := lux.CanonicalJSON(c)
+	b, err := digest.CanonicalJSON(c)
 	if err != nil {
 		return err.Error()
 	}

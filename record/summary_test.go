@@ -42,7 +42,7 @@ func TestRunMetricsUnavailableIsAbsent(t *testing.T) {
 	assert.InDelta(t, 1.0/3, got["toolCalls.failureRate"], 1e-9)
 
 	m.Usage = lux.Usage{}
-	m.ToolCalls = lux.ToolOutcomes{}
+	m.ToolCalls = ToolOutcomes{}
 	got = RunMetrics(m)
 	for _, k := range []string{"agent.total", "agent.input", "harness.total", "cost.usd", "toolCalls.failureRate"} {
 		_, ok := got[k]

@@ -66,9 +66,9 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 		SchemaVersion: record.SchemaVersion, LuxVersion: "test", RunID: fr.caseID + "/" + filepath.Base(dir), CaseID: fr.caseID,
 		SuiteID: suiteID, Repetition: fr.rep, StartedAt: start, EndedAt: start.Add(time.Duration(fr.durationMs) * time.Millisecond),
 		ExitReason: exit, Driver: record.DriverInfo{Name: "subprocess", Ready: lux.Ready{AgentID: "echoagent", AgentVersion: "1.0", Model: "m-1"}},
-		Answerer:  record.AnswererInfo{Name: "scripted"},
+		Answerer:  record.RunAnswerer{Name: "scripted"},
 		Usage:     lux.Usage{Agent: &lux.TokenUsage{Input: fr.tokens, Output: 10}, AgentCostUSD: ptr(0.01)},
-		ToolCalls: lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1},
+		ToolCalls: record.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1},
 		Provenance: record.Provenance{
 			Source:   &record.Source{CasePath: "cases/" + fr.caseID + ".case.json", Git: &record.GitInfo{Commit: "abc123"}},
 			Host:     record.Host{OS: "linux", Arch: "amd64", GoVersion: "go1.26"},

@@ -9,7 +9,9 @@ import (
 	"regexp"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/jsonerr"
+	"github.com/luxeval/lux/internal/naming"
 	"github.com/luxeval/lux/internal/re2"
 )
 
@@ -42,7 +44,7 @@ func parse(raw json.RawMessage) (*config, error) {
 			case problem != "":
 				p.AddFix("file", problem, "give a JSON file of rules; a relative path is relative to the working directory")
 			default:
-				c.fileSHA256 = lux.HashBytes(data)
+				c.fileSHA256 = digest.Bytes(data)
 				c.rules = append(c.rules, decodeFile(&p, rc.File, data, defaults)...)
 			}
 		}
@@ -130,7 +132,7 @@ func decodeRules(p *lux.Problems, where, path string, raws []json.RawMessage, de
 		var vr *rule
 		err := lux.DecodeConfig(raw, &r, func() error {
 			var rp lux.Problems
-			vr = validateRule(&rp, lux.JoinPath(where, at), r, defaults)
+			vr = validateRule(&rp, naming.Join(where, at), r, defaults)
 			return rp.Err(nil)
 		})
 		p.Merge(at, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/answerer/scripted"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 func prepare(t *testing.T, cfg string) lux.Answerer {
@@ -252,7 +253,7 @@ func TestConfigHashFollowsTheFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := lux.HashValue(c)
+		h, err := digest.Value(c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,13 +56,15 @@ func plugin(p *lux.AssertionPlugin, doc string) *lux.AssertionPlugin {
 	return p
 }
 
-func fail(comment string, detail any) (lux.Result, error) { return lux.Fail(comment, detail), nil }
+func fail(comment string, detail any) (lux.Result, error) {
+	return assertion.Fail(comment, detail), nil
+}
 
 func verdict(ok bool, comment string, detail any) (lux.Result, error) {
 	if ok {
-		return lux.Pass(comment, detail), nil
+		return assertion.Pass(comment, detail), nil
 	}
-	return lux.Fail(comment, detail), nil
+	return assertion.Fail(comment, detail), nil
 }
 
 // ServerInfoConfig is server-info-equals' config.
@@ -129,7 +131,7 @@ func lastList(run *lux.Run) (*mcpprobe.ToolsList, *lux.Result, error) {
 		return nil, nil, err
 	}
 	if l == nil {
-		r := lux.Fail("no tools/list captured (add a list-tools step to the probe)", map[string]any{"lists": 0})
+		r := assertion.Fail("no tools/list captured (add a list-tools step to the probe)", map[string]any{"lists": 0})
 		return nil, &r, nil
 	}
 	return l, nil, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // DefaultCommand is the CLI's executable when the config names none.
@@ -164,7 +165,7 @@ func (c *Config) Validate() error {
 		for _, e := range lux.ProblemsOf(lux.DecodeConfig(json.RawMessage(c.Settings), &obj)) {
 			var fe *lux.FieldError
 			if errors.As(e, &fe) {
-				p.AddFix(lux.JoinPath("settings", fe.Path), fe.Problem, "give a settings file's path, or a JSON object")
+				p.AddFix(naming.Join("settings", fe.Path), fe.Problem, "give a settings file's path, or a JSON object")
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // DefaultAskTool is the tool through which Claude Code asks the user
@@ -116,7 +117,7 @@ func askQuestions(input json.RawMessage) []lux.Question {
 		}
 		out = append(out, lux.Question{Text: x.Question, Header: x.Header, Options: x.Options, MultiSelect: x.MultiSelect})
 	}
-	lux.QuestionIDs(out)
+	driver.QuestionIDs(out)
 	return out
 }
 

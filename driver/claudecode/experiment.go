@@ -13,8 +13,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // ExperimentVersion is the version of the driver's behaviour in controlled
@@ -78,7 +78,7 @@ func IdentityOf(ctx context.Context, c *Config, root string) (any, error) {
 		if err := json.Unmarshal([]byte(c.Settings), &v); err != nil {
 			return nil, fmt.Errorf("claudecode: identity: settings: %w", err)
 		}
-		h, err := lux.HashValue(v)
+		h, err := digest.Value(v)
 		if err != nil {
 			return nil, fmt.Errorf("claudecode: identity: settings: %w", err)
 		}

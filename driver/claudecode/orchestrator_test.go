@@ -15,6 +15,7 @@ import (
 	"github.com/luxeval/lux/internal/clitest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
 )
 
@@ -92,7 +93,7 @@ func TestCaseWritesAndRunsACommand(t *testing.T) {
 
 	m := res.Metadata
 	assert.Equal(t, lux.ExitDone, m.ExitReason)
-	assert.Equal(t, lux.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, m.ToolCalls)
+	assert.Equal(t, record.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, m.ToolCalls)
 	// Usage and cost as the CLI reported them: the sums of the script's
 	// usage, priced by the CLI's table for claude-sonnet-4-5 ($3 in, $15
 	// out, $3.75 cache write, $0.30 cache read per million tokens).

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/driver"
 )
 
 // serverRequest is a request from the server awaiting the user's answer.
@@ -94,7 +95,7 @@ func (p *appProtocol) interrupt(m rpcMessage) (lux.Interrupt, bool) {
 			texts = append(texts, x.Question)
 			in.Questions = append(in.Questions, lux.Question{ID: x.ID, Text: x.Question, Header: x.Header, Options: x.Options})
 		}
-		lux.QuestionIDs(in.Questions)
+		driver.QuestionIDs(in.Questions)
 		in.Kind, in.Question = lux.Ask, strings.Join(texts, "\n")
 		if in.Question == "" {
 			in.Question = "Codex requested user input"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // Mode is how the driver runs the CLI.
@@ -218,7 +219,7 @@ func (c *Config) validate() error {
 		c.Provider.validate(&p)
 	}
 	for _, k := range sortedKeys(c.Overrides) {
-		at := lux.JoinPath("config", k)
+		at := naming.Join("config", k)
 		switch {
 		case strings.TrimSpace(k) == "" || strings.ContainsAny(k, "= \t\n"):
 			p.AddFix(at, "not a config key", `use a dotted path such as "shell_environment_policy.inherit"`)

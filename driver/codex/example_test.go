@@ -7,6 +7,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/orchestrator"
 )
 
 // The mode decides what a case may require of the agent.
@@ -30,7 +31,7 @@ func Example() {
 			continue
 		}
 		rt := cfg.Runtime()
-		fmt.Println(rt.Commands, rt.Capabilities, "ask:", lux.CheckCapabilities("codex", rt, []lux.Capability{lux.CanAsk}) == nil)
+		fmt.Println(rt.Commands, rt.Capabilities, "ask:", orchestrator.CheckCapabilities("codex", rt, []lux.Capability{lux.CanAsk}) == nil)
 	}
 	// Output:
 	// [codex] [usage tool-events] ask: false

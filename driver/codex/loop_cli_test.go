@@ -104,7 +104,7 @@ func TestLoopWritesAndRuns(t *testing.T) {
 	// Usage as the CLI reported it: input 1000+1200+1300 tokens of which
 	// 2000 cached, output 85.
 	assert.Equal(t, &lux.TokenUsage{Input: 1500, Output: 85, CacheRead: 2000}, m.Usage.Agent)
-	assert.Equal(t, lux.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, m.ToolCalls)
+	assert.Equal(t, record.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, m.ToolCalls)
 	require.Len(t, m.Provenance.Runtime.Commands, 1)
 	assert.Equal(t, "0.169.0", m.Provenance.Runtime.Commands[0].Version)
 	assert.Equal(t, "codex-cli 0.169.0", m.Provenance.Runtime.Commands[0].RawVersion)
@@ -204,11 +204,11 @@ func TestLoopApproval(t *testing.T) {
 			if approve {
 				assert.Equal(t, "pass", res.Verdict())
 				assert.Contains(t, result.Text, "Process exited with code 0")
-				assert.Equal(t, lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
+				assert.Equal(t, record.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
 			} else {
 				assert.Equal(t, "fail", res.Verdict(), "the command did not run")
 				assert.Contains(t, result.Text, "rejected by user")
-				assert.Equal(t, lux.ToolOutcomes{Reported: 1, Total: 1, Failed: 1}, res.Metadata.ToolCalls)
+				assert.Equal(t, record.ToolOutcomes{Reported: 1, Total: 1, Failed: 1}, res.Metadata.ToolCalls)
 			}
 			assertHermetic(t, srv)
 		})
@@ -256,7 +256,7 @@ func TestLoopExecCannotAsk(t *testing.T) {
 		Driver: &lux.PluginRef{Name: "codex", Config: map[string]any{"command": "/nonexistent/codex"}},
 	})
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, lux.ErrMissingCapability), "%v", err)
+	assert.True(t, errors.Is(err, orchestrator.ErrMissingCapability), "%v", err)
 	assert.True(t, strings.Contains(err.Error(), "ask"), "%v", err)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/digest"
 )
 
 // Name is the driver's name in a registry.
@@ -76,7 +77,7 @@ func identity(ctx context.Context, c *Config, root string) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("codex: identity: %w", err)
 	}
-	settings, err := lux.HashValue(c.settings())
+	settings, err := digest.Value(c.settings())
 	if err != nil {
 		return nil, fmt.Errorf("codex: identity: %w", err)
 	}

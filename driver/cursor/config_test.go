@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/orchestrator"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -198,15 +199,15 @@ func TestCapabilitiesRefuseInteractiveCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := lux.CheckCapabilities("cursor", rt, tt.requires)
+			err := orchestrator.CheckCapabilities("cursor", rt, tt.requires)
 			if tt.missing == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
 				return
 			}
-			if !errors.Is(err, lux.ErrMissingCapability) {
-				t.Fatalf("got %v, want lux.ErrMissingCapability", err)
+			if !errors.Is(err, orchestrator.ErrMissingCapability) {
+				t.Fatalf("got %v, want orchestrator.ErrMissingCapability", err)
 			}
 			want := `driver "cursor" does not declare ` + tt.missing + ` (it declares: tool-events, usage)`
 			if !strings.Contains(err.Error(), want) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/cursor"
+	"github.com/luxeval/lux/orchestrator"
 )
 
 func Example() {
@@ -24,8 +25,8 @@ func Example() {
 	fmt.Println(rt.Commands, rt.Capabilities, rt.Model)
 
 	// A case that needs to ask the user questions cannot run on it.
-	err = lux.CheckCapabilities(cursor.Name, rt, []lux.Capability{lux.CanAsk})
-	fmt.Println(errors.Is(err, lux.ErrMissingCapability))
+	err = orchestrator.CheckCapabilities(cursor.Name, rt, []lux.Capability{lux.CanAsk})
+	fmt.Println(errors.Is(err, orchestrator.ErrMissingCapability))
 
 	// Every problem of a config is named, with how to fix it.
 	_, err = plugin.Parse(json.RawMessage(`{"approval": "ask", "extraArgs": ["--resume", "abc"]}`))

@@ -72,11 +72,11 @@ func TestCaseRequiringAskIsRefusedBeforeItRuns(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, lux.ErrMissingCapability), "got %v", err)
+			assert.True(t, errors.Is(err, orchestrator.ErrMissingCapability), "got %v", err)
 			assert.Contains(t, err.Error(), `driver "cursor" does not declare `+string(tt.requires[0]))
 
 			_, err = o.Run(context.Background(), c)
-			require.ErrorIs(t, err, lux.ErrMissingCapability)
+			require.ErrorIs(t, err, orchestrator.ErrMissingCapability)
 			entries, _ := os.ReadDir(root)
 			assert.Empty(t, entries, "nothing ran, nothing was recorded")
 		})

@@ -19,10 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/record"
 )
 
 // fakeCLI is the fake cursor-agent built from testdata/fakecursor.
@@ -187,10 +189,10 @@ func TestSessionHappyPath(t *testing.T) {
 		assert.False(t, e.Time.IsZero(), "event %s has no time", e.Type)
 	}
 
-	assert.Equal(t, lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1}, lux.SummarizeTools(evs))
-	assert.Equal(t, []string{"I'll create hello.txt and check it.", "Created `hello.txt` containing:\n\n```text\nhi\n```"}, lux.AgentMessages(evs))
+	assert.Equal(t, record.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1}, record.SummarizeTools(evs))
+	assert.Equal(t, []string{"I'll create hello.txt and check it.", "Created `hello.txt` containing:\n\n```text\nhi\n```"}, assertion.AgentMessages(evs))
 	var names []string
-	for _, c := range lux.ToolCalls(evs, lux.AnyAgent) {
+	for _, c := range assertion.ToolCalls(evs, assertion.AnyAgent) {
 		names = append(names, c.Name)
 	}
 	assert.Equal(t, []string{"edit", "shell", "shell"}, names)
@@ -226,14 +228,14 @@ func TestSessionResultWithoutUsage(t *testing.T) {
 	b, err := json.Marshal(done)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), `"usage"`)
-	assert.Equal(t, lux.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, lux.SummarizeTools(evs))
+	assert.Equal(t, record.ToolOutcomes{Reported: 2, Total: 2, Succeeded: 2}, record.SummarizeTools(evs))
 }
 
 func TestSessionPartialOutput(t *testing.T) {
 	r := start(t, map[string]any{"streamPartialOutput": true}, map[string]string{"FAKE_CURSOR_SCRIPT": "partial.jsonl"})
 	evs := r.events(t)
 	require.Equal(t, lux.EventDone, last(evs).Type)
-	assert.Equal(t, []string{"Let me look.", "There is one file: README.md."}, lux.AgentMessages(evs), "deltas joined, flushes not repeated")
+	assert.Equal(t, []string{"Let me look.", "There is one file: README.md."}, assertion.AgentMessages(evs), "deltas joined, flushes not repeated")
 	args, _, _ := r.argv(t)
 	assert.Contains(t, args, "--stream-partial-output")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/internal/naming"
 )
 
 // Defaults of the config fields.
@@ -189,7 +190,7 @@ func (c *Config) Validate() error {
 	}
 	noNUL(&p, "cwd", c.Cwd)
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		at := lux.JoinPath("env", k)
+		at := naming.Join("env", k)
 		if !validName(k) {
 			p.AddFix(at, "not a valid variable name", `use a name without "=" or NUL`)
 		}
@@ -211,17 +212,17 @@ func (c *Config) Validate() error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 		if !validHeader(k) {
-			p.AddFix(lux.JoinPath("headers", k), "not a valid header name", "use letters, digits and dashes")
+			p.AddFix(naming.Join("headers", k), "not a valid header name", "use letters, digits and dashes")
 		} else if strings.ContainsAny(c.Headers[k], "\r\n\x00") {
-			p.AddFix(lux.JoinPath("headers", k), "value contains a line break or NUL", "remove it")
+			p.AddFix(naming.Join("headers", k), "value contains a line break or NUL", "remove it")
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.HeadersFromEnv)) {
 		if !validHeader(k) {
-			p.AddFix(lux.JoinPath("headersFromEnv", k), "not a valid header name", "use letters, digits and dashes")
+			p.AddFix(naming.Join("headersFromEnv", k), "not a valid header name", "use letters, digits and dashes")
 		}
 		if !validName(c.HeadersFromEnv[k]) {
-			p.AddFix(lux.JoinPath("headersFromEnv", k), fmt.Sprintf("%q is not a valid variable name", c.HeadersFromEnv[k]), "name the harness variable that holds the header's value")
+			p.AddFix(naming.Join("headersFromEnv", k), fmt.Sprintf("%q is not a valid variable name", c.HeadersFromEnv[k]), "name the harness variable that holds the header's value")
 		}
 	}
 	if len(c.Probe) == 0 {

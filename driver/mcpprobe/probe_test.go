@@ -24,6 +24,7 @@ import (
 	"github.com/luxeval/lux/driver/mcpprobe"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/drivertest"
+	"github.com/luxeval/lux/record"
 )
 
 // outcome is what one probe produced.
@@ -250,7 +251,7 @@ func TestProbeListsAndCallsTools(t *testing.T) {
 		assert.True(t, fail.IsError, "a tool's isError is a result, not a failed run")
 		assert.Contains(t, fail.Text, "the widget is broken")
 
-		assert.Equal(t, lux.SummarizeTools(o.events), lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1})
+		assert.Equal(t, record.SummarizeTools(o.events), record.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 2, Failed: 1})
 		sum := generic(t, o.terminal().Done.Summary).(map[string]any)
 		assert.Equal(t, 3.0, sum["calls"])
 		assert.Equal(t, 1.0, sum["errorResults"])
@@ -284,7 +285,7 @@ func TestProbeUnknownToolIsAProtocolError(t *testing.T) {
 	both(t, serverTools, map[string]any{"probe": steps(call("nope", nil))}, func(t *testing.T, o outcome) {
 		assert.Contains(t, o.reason(), `mcp-probe: tools/call "nope"`)
 		assert.Contains(t, o.reason(), "nope")
-		assert.Equal(t, lux.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1}, lux.SummarizeTools(o.events))
+		assert.Equal(t, record.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1}, record.SummarizeTools(o.events))
 	})
 }
 

@@ -38,7 +38,7 @@ func TestRecordKeepsNumbersAsWritten(t *testing.T) {
 				"driver": {"name": "mcp-probe", "config": {"command": %q, "env": {"LUX_MCP_TEST_SERVER": "tools"},
 					"probe": [{"op": "call", "tool": "args", "args": %s}]}},
 				"assertions": [{"type": "run-succeeded"}]}`, exe, args)), 0o644))
-			c, err := lux.LoadCase(path)
+			c, err := lux.ReadCase(path, (*lux.Case).Validate)
 			require.NoError(t, err)
 			reg := lux.NewRegistry()
 			require.NoError(t, errors.Join(reg.RegisterDriver(mcpprobe.Plugin()), assertion.Register(reg)))

@@ -16,6 +16,8 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
 	"github.com/luxeval/lux/driver/subprocess"
+	"github.com/luxeval/lux/internal/digest"
+	"github.com/luxeval/lux/orchestrator"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -136,7 +138,7 @@ func TestRuntime(t *testing.T) {
 		Capabilities: []lux.Capability{lux.CanAsk, lux.CanApprove, lux.CanCustom, lux.ReportsUsage, lux.ReportsCost,
 			lux.ReportsTools},
 	}, dc.Runtime())
-	require.NoError(t, lux.CheckCapabilities("subprocess", dc.Runtime(), []lux.Capability{lux.CanAsk, lux.ReportsCost}))
+	require.NoError(t, orchestrator.CheckCapabilities("subprocess", dc.Runtime(), []lux.Capability{lux.CanAsk, lux.ReportsCost}))
 
 	stdinPrompt, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"my-agent","promptOnStdin":true}`))
 	require.NoError(t, err)
@@ -173,10 +175,10 @@ func TestExperiment(t *testing.T) {
 	assert.Equal(t, subprocess.Identity{
 		Command: script,
 		Path:    script,
-		SHA256:  lux.HashBytes([]byte(body)),
+		SHA256:  digest.Bytes([]byte(body)),
 	}, id)
 	assert.NoFileExists(t, marker, "the identity ran the agent")
-	_, err = lux.HashValue(id)
+	_, err = digest.Value(id)
 	require.NoError(t, err, "identity must be JSON-encodable")
 
 	missing, err := subprocess.Plugin().Parse(json.RawMessage(`{"command":"lux-no-such-agent"}`))

@@ -87,7 +87,7 @@ func TestClaudeCodeUsesTheServer(t *testing.T) {
 	assert.True(t, *item.Passed, "every assertion passes: %s", grading)
 
 	// The agent's MCP calls are ordinary tool events, failed one included.
-	outcomes := lux.SummarizeTools(run.Events)
+	outcomes := record.SummarizeTools(run.Events)
 	assert.Equal(t, 3, outcomes.Total)
 	assert.Equal(t, 1, outcomes.Failed)
 }

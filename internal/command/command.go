@@ -25,6 +25,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/internal/proc"
+	"github.com/luxeval/lux/internal/version"
 	"github.com/luxeval/lux/record"
 )
 
@@ -257,16 +258,16 @@ func hashExecutable(path string, fi os.FileInfo) (string, error) {
 }
 
 // ProbeVersion runs `<path> --version` for a known agent CLI and returns
-// the release number it printed, normalized (see lux.NormalizeVersion),
+// the release number it printed, normalized (see version.Normalize),
 // and the line it came from when that line reads as a version line and
-// nothing else (lux.VersionLine). The CLI runs sandboxed: in a fresh
+// nothing else (version.Line). The CLI runs sandboxed: in a fresh
 // temporary directory that is also its HOME and TMPDIR, with an
 // environment of only PATH (the CLI's own directory, then proc.DefaultPath),
 // HOME, TMPDIR and LANG=C — none of this process's variables, so no API
 // key — in its own process group, stopped after VersionTimeout, with
 // MaxVersionOutput bytes of output read. Output that holds no version is
 // discarded: ("", "").
-func ProbeVersion(ctx context.Context, path string) (version, raw string) {
+func ProbeVersion(ctx context.Context, path string) (v, raw string) {
 	tmp, err := os.MkdirTemp("", "lux-version-")
 	if err != nil {
 		return "", ""
@@ -290,11 +291,11 @@ func ProbeVersion(ctx context.Context, path string) (version, raw string) {
 		if line == "" {
 			continue
 		}
-		v := lux.NormalizeVersion(line)
+		v = version.Normalize(line)
 		if v == "" {
 			return "", ""
 		}
-		if lux.VersionLine(line) && line != v {
+		if version.Line(line) && line != v {
 			raw = line
 		}
 		return v, raw

@@ -1,4 +1,4 @@
-package lux_test
+package record_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/record"
 )
 
 // eventsFrom turns bytes into a trajectory of tool calls and results over a
@@ -52,7 +54,7 @@ func eventsFrom(t *testing.T, b []byte) []lux.Event {
 // independent count of the trajectory.
 func checkToolInvariants(t *testing.T, events []lux.Event) {
 	t.Helper()
-	got := lux.SummarizeTools(events)
+	got := record.SummarizeTools(events)
 	var wellFormed, badCalls, results, badResults int
 	keys := map[[3]string]bool{}
 	for _, e := range events {
@@ -90,10 +92,10 @@ func checkToolInvariants(t *testing.T, events []lux.Event) {
 	case got.Succeeded+got.Failed+got.UnmatchedResults != results:
 		t.Errorf("each of the %d results must resolve a call or be unmatched: %+v", results, got)
 	}
-	if n := len(lux.ToolCalls(events, lux.AnyAgent)); n != got.Reported {
+	if n := len(assertion.ToolCalls(events, assertion.AnyAgent)); n != got.Reported {
 		t.Errorf("ToolCalls(any) has %d calls, Reported = %d", n, got.Reported)
 	}
-	if m, s := len(lux.ToolCalls(events, lux.MainAgent)), len(lux.ToolCalls(events, lux.Subagent)); m+s != got.Reported {
+	if m, s := len(assertion.ToolCalls(events, assertion.MainAgent)), len(assertion.ToolCalls(events, assertion.Subagent)); m+s != got.Reported {
 		t.Errorf("main %d + subagent %d calls != Reported %d", m, s, got.Reported)
 	}
 }

@@ -1,4 +1,4 @@
-package lux_test
+package record_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/record"
 )
 
 func call(name, id, parent string) lux.Event {
@@ -33,43 +35,43 @@ func TestSummarizeTools(t *testing.T) {
 	tests := []struct {
 		name   string
 		events []lux.Event
-		want   lux.ToolOutcomes
+		want   record.ToolOutcomes
 	}{
-		{name: "empty", want: lux.ToolOutcomes{}},
+		{name: "empty", want: record.ToolOutcomes{}},
 		{
 			name:   "success failure unresolved",
 			events: []lux.Event{call("Read", "1", ""), call("Bash", "2", ""), call("Edit", "3", ""), result("Read", "1", "", false), result("Bash", "2", "", true)},
-			want:   lux.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 1, Failed: 1, Unresolved: 1},
+			want:   record.ToolOutcomes{Reported: 3, Total: 3, Succeeded: 1, Failed: 1, Unresolved: 1},
 		},
 		{
 			name:   "result before its call is unmatched",
 			events: []lux.Event{result("Read", "1", "", false), call("Read", "1", "")},
-			want:   lux.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1, UnmatchedResults: 1},
+			want:   record.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1, UnmatchedResults: 1},
 		},
 		{
 			name:   "key includes the name",
 			events: []lux.Event{call("Read", "1", ""), result("Write", "1", "", false)},
-			want:   lux.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1, UnmatchedResults: 1},
+			want:   record.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1, UnmatchedResults: 1},
 		},
 		{
 			name:   "key includes the parent",
 			events: []lux.Event{call("Read", "1", "task-1"), result("Read", "1", "", false), result("Read", "1", "task-1", false)},
-			want:   lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1, UnmatchedResults: 1},
+			want:   record.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1, UnmatchedResults: 1},
 		},
 		{
 			name:   "second result for a resolved key is unmatched",
 			events: []lux.Event{call("Read", "1", ""), result("Read", "1", "", false), result("Read", "1", "", true)},
-			want:   lux.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1, UnmatchedResults: 1},
+			want:   record.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1, UnmatchedResults: 1},
 		},
 		{
 			name:   "duplicate call is ambiguous: one result stays unmatched",
 			events: []lux.Event{call("Read", "1", ""), call("Read", "1", ""), result("Read", "1", "", false)},
-			want:   lux.ToolOutcomes{Reported: 2, Total: 1, Unresolved: 1, UnmatchedResults: 1},
+			want:   record.ToolOutcomes{Reported: 2, Total: 1, Unresolved: 1, UnmatchedResults: 1},
 		},
 		{
 			name:   "duplicate call: the last result decides",
 			events: []lux.Event{call("Read", "1", ""), call("Read", "1", ""), result("Read", "1", "", false), result("Read", "1", "", true)},
-			want:   lux.ToolOutcomes{Reported: 2, Total: 1, Failed: 1, UnmatchedResults: 1},
+			want:   record.ToolOutcomes{Reported: 2, Total: 1, Failed: 1, UnmatchedResults: 1},
 		},
 		{
 			name: "malformed payloads",
@@ -81,17 +83,17 @@ func TestSummarizeTools(t *testing.T) {
 				call("Read", "", ""),
 				call("Read", "2", ""),
 			},
-			want: lux.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1, Malformed: 5},
+			want: record.ToolOutcomes{Reported: 1, Total: 1, Unresolved: 1, Malformed: 5},
 		},
 		{
 			name:   "other events are ignored",
 			events: []lux.Event{message("hi"), {Type: lux.EventDone, Done: &lux.Done{}}, rawProgress("usage", `{}`)},
-			want:   lux.ToolOutcomes{},
+			want:   record.ToolOutcomes{},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := lux.SummarizeTools(tt.events)
+			got := record.SummarizeTools(tt.events)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("SummarizeTools (-want +got):\n%s", diff)
 			}
@@ -116,8 +118,8 @@ func TestSummarizeToolsAfterRoundTrip(t *testing.T) {
 		}
 		decoded = append(decoded, d)
 	}
-	want := lux.ToolOutcomes{Reported: 1, Total: 1, Failed: 1, Malformed: 1}
-	if diff := cmp.Diff(want, lux.SummarizeTools(decoded)); diff != "" {
+	want := record.ToolOutcomes{Reported: 1, Total: 1, Failed: 1, Malformed: 1}
+	if diff := cmp.Diff(want, record.SummarizeTools(decoded)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -132,22 +134,22 @@ func TestToolCallsScope(t *testing.T) {
 		return out
 	}
 	tests := []struct {
-		by   lux.CallScope
+		by   assertion.CallScope
 		want []string
 	}{
-		{lux.AnyAgent, []string{"Read", "Task", "Grep"}},
+		{assertion.AnyAgent, []string{"Read", "Task", "Grep"}},
 		{"", []string{"Read", "Task", "Grep"}},
-		{lux.MainAgent, []string{"Read", "Task"}},
-		{lux.Subagent, []string{"Grep"}},
+		{assertion.MainAgent, []string{"Read", "Task"}},
+		{assertion.Subagent, []string{"Grep"}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("by=%q", tt.by), func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, names(lux.ToolCalls(events, tt.by))); diff != "" {
+			if diff := cmp.Diff(tt.want, names(assertion.ToolCalls(events, tt.by))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
-	if lux.CallScope("both").Valid() || !lux.Subagent.Valid() {
+	if assertion.CallScope("both").Valid() || !assertion.Subagent.Valid() {
 		t.Error("Valid is wrong")
 	}
 }
@@ -161,13 +163,13 @@ func TestAgentMessagesAndInterrupts(t *testing.T) {
 		message("last"),
 		result("Read", "1", "", false),
 	}
-	if diff := cmp.Diff([]string{"first", "last"}, lux.AgentMessages(events)); diff != "" {
+	if diff := cmp.Diff([]string{"first", "last"}, assertion.AgentMessages(events)); diff != "" {
 		t.Errorf("AgentMessages (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]lux.Interrupt{{Kind: lux.Ask, ID: "q1", Question: "which?"}}, lux.Interrupts(events)); diff != "" {
+	if diff := cmp.Diff([]lux.Interrupt{{Kind: lux.Ask, ID: "q1", Question: "which?"}}, assertion.Interrupts(events)); diff != "" {
 		t.Errorf("Interrupts (-want +got):\n%s", diff)
 	}
-	if got := lux.ToolResults(events); len(got) != 1 || got[0].Name != "Read" {
+	if got := assertion.ToolResults(events); len(got) != 1 || got[0].Name != "Read" {
 		t.Errorf("ToolResults = %+v", got)
 	}
 }

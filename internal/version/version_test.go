@@ -1,11 +1,11 @@
-package lux_test
+package version_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/version"
 )
 
 func TestNormalizeVersion(t *testing.T) {
@@ -23,7 +23,7 @@ func TestNormalizeVersion(t *testing.T) {
 		"1.2.3-abcdefghijklmn":    "",
 		"1.2.3+build7":            "1.2.3+build7",
 	} {
-		assert.Equal(t, want, lux.NormalizeVersion(in), "NormalizeVersion(%q)", in)
+		assert.Equal(t, want, version.Normalize(in), "Normalize(%q)", in)
 	}
 }
 
@@ -36,17 +36,6 @@ func TestVersionLine(t *testing.T) {
 		"1.0.0\tx":                              false,
 		"no version here":                       false,
 	} {
-		assert.Equal(t, want, lux.VersionLine(in), "VersionLine(%q)", in)
+		assert.Equal(t, want, version.Line(in), "Line(%q)", in)
 	}
-}
-
-func TestReadyVersion(t *testing.T) {
-	r := lux.NewReady("claude-code", "2.1.328 (Claude Code)", "m", nil)
-	assert.Equal(t, "2.1.328", r.AgentVersion)
-	assert.Equal(t, "2.1.328 (Claude Code)", r.AgentVersionRaw)
-	r.SetVersion("0.169.0")
-	assert.Equal(t, "0.169.0", r.AgentVersion)
-	assert.Empty(t, r.AgentVersionRaw)
-	r.SetVersion("nightly")
-	assert.Equal(t, "nightly", r.AgentVersion, "a version without a release number is kept as given")
 }

@@ -1,4 +1,4 @@
-package lux
+package digest
 
 import (
 	"bytes"
@@ -24,18 +24,18 @@ func CanonicalJSON(v any) ([]byte, error) {
 	return json.Marshal(generic) // maps marshal with sorted keys
 }
 
-// HashValue is the SHA-256 (hex) of v's canonical JSON. It is how every
+// Value is the SHA-256 (hex) of v's canonical JSON. It is how every
 // provenance hash (case, assertions, configs) is computed.
-func HashValue(v any) (string, error) {
+func Value(v any) (string, error) {
 	b, err := CanonicalJSON(v)
 	if err != nil {
 		return "", fmt.Errorf("lux: hash: %w", err)
 	}
-	return HashBytes(b), nil
+	return Bytes(b), nil
 }
 
-// HashBytes is the SHA-256 (hex) of b.
-func HashBytes(b []byte) string {
+// Bytes is the SHA-256 (hex) of b.
+func Bytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -1,4 +1,6 @@
-package lux
+// Package version reads the release number out of what an agent or its CLI
+// prints for its version.
+package version
 
 import (
 	"regexp"
@@ -19,11 +21,11 @@ const (
 	maxVersionSuffix = 12
 )
 
-// NormalizeVersion returns the release number in a version string as a CLI
+// Normalize returns the release number in a version string as a CLI
 // or an agent reports it ("2.1.328 (Claude Code)" → "2.1.328", "codex-cli
 // 0.169.0" → "0.169.0"), or "" when s holds none. Runs record both: the
 // normalized version, which is what identifies the agent, and the raw string.
-func NormalizeVersion(s string) string {
+func Normalize(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > maxVersionLine {
 		return ""
@@ -38,12 +40,12 @@ func NormalizeVersion(s string) string {
 	return m[1]
 }
 
-// VersionLine reports whether line reads as a version line and nothing
+// Line reports whether line reads as a version line and nothing
 // else: short, one line, printable, holding a release number, with no word
 // long enough to be a token or key and no "key=value". Only such a line is
 // kept as the raw version of a command; any other output is discarded.
-func VersionLine(line string) bool {
-	if NormalizeVersion(line) == "" || strings.ContainsAny(line, "=\n\r\t") {
+func Line(line string) bool {
+	if Normalize(line) == "" || strings.ContainsAny(line, "=\n\r\t") {
 		return false
 	}
 	for _, r := range line {
