@@ -69,7 +69,7 @@ func askLabelFrom(in *bufio.Reader, out io.Writer, echo bool, r *record.Run, l *
 		}
 	}
 	if f.verdict == "" {
-		q := fmt.Sprintf("case verdict, pass or fail (graded %s)?", r.Grading.Verdict())
+		q := fmt.Sprintf("case verdict, pass or fail (graded %s)?", record.RunVerdict(r.Metadata, r.Grading))
 		if err := ask(q, func(s string) error {
 			p, err := parseVerdict(s)
 			l.Expected.Passed = &p

@@ -145,7 +145,7 @@ func TestAnnotateInteractive(t *testing.T) {
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	for _, want := range []string{
 		"prompt:\n  write hello.txt containing hi\n  and a README.md", // the whole prompt
-		"grading:     fail",
+		"verdict:     FAIL",
 		"✓ says-hi",
 		"write_file", // the trajectory
 		"artifacts (1):\n  hello.txt",

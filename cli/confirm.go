@@ -177,7 +177,7 @@ func runConfirm(ctx context.Context, e *env, f *runFlags, opts orchestrator.Opti
 }
 
 // confirm classifies the cases of the new suite res and runs the rounds.
-func (rep *ConfirmReport) confirm(ctx context.Context, e *env, f *runFlags, opts orchestrator.Options, res *orchestrator.SuiteResult,
+func (rep *ConfirmReport) confirm(ctx context.Context, e *env, f *runFlags, opts orchestrator.Options, res *record.Suite,
 	base map[string]*baselineCounts, cases []*lux.Case) error {
 	var disagree []int
 	for _, it := range res.Manifest.Items {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
@@ -61,7 +62,12 @@ mean absolute error. -case applies to the labelled runs of its case.`,
 					e.errorf("grade: %v", err)
 					return ExitUsage
 				}
-				return writeGrading(e, g, path, *asJSON)
+				m, _, err := record.ReadMetadata(args[0])
+				if err != nil {
+					e.errorf("grade: %v", err)
+					return ExitUsage
+				}
+				return writeGrading(e, g, record.RunVerdict(m, g.Report), path, *asJSON)
 			}
 		},
 	}
@@ -71,18 +77,21 @@ mean absolute error. -case applies to the labelled runs of its case.`,
 type gradeReport struct {
 	Schema  string            `json:"schema"`
 	Path    string            `json:"path"`
-	Verdict string            `json:"verdict"`
+	Verdict record.Verdict    `json:"verdict"`
 	Grading *record.Regrading `json:"grading"`
 }
 
-func writeGrading(e *env, g *record.Regrading, path string, asJSON bool) int {
-	verdict := g.Report.Verdict()
+// writeGrading prints the new grading g and the run's verdict under it.
+func writeGrading(e *env, g *record.Regrading, verdict record.Verdict, path string, asJSON bool) int {
 	if asJSON {
 		if code := e.writeJSON(gradeReport{Schema: "lux.grade/v1", Path: path, Verdict: verdict, Grading: g}); code != ExitOK {
 			return code
 		}
 	} else {
-		line := "grading: " + map[string]string{"pass": "PASS", "fail": "FAIL", "ungraded": "ungraded"}[verdict]
+		line := "grading: " + strings.ToUpper(string(verdict))
+		if verdict == record.VerdictUngraded {
+			line = "grading: ungraded"
+		}
 		if s := g.Report.Score; s != nil {
 			line += fmt.Sprintf(", score %.0f%%", *s*100)
 		}

@@ -307,7 +307,7 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	if f.confirm.confirm {
 		return runConfirm(ctx, e, f, opts, o, cases)
 	}
-	var res *orchestrator.SuiteResult
+	var res *record.Suite
 	var err error
 	if resumed != nil {
 		res, err = o.ResumeSuite(ctx, resumed.Dir, cases)

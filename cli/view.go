@@ -266,7 +266,7 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 	fmt.Fprintf(w, "harness:     %s\n", tokensText(&h))
 	g := r.Grading
 	fmt.Fprintf(w, "verdict:     %s\n", verdictText(record.RunVerdict(m, g)))
-	fmt.Fprintf(w, "grading:     %s, score %s\n", g.Verdict(), scoreText(g))
+	fmt.Fprintf(w, "grading:     score %s\n", scoreText(g))
 	if g != nil {
 		for _, a := range g.Assertions {
 			mark := "✗"

@@ -342,7 +342,7 @@ func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) 
 
 // unitOf builds the unit record of a finished run against the candidate's
 // tree at root.
-func (s *state) unitOf(u plannedUnit, res *orchestrator.RunResult, root string) *Unit {
+func (s *state) unitOf(u plannedUnit, res *record.Run, root string) *Unit {
 	meta := res.Metadata
 	ident := *meta
 	// The fixtures of a case that takes them from the subject differ by

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
-	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
 
@@ -22,7 +21,7 @@ type runOutcome struct {
 }
 
 // readRuns reads the record of every run of the case id in a suite.
-func readRuns(res *orchestrator.SuiteResult, id string) []runOutcome {
+func readRuns(res *record.Suite, id string) []runOutcome {
 	var out []runOutcome
 	for _, it := range res.Manifest.Items {
 		if it.CaseID != id {

@@ -204,7 +204,7 @@ type suiteRun struct {
 	cases []*lux.Case
 	once  sync.Once
 	done  chan struct{}
-	res   *orchestrator.SuiteResult
+	res   *record.Suite
 	err   error
 }
 
@@ -215,7 +215,7 @@ func (sr *suiteRun) add(c *lux.Case) {
 }
 
 // finish records the suite's outcome, once, and releases the subtests.
-func (sr *suiteRun) finish(res *orchestrator.SuiteResult, err error) {
+func (sr *suiteRun) finish(res *record.Suite, err error) {
 	sr.once.Do(func() {
 		sr.res, sr.err = res, err
 		close(sr.done)

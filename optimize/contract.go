@@ -53,7 +53,9 @@ type Observation struct {
 	Profile    string `json:"profile"`
 	CaseID     string `json:"caseId"`
 	Repetition int    `json:"repetition"`
-	// Verdict is "pass", "fail" or "ungraded".
+	// Verdict is the run's verdict (record.RunVerdict): "pass", "fail",
+	// "error", "cancelled" or "ungraded"; "error" when its record cannot
+	// be read.
 	Verdict string `json:"verdict"`
 	// Failed are the assertions that did not pass, with their comments.
 	Failed []FailedAssertion `json:"failed,omitempty"`

@@ -155,11 +155,11 @@ func (s *search) observations(c *cand) ([]Observation, error) {
 	}
 	var out []Observation
 	for _, u := range l.Units {
-		o := Observation{Profile: u.Profile, CaseID: u.CaseID, Repetition: u.Repetition, Verdict: "ungraded", Error: u.Error}
+		o := Observation{Profile: u.Profile, CaseID: u.CaseID, Repetition: u.Repetition, Verdict: string(record.VerdictError), Error: u.Error}
 		runDir := filepath.Join(l.RunsRoot, filepath.FromSlash(u.RunDir))
-		if _, g, err := record.ReadMetadata(runDir); err == nil && g != nil {
-			o.Verdict = g.Verdict()
-			for _, a := range g.Assertions {
+		if m, g, err := record.ReadMetadata(runDir); err == nil {
+			o.Verdict = string(record.RunVerdict(m, g))
+			for _, a := range assertionsOf(g) {
 				if !a.Passed {
 					o.Failed = append(o.Failed, FailedAssertion{ID: a.ID, Type: a.Type, Comment: strings.TrimSpace(a.Comment + " " + a.Error)})
 				}
@@ -188,4 +188,12 @@ func rel(base, path string) string {
 		return filepath.ToSlash(r)
 	}
 	return path
+}
+
+// assertionsOf is g's assertions; none when g is nil.
+func assertionsOf(g *record.Grading) []record.AssertionOutcome {
+	if g == nil {
+		return nil
+	}
+	return g.Assertions
 }

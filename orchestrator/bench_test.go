@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 )
 
 // procDriver launches the test binary as a trivial agent process (see
@@ -169,7 +170,7 @@ func selfCPU() time.Duration {
 // retainedHeap runs a suite of n in-process runs whose agent is chatty
 // (each run's trajectory is about 100 KiB) and returns the live heap after
 // it, holding on to the result.
-func retainedHeap(t testing.TB, n int) (uint64, *SuiteResult) {
+func retainedHeap(t testing.TB, n int) (uint64, *record.Suite) {
 	scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
 		if !a.ready(ctx) {
 			return nil

@@ -141,7 +141,7 @@ func (o *Orchestrator) newSuiteBudget() *suiteBudget {
 }
 
 // add counts a finished run's spending.
-func (b *suiteBudget) add(res *RunResult) {
+func (b *suiteBudget) add(res *record.Run) {
 	if b == nil || res == nil || res.Metadata == nil {
 		return
 	}

@@ -44,7 +44,7 @@ func TestUnencodablePluginValues(t *testing.T) {
 			res, err := o.Run(context.Background(), tt.c)
 			require.NoError(t, err, "the record is complete")
 			assert.Equal(t, tt.exit, res.Metadata.ExitReason)
-			assert.Equal(t, tt.verdict, res.Verdict())
+			assert.Equal(t, tt.verdict, string(res.Verdict()))
 			if tt.phase != "" {
 				require.NotNil(t, res.Metadata.OperationalFailure)
 				assert.Equal(t, tt.phase, res.Metadata.OperationalFailure.Phase)

@@ -60,7 +60,7 @@ func TestHungPluginCallsAreAbandoned(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				type outcome struct {
-					res *RunResult
+					res *record.Run
 					err error
 				}
 				out := make(chan outcome, 1)
@@ -127,7 +127,7 @@ func TestHungPluginDoesNotHoldTheSuite(t *testing.T) {
 		}()
 		done := make(chan struct{})
 		var err error
-		var res *SuiteResult
+		var res *record.Suite
 		go func() {
 			defer close(done)
 			res, err = o.RunSuite(ctx, []*lux.Case{

@@ -128,7 +128,7 @@ func (r *runState) cleanupHooks() {
 // cleanups. A failed setup runs nothing (a new suite's empty directory is
 // removed); a failed cleanup is joined to the suite's error, with the
 // result.
-func (o *Orchestrator) runJobsWithHooks(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*SuiteResult, error) {
+func (o *Orchestrator) runJobsWithHooks(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*record.Suite, error) {
 	if len(o.hooks) == 0 {
 		return o.runJobs(ctx, dir, m, jobs)
 	}

@@ -45,7 +45,7 @@ func writeCaseDir(t *testing.T, dir, command, agent string) string {
 	return path
 }
 
-func runFile(t *testing.T, o *Orchestrator, path string) *RunResult {
+func runFile(t *testing.T, o *Orchestrator, path string) *record.Run {
 	t.Helper()
 	c, err := lux.ReadCase(path, (*lux.Case).Validate)
 	require.NoError(t, err)
@@ -55,7 +55,7 @@ func runFile(t *testing.T, o *Orchestrator, path string) *RunResult {
 	return res
 }
 
-func compareRuns(t *testing.T, a, b *RunResult) *compare.RunComparison {
+func compareRuns(t *testing.T, a, b *record.Run) *compare.RunComparison {
 	t.Helper()
 	c, err := compare.Runs(context.Background(), a.Dir, b.Dir, compare.Options{})
 	require.NoError(t, err)

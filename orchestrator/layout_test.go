@@ -98,7 +98,7 @@ func TestConcurrentSuitesShareARunsRoot(t *testing.T) {
 	c := &lux.Case{ID: "shared", Prompt: "p", Driver: driverRef(scen),
 		Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}
 	const suites = 4
-	results := make([]*SuiteResult, suites)
+	results := make([]*record.Suite, suites)
 	errs := make([]error, suites)
 	var wg sync.WaitGroup
 	for i := range suites {

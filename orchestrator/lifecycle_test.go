@@ -37,7 +37,7 @@ func TestCancelMidRunLeavesACompleteRecord(t *testing.T) {
 	assert.Equal(t, lux.ExitCancelled, res.Metadata.ExitReason)
 	require.NotNil(t, res.Metadata.OperationalFailure)
 	assert.Equal(t, record.PhaseCancel, res.Metadata.OperationalFailure.Phase)
-	assert.Equal(t, "cancelled", res.Verdict())
+	assert.Equal(t, record.VerdictCancelled, res.Verdict())
 	assert.Equal(t, record.PhaseRun, res.Grading.Incomplete.Phase)
 	assert.Equal(t, lux.ExitCancelled, res.Grading.Incomplete.ExitReason)
 	assert.Equal(t, []lux.Artifact{{Path: "partial.txt", Size: 4}}, res.Artifacts, "evidence is still collected")
@@ -175,7 +175,7 @@ func TestAgentErrorAndDriverFailures(t *testing.T) {
 			if tt.phase != "" {
 				want = "error" // the harness did: no verdict on the agent
 			}
-			assert.Equal(t, want, res.Verdict())
+			assert.Equal(t, want, string(res.Verdict()))
 			assert.Len(t, res.Grading.Assertions, 1, "assertions still run over the evidence")
 			readBack(t, res)
 		})

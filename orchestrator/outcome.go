@@ -33,7 +33,7 @@ func (o *outcome) reason() string {
 	return o.cause.Error()
 }
 
-// failure is RunResult.Failure: the cause of a failure of the harness, nil
+// failure is record.Run.Failure: the cause of a failure of the harness, nil
 // when the agent ended the run.
 func (o *outcome) failure() error {
 	if o == nil || o.phase == "" {

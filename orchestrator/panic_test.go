@@ -58,7 +58,7 @@ func TestPluginPanicFailsOnlyItsRun(t *testing.T) {
 			assert.Equal(t, tt.phase, res.Metadata.OperationalFailure.Phase)
 			assert.Contains(t, res.Metadata.OperationalFailure.Reason, "panic")
 			assert.Contains(t, res.Metadata.OperationalFailure.Reason, "hostile")
-			assert.Equal(t, tt.verdict, res.Verdict())
+			assert.Equal(t, tt.verdict, string(res.Verdict()))
 			assert.Equal(t, tt.wantAgent, res.Metadata.Driver.AgentID)
 
 			got := readBack(t, res)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -81,7 +82,7 @@ func TestDefaultAnswerer(t *testing.T) {
 	res, err := o.Run(context.Background(), &lux.Case{ID: "d", Prompt: "p",
 		Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "name.txt", "text": "lux"}}}})
 	require.NoError(t, err)
-	assert.Equal(t, "pass", res.Verdict())
+	assert.Equal(t, record.VerdictPass, res.Verdict())
 	assert.Equal(t, "table", res.Metadata.Answerer.Name)
 	assert.Nil(t, res.Metadata.Usage.Agent, "no usage reported is unavailable, not zero")
 }

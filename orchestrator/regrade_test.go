@@ -18,14 +18,14 @@ func TestRegrade(t *testing.T) {
 		Assertions: []lux.AssertionSpec{{Type: "file-has", ID: "greeting", Config: map[string]any{"path": "hello.txt", "text": "Hello"}}}}
 	res, err := o.Run(context.Background(), c)
 	require.NoError(t, err)
-	require.Equal(t, "fail", res.Verdict())
+	require.Equal(t, record.VerdictFail, res.Verdict())
 	before, err := os.ReadFile(filepath.Join(res.Dir, record.GradingFile))
 	require.NoError(t, err)
 
 	// The same case grades the same way.
 	g, path, err := o.Regrade(context.Background(), res.Dir, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "fail", g.Report.Verdict())
+	assert.Equal(t, record.VerdictFail, record.RunVerdict(res.Metadata, g.Report))
 	assert.Equal(t, res.Metadata.Provenance.CaseHash, g.CaseHash)
 	assert.Equal(t, res.Metadata.Provenance.EvaluatorConfigHash, g.EvaluatorConfigHash)
 	assert.FileExists(t, path)
@@ -35,7 +35,7 @@ func TestRegrade(t *testing.T) {
 	fixed.Assertions = []lux.AssertionSpec{{Type: "file-has", ID: "greeting", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}
 	g2, path2, err := o.Regrade(context.Background(), res.Dir, &fixed)
 	require.NoError(t, err)
-	assert.Equal(t, "pass", g2.Report.Verdict())
+	assert.Equal(t, record.VerdictPass, record.RunVerdict(res.Metadata, g2.Report))
 	assert.NotEqual(t, path, path2)
 	assert.NotEqual(t, g.AssertionsHash, g2.AssertionsHash)
 
@@ -45,7 +45,7 @@ func TestRegrade(t *testing.T) {
 	all, err := record.ReadRegradings(res.Dir)
 	require.NoError(t, err)
 	require.Len(t, all, 2)
-	assert.Equal(t, "pass", all[1].Report.Verdict())
+	assert.Equal(t, record.VerdictPass, record.RunVerdict(res.Metadata, all[1].Report))
 
 	// Bad input is named.
 	bad := fixed
@@ -72,7 +72,7 @@ func TestRegradeKeepsTheRunOutcome(t *testing.T) {
 	require.NoError(t, err)
 	g, _, err := o.Regrade(context.Background(), res.Dir, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "fail", g.Report.Verdict())
+	assert.Equal(t, record.VerdictFail, record.RunVerdict(res.Metadata, g.Report))
 	assert.True(t, g.Report.Assertions[0].Passed)
 	assert.Equal(t, lux.ExitIdleTimeout, g.Report.Incomplete.ExitReason)
 }

@@ -39,7 +39,7 @@ func Missing(m *record.SuiteManifest) []int {
 // (<root>/.suites/<id>).
 //
 // A suite with nothing missing returns its result and ErrNothingToResume.
-func (o *Orchestrator) ResumeSuite(ctx context.Context, dir string, cases []*lux.Case) (*SuiteResult, error) {
+func (o *Orchestrator) ResumeSuite(ctx context.Context, dir string, cases []*lux.Case) (*record.Suite, error) {
 	dir = absPath(dir)
 	if root := filepath.Dir(filepath.Dir(dir)); filepath.Base(filepath.Dir(dir)) != record.SuitesDir || root != o.opts.RunsRoot {
 		return nil, fmt.Errorf("orchestrator: resume: %s is not a suite directory under the runs root %s (give the suite's own runs root as %s)",
@@ -62,7 +62,7 @@ func (o *Orchestrator) ResumeSuite(ctx context.Context, dir string, cases []*lux
 	record.SweepLive(o.opts.RunsRoot)
 	missing := Missing(m)
 	if len(missing) == 0 {
-		return &SuiteResult{Dir: dir, Manifest: m, Summary: s.Summary},
+		return &record.Suite{Dir: dir, Manifest: m, Summary: s.Summary},
 			fmt.Errorf("%w: every run of suite %s has finished", ErrNothingToResume, dir)
 	}
 	if !sameJSON(m.Environment, o.env) {

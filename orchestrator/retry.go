@@ -25,7 +25,7 @@ const AttemptsDir = "attempts"
 // clock between attempts. The result is the last attempt's; with retries
 // allowed its run.json lists every attempt, and the earlier attempts'
 // records move under its attempts/<n>/.
-func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*RunResult, error) {
+func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*record.Run, error) {
 	if o.opts.Retries <= 0 {
 		return o.execute(ctx, p, info)
 	}
@@ -66,7 +66,7 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*Run
 // seal) under the last one's directory and rewrites its run.json, sealed,
 // with the attempts listed. err is the
 // last attempt's error, returned unless keeping failed.
-func (o *Orchestrator) keepAttempts(res *RunResult, attempts []record.Attempt, dirs []string, err error) error {
+func (o *Orchestrator) keepAttempts(res *record.Run, attempts []record.Attempt, dirs []string, err error) error {
 	for i, d := range dirs {
 		rel := filepath.Join(AttemptsDir, strconv.Itoa(i+1))
 		dst := filepath.Join(res.Dir, rel)
@@ -89,7 +89,7 @@ func (o *Orchestrator) keepAttempts(res *RunResult, attempts []record.Attempt, d
 	return err
 }
 
-func (o *Orchestrator) attemptsFailed(res *RunResult, err, kerr error) error {
+func (o *Orchestrator) attemptsFailed(res *record.Run, err, kerr error) error {
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ var statusField = regexp.MustCompile(`"(?:status|apiErrorStatus|httpStatus|statu
 // prepare (answerer), or an error whose reason or the driver's reports
 // show an overloaded, rate-limited or failing model API or an unreachable
 // one, are infrastructure.
-func classify(res *RunResult) (record.FailureClass, string) {
+func classify(res *record.Run) (record.FailureClass, string) {
 	m := res.Metadata
 	switch m.ExitReason {
 	case lux.ExitDone:

@@ -79,13 +79,13 @@ func retryRegistry(t *testing.T) *lux.Registry {
 
 // runOnClock runs c with a manual clock, advancing it by step each time
 // the run arms a timer beyond the first `armed`, and returns the result.
-func runOnClock(t *testing.T, o *Orchestrator, c *lux.Case, backoffs ...time.Duration) (*RunResult, error) {
+func runOnClock(t *testing.T, o *Orchestrator, c *lux.Case, backoffs ...time.Duration) (*record.Run, error) {
 	t.Helper()
 	m := &clock.Manual{}
 	ctx, cancel := context.WithTimeout(clock.With(context.Background(), m), time.Minute)
 	defer cancel()
 	type out struct {
-		res *RunResult
+		res *record.Run
 		err error
 	}
 	done := make(chan out, 1)
@@ -118,7 +118,7 @@ func TestStartFailureIsRetried(t *testing.T) {
 	res, err := runOnClock(t, o, flakyCase(t, 1), 10*time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, lux.ExitDone, res.Metadata.ExitReason)
-	assert.Equal(t, "pass", res.Verdict())
+	assert.Equal(t, record.VerdictPass, res.Verdict())
 
 	at := res.Metadata.Attempts
 	require.Len(t, at, 2)

@@ -16,23 +16,6 @@ import (
 	"github.com/luxeval/lux/sandbox"
 )
 
-// RunResult is the outcome of one run, as recorded in its directory.
-type RunResult struct {
-	Dir       string
-	Metadata  *record.Metadata
-	Grading   *record.Grading
-	Artifacts []lux.Artifact
-	// Failure is why the harness failed the run, when it did (an answerer
-	// error, an answer that did not match, no answerer, a cancelled
-	// context, ...); it wraps the sentinel errors of package lux. It is
-	// not recorded as such: run.json holds its text.
-	Failure error
-}
-
-// Verdict returns the run's verdict, record.RunVerdict of its records,
-// as a string: "pass", "fail", "error", "cancelled" or "ungraded".
-func (r *RunResult) Verdict() string { return string(record.RunVerdict(r.Metadata, r.Grading)) }
-
 // Run runs one case: it validates the case (nothing starts when it is
 // invalid or the driver lacks a required capability), stages a fresh
 // workspace with the fixtures, prepares the answerer, starts the driver,
@@ -44,7 +27,7 @@ func (r *RunResult) Verdict() string { return string(record.RunVerdict(r.Metadat
 // record could not be written (the result says what is known), or when
 // ctx was cancelled: then the result is complete, with exit reason
 // cancelled, and the error wraps ctx's error.
-func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*RunResult, error) {
+func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*record.Run, error) {
 	if o.envErr != nil {
 		return nil, o.envErr
 	}
@@ -61,7 +44,7 @@ func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*RunResult, error)
 	return res, err
 }
 
-func finishedUpdate(u Update, res *RunResult, err error) Update {
+func finishedUpdate(u Update, res *record.Run, err error) Update {
 	u.Kind, u.Err, u.Verdict = RunFinished, err, finishedVerdict(res, err)
 	if res != nil {
 		u.RunDir, u.ExitReason, u.Duration = res.Dir, res.Metadata.ExitReason, res.Metadata.Duration()
@@ -75,14 +58,14 @@ func finishedUpdate(u Update, res *RunResult, err error) Update {
 
 // recordFailed reports whether err, returned by execute with res, says the
 // run's record could not be written (rather than that it was cancelled).
-func recordFailed(res *RunResult, err error) bool {
+func recordFailed(res *record.Run, err error) bool {
 	return err != nil && (res == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded))
 }
 
 // finishedVerdict is the verdict of a run execute returned: a run whose
 // record could not be written completely has none, whatever its grading
 // said, as the evidence for it is not on disk.
-func finishedVerdict(res *RunResult, err error) record.Verdict {
+func finishedVerdict(res *record.Run, err error) record.Verdict {
 	if res == nil || recordFailed(res, err) {
 		return record.VerdictError
 	}
@@ -122,7 +105,7 @@ type runState struct {
 	hooks         *setup.Teardown // the case-level hooks set up
 }
 
-func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*RunResult, error) {
+func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*record.Run, error) {
 	start := time.Now().UTC()
 	dir, err := record.ReserveRunDir(o.opts.RunsRoot, p.caseID, p.driverName, start)
 	if err != nil {
@@ -173,7 +156,8 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*Run
 	r.cleanupHooks()
 	r.finish(session, answerer)
 
-	res := &RunResult{Dir: dir, Metadata: r.meta, Grading: r.grading, Artifacts: r.artifacts, Failure: r.out.failure()}
+	res := &record.Run{Dir: dir, Case: &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path}, Metadata: r.meta, Grading: r.grading,
+		Artifacts: r.artifacts, Events: r.events, Failure: r.out.failure()}
 	switch {
 	case r.writeErr != nil:
 		return res, fmt.Errorf("orchestrator: run %s: the record is incomplete: %w", dir, r.writeErr)

@@ -38,7 +38,7 @@ func eventTypes(events []lux.Event) []string {
 }
 
 // readBack reads the run's record and checks it equals what Run returned.
-func readBack(t *testing.T, res *RunResult) *record.Run {
+func readBack(t *testing.T, res *record.Run) *record.Run {
 	t.Helper()
 	got, err := record.ReadRun(res.Dir, record.ReadOptions{Events: true})
 	require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestRunAnswersInterruptBeforeTheAgentContinues(t *testing.T) {
 	res, err := o.Run(context.Background(), c)
 	require.NoError(t, err)
 	assert.Equal(t, lux.ExitDone, res.Metadata.ExitReason)
-	assert.Equal(t, "pass", res.Verdict())
+	assert.Equal(t, record.VerdictPass, res.Verdict())
 	assert.Equal(t, 1.0, *res.Grading.Score)
 	assert.Equal(t, record.InterruptCounts{Ask: 1}, res.Metadata.InterruptCounts)
 	assert.Equal(t, &lux.TokenUsage{Input: 100, Output: 20}, res.Metadata.Usage.Agent)
@@ -147,7 +147,7 @@ func TestRunFailsOnBadAnswers(t *testing.T) {
 			require.NotNil(t, res.Metadata.OperationalFailure)
 			assert.Equal(t, record.PhaseAnswerer, res.Metadata.OperationalFailure.Phase)
 			assert.Contains(t, res.Metadata.Reason, tt.reason)
-			assert.Equal(t, "error", res.Verdict(), "the harness failed the run: no verdict on the agent")
+			assert.Equal(t, record.VerdictError, res.Verdict(), "the harness failed the run: no verdict on the agent")
 			require.NotNil(t, res.Grading.Incomplete)
 			assert.Equal(t, record.PhaseRun, res.Grading.Incomplete.Phase)
 			got := readBack(t, res)
@@ -231,7 +231,7 @@ func TestGradingRecordsIDsAndJudgeUsage(t *testing.T) {
 	assert.Equal(t, "file-has:2", res.Grading.Assertions[1].ID)
 	assert.Equal(t, "file-has path=hello.txt text=hello", res.Grading.Assertions[1].Name)
 	assert.Equal(t, lux.TokenUsage{Output: 30}, res.Metadata.Usage.Judge.TokenUsage)
-	assert.Equal(t, "pass", res.Verdict())
+	assert.Equal(t, record.VerdictPass, res.Verdict())
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -259,5 +259,5 @@ func TestRunFailsOnUndeclaredInterrupt(t *testing.T) {
 	require.NotNil(t, res.Metadata.OperationalFailure)
 	assert.Equal(t, record.PhaseDriver, res.Metadata.OperationalFailure.Phase)
 	assert.Contains(t, res.Metadata.Reason, `driver "fake" sent approve interrupt "p1" but does not declare the "approve" capability`)
-	assert.Equal(t, "error", res.Verdict())
+	assert.Equal(t, record.VerdictError, res.Verdict())
 }

@@ -49,7 +49,7 @@ func TestSubjectRootIsBoundInDriverConfigFixturesAndAssertions(t *testing.T) {
 			Experiment: ExperimentInfo{ID: "exp", CandidateID: "baseline", SubjectHash: "h"}})
 		res, err := o.Run(context.Background(), subjectCase())
 		require.NoError(t, err)
-		require.Equal(t, "pass", res.Verdict(), "fixtures come from the subject root and the agent was found through it")
+		require.Equal(t, record.VerdictPass, res.Verdict(), "fixtures come from the subject root and the agent was found through it")
 		metas = append(metas, res.Metadata)
 
 		rec, err := record.ReadRun(res.Dir, record.ReadOptions{})

@@ -14,14 +14,6 @@ import (
 	"github.com/luxeval/lux/record"
 )
 
-// SuiteResult is the outcome of a suite, as recorded in its directory.
-// It holds one small item per run, never a run's events.
-type SuiteResult struct {
-	Dir      string
-	Manifest *record.SuiteManifest
-	Summary  *record.SuiteSummary
-}
-
 // manifestInterval is the least time between two rewrites of suite.json
 // while a suite runs: transitions closer together are written together.
 const manifestInterval = 50 * time.Millisecond
@@ -37,7 +29,7 @@ const manifestInterval = 50 * time.Millisecond
 // skipped, the suite's status is cancelled, and RunSuite returns the
 // complete result with an error wrapping ctx's error. ResumeSuite runs
 // what such a suite is missing.
-func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*SuiteResult, error) {
+func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*record.Suite, error) {
 	plans, err := o.suitePlans(cases)
 	if err != nil {
 		return nil, err
@@ -124,7 +116,7 @@ func (o *Orchestrator) suitePlans(cases []*lux.Case) ([]*plan, error) {
 // runJobs runs the jobs of the suite in dir, whose manifest m is written
 // as they start and end, then finishes the suite: its status, and
 // suite-summary.json.
-func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*SuiteResult, error) {
+func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*record.Suite, error) {
 	w := newManifestWriter(m, func(data []byte) error { return o.writeSuiteFile(dir, record.SuiteFile, data) })
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
@@ -200,7 +192,7 @@ dispatch:
 		writeErr = err
 	}
 	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
-	res := &SuiteResult{Dir: dir, Manifest: m, Summary: summary}
+	res := &record.Suite{Dir: dir, Manifest: m, Summary: summary}
 	switch {
 	case writeErr != nil:
 		return res, fmt.Errorf("orchestrator: suite %s: the record is incomplete: %w", dir, writeErr)
@@ -242,7 +234,7 @@ func anySkippedOrCancelled(items []record.SuiteItem) bool {
 // record could not be written completely has no verdict, whatever its
 // grading said: the evidence for it is not on disk. casePassed is false
 // for a run the agent failed, null for one without a verdict.
-func completedItem(suiteDir string, res *RunResult, err error) record.SuiteItem {
+func completedItem(suiteDir string, res *record.Run, err error) record.SuiteItem {
 	it := record.SuiteItem{Status: record.ItemCompleted, ExitReason: lux.ExitError, RunVerdict: finishedVerdict(res, err)}
 	if res != nil {
 		if rel, rerr := filepath.Rel(suiteDir, res.Dir); rerr == nil {

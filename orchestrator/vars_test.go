@@ -55,7 +55,7 @@ func TestCaseDirVariableInEnv(t *testing.T) {
 	path := writeSkillProject(t, top, `{"SKILL_FILE":"${CASE_DIR}/../skill/SKILL.md"}`)
 	runs := filepath.Join(top, "runs")
 	a := runFile(t, New(subprocessRegistry(t), Options{RunsRoot: runs}), path)
-	require.Equal(t, "pass", a.Verdict())
+	require.Equal(t, record.VerdictPass, a.Verdict())
 	again := runFile(t, New(subprocessRegistry(t), Options{RunsRoot: runs}), path)
 	assert.Empty(t, compareRuns(t, a, again).Mismatches, "a second run with the same skill is a repetition")
 
@@ -115,7 +115,7 @@ func TestDriverVariableProblems(t *testing.T) {
 		require.NoError(t, err)
 		res, err := withProject.Run(context.Background(), c)
 		require.NoError(t, err)
-		assert.Equal(t, "pass", res.Verdict(), res.Metadata.Reason)
+		assert.Equal(t, record.VerdictPass, res.Verdict(), res.Metadata.Reason)
 		lit, err := os.ReadFile(filepath.Join(res.Dir, record.ArtifactsDir, "literal.txt"))
 		require.NoError(t, err)
 		assert.Equal(t, "${HOME}", string(lit), "$${ is a literal ${")
@@ -167,6 +167,6 @@ func TestSubjectRootFilesAreNotRuntime(t *testing.T) {
 	path := writeSkillProject(t, top, `{"SKILL_FILE":"{{lux.subjectRoot}}/SKILL.md"}`)
 	o := New(subprocessRegistry(t), Options{RunsRoot: filepath.Join(top, "runs"), SubjectRoot: filepath.Join(top, "skill")})
 	res := runFile(t, o, path)
-	assert.Equal(t, "pass", res.Verdict(), res.Metadata.Reason)
+	assert.Equal(t, record.VerdictPass, res.Verdict(), res.Metadata.Reason)
 	assert.Empty(t, res.Metadata.Provenance.Runtime.Scripts)
 }

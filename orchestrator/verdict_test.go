@@ -16,13 +16,13 @@ func TestRunResultVerdictIsRecords(t *testing.T) {
 		lux.ExitCancelled: record.VerdictCancelled,
 		lux.ExitTimeout:   record.VerdictFail,
 	} {
-		r := &RunResult{Metadata: &record.Metadata{ExitReason: exit}, Grading: g}
-		if got := r.Verdict(); got != string(want) {
+		r := &record.Run{Metadata: &record.Metadata{ExitReason: exit}, Grading: g}
+		if got := r.Verdict(); got != want {
 			t.Errorf("%s: Verdict() = %q, want %q", exit, got, want)
 		}
 	}
-	r := &RunResult{Metadata: &record.Metadata{ExitReason: lux.ExitDone}} // no grading.json
-	if got := r.Verdict(); got != string(record.VerdictError) {
+	r := &record.Run{Metadata: &record.Metadata{ExitReason: lux.ExitDone}} // no grading.json
+	if got := r.Verdict(); got != record.VerdictError {
 		t.Errorf("done without grading: Verdict() = %q, want error", got)
 	}
 }

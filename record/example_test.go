@@ -33,7 +33,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(run.Metadata.CaseID, run.Metadata.ExitReason, run.Metadata.Duration(), run.Grading.Verdict())
+	fmt.Println(run.Metadata.CaseID, run.Metadata.ExitReason, run.Metadata.Duration(), run.Verdict())
 	// Output:
 	// greet/hello/subprocess/2025-01-02T03-04-05-000Z
 	// greet/hello done 1.5s pass

@@ -15,19 +15,6 @@ type Grading struct {
 	Incomplete    *Incomplete        `json:"incomplete,omitempty"`
 }
 
-// Verdict returns "pass", "fail" or "ungraded": the case verdict of the
-// assertions alone. A run's verdict is RunVerdict's.
-func (g *Grading) Verdict() string {
-	switch {
-	case g == nil || g.Passed == nil:
-		return "ungraded"
-	case *g.Passed:
-		return "pass"
-	default:
-		return "fail"
-	}
-}
-
 // Incomplete says why a grading report has no verdict, or why the run's
 // verdict is a failure regardless of its assertions.
 type Incomplete struct {

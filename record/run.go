@@ -56,7 +56,8 @@ func (c *CaseRecord) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, (*plain)(c))
 }
 
-// Run is one run record read back from disk.
+// Run is a finished run: its record as the orchestrator returns it once
+// the run is recorded, or as ReadRun reads it back from disk.
 type Run struct {
 	Dir       string
 	Case      *CaseRecord
@@ -66,9 +67,21 @@ type Run struct {
 	// Events is nil until LoadEvents (or ReadRun with Events set).
 	Events []lux.Event
 	// Seal says whether the files read were checked against the record's
-	// seal (SealVerified) or the record predates sealing (SealUnsealed).
+	// seal (SealVerified) or the record predates sealing (SealUnsealed);
+	// empty for a run the orchestrator has just recorded (nothing was read
+	// back).
 	Seal SealState
+	// Failure is why the harness failed the run, when it did (an answerer
+	// error, an answer that did not match, no answerer, a cancelled
+	// context, ...), as the orchestrator that ran it saw it: an error to
+	// match with errors.Is. run.json holds only its text; nil for a run
+	// read from disk.
+	Failure error
 }
+
+// Verdict is the run's verdict: RunVerdict of its run.json and
+// grading.json.
+func (r *Run) Verdict() Verdict { return RunVerdict(r.Metadata, r.Grading) }
 
 // ReadOptions chooses what ReadRun loads. The zero value loads everything
 // but the events.

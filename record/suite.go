@@ -93,12 +93,15 @@ type SuiteItem struct {
 // (VerdictFail).
 func (it SuiteItem) Failed() bool { return it.Verdict() == VerdictFail }
 
-// Suite is a suite directory read back from disk.
+// Suite is a finished suite: its record as the orchestrator returns it
+// (one small item per run, never a run's events), or as ReadSuite reads it
+// back from disk.
 type Suite struct {
 	Dir      string
 	Manifest *SuiteManifest
 	Summary  *SuiteSummary // nil when the suite never finished
-	// Seal says whether its files were checked against the suite's seal.
+	// Seal says whether its files were checked against the suite's seal;
+	// empty for a suite the orchestrator has just recorded.
 	Seal SealState
 }
 

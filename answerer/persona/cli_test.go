@@ -28,7 +28,7 @@ const safety = 3 * time.Minute
 // to use (AskUserQuestion) and then asks to write db.txt (a permission
 // request in default mode); the persona, a real Claude Code against its
 // own scripted server, answers both.
-func runWithPersona(t *testing.T, answers modeltest.Script) (*orchestrator.RunResult, *modeltest.Server) {
+func runWithPersona(t *testing.T, answers modeltest.Script) (*record.Run, *modeltest.Server) {
 	t.Helper()
 	claude := clitest.Find(t, "claude")
 	agent := modeltest.Start(t, modeltest.Script{

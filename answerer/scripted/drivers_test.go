@@ -113,7 +113,7 @@ func TestOneConfigAnswersEveryDriver(t *testing.T) {
 			})
 			require.NoError(t, err)
 			require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, "%s\n%s", res.Metadata.Reason, res.Metadata.StderrTail)
-			assert.Equal(t, "pass", res.Verdict())
+			assert.Equal(t, record.VerdictPass, res.Verdict())
 			assert.Equal(t, record.InterruptCounts{Ask: 1, Approve: 2}, res.Metadata.InterruptCounts)
 
 			reqs := srv.TurnRequests()

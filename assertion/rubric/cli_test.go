@@ -60,7 +60,7 @@ func TestRubricJudgesARealRunAndRegrades(t *testing.T) {
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)
-	require.Equal(t, "pass", res.Verdict(), "exit %s: %s; %+v", res.Metadata.ExitReason, res.Metadata.Reason, res.Grading.Assertions)
+	require.Equal(t, record.VerdictPass, res.Verdict(), "exit %s: %s; %+v", res.Metadata.ExitReason, res.Metadata.Reason, res.Grading.Assertions)
 
 	out := res.Grading.Assertions[0]
 	assert.Equal(t, 0.8, out.Threshold, "the rubric's default threshold is recorded")
@@ -99,7 +99,7 @@ func TestRubricJudgesARealRunAndRegrades(t *testing.T) {
 	require.NoError(t, err)
 	g, path, err := o.Regrade(ctx, res.Dir, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "fail", g.Report.Verdict())
+	assert.Equal(t, record.VerdictFail, record.RunVerdict(res.Metadata, g.Report))
 	assert.Equal(t, 0.4, g.Report.Assertions[0].Score)
 	assert.Equal(t, 1, g.JudgeUsage.Calls)
 	assert.Equal(t, filepath.Join(res.Dir, record.GradingsDir), filepath.Dir(path))

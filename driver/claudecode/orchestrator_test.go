@@ -21,7 +21,7 @@ import (
 
 // runCase runs one case through the orchestrator, with the real CLI
 // against a server for script and the scripted answerer.
-func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[string]any, rules ...scripted.Rule) (*orchestrator.RunResult, *modeltest.Server) {
+func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[string]any, rules ...scripted.Rule) (*record.Run, *modeltest.Server) {
 	t.Helper()
 	claude := clitest.Find(t, "claude")
 	srv := modeltest.Start(t, script)
@@ -57,12 +57,12 @@ func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[s
 	return res, srv
 }
 
-func requirePassed(t *testing.T, res *orchestrator.RunResult) {
+func requirePassed(t *testing.T, res *record.Run) {
 	t.Helper()
 	for _, a := range res.Grading.Assertions {
 		assert.True(t, a.Passed, "assertion %s: %s %s", a.ID, a.Comment, a.Error)
 	}
-	require.Equal(t, "pass", res.Verdict(), "exit %s: %s", res.Metadata.ExitReason, res.Metadata.Reason)
+	require.Equal(t, record.VerdictPass, res.Verdict(), "exit %s: %s", res.Metadata.ExitReason, res.Metadata.Reason)
 }
 
 func TestCaseWritesAndRunsACommand(t *testing.T) {
@@ -155,7 +155,7 @@ func TestCaseAPIError(t *testing.T) {
 	assert.Equal(t, lux.ExitError, m.ExitReason)
 	assert.Contains(t, m.Reason, "API Error: 400")
 	assert.Contains(t, m.Reason, "thinking budget exceeds the limit")
-	assert.Equal(t, "fail", res.Verdict())
+	assert.Equal(t, record.VerdictFail, res.Verdict())
 }
 
 func TestPreflightMissingCLI(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 // loop runs a case through an orchestrator whose registry holds the codex
 // driver, the scripted answerer and the built-in assertions, and returns
 // the result and the recorded events.
-func loop(t *testing.T, c *lux.Case) (*orchestrator.RunResult, []lux.Event) {
+func loop(t *testing.T, c *lux.Case) (*record.Run, []lux.Event) {
 	t.Helper()
 	reg := lux.NewRegistry()
 	require.NoError(t, reg.RegisterDriver(codex.Plugin()))
@@ -98,7 +98,7 @@ func TestLoopWritesAndRuns(t *testing.T) {
 		},
 	})
 
-	assert.Equal(t, "pass", res.Verdict())
+	assert.Equal(t, record.VerdictPass, res.Verdict())
 	m := res.Metadata
 	assert.Equal(t, lux.ExitDone, m.ExitReason)
 	// Usage as the CLI reported it: input 1000+1200+1300 tokens of which
@@ -150,7 +150,7 @@ func TestLoopAsk(t *testing.T) {
 		},
 	})
 
-	assert.Equal(t, "pass", res.Verdict())
+	assert.Equal(t, record.VerdictPass, res.Verdict())
 	asks := interrupts(events)
 	require.Len(t, asks, 1)
 	assert.Equal(t, "Which colour should the banner be?", asks[0].Question)
@@ -202,11 +202,11 @@ func TestLoopApproval(t *testing.T) {
 			result, ok := reqs[1].ToolResult("exec_command")
 			require.True(t, ok)
 			if approve {
-				assert.Equal(t, "pass", res.Verdict())
+				assert.Equal(t, record.VerdictPass, res.Verdict())
 				assert.Contains(t, result.Text, "Process exited with code 0")
 				assert.Equal(t, record.ToolOutcomes{Reported: 1, Total: 1, Succeeded: 1}, res.Metadata.ToolCalls)
 			} else {
-				assert.Equal(t, "fail", res.Verdict(), "the command did not run")
+				assert.Equal(t, record.VerdictFail, res.Verdict(), "the command did not run")
 				assert.Contains(t, result.Text, "rejected by user")
 				assert.Equal(t, record.ToolOutcomes{Reported: 1, Total: 1, Failed: 1}, res.Metadata.ToolCalls)
 			}
@@ -239,7 +239,7 @@ func TestLoopAPIError(t *testing.T) {
 			last := events[len(events)-1]
 			require.Equal(t, lux.EventError, last.Type)
 			assert.Contains(t, last.Error.Reason, "scripted failure: model is on strike")
-			assert.NotEqual(t, "pass", res.Verdict())
+			assert.NotEqual(t, record.VerdictPass, res.Verdict())
 			assertHermetic(t, srv)
 		})
 	}

@@ -25,7 +25,7 @@ import (
 
 // runScript runs one case whose agent is the shell script, through the
 // orchestrator, and returns the result.
-func runScript(t *testing.T, c *lux.Case, script string) *orchestrator.RunResult {
+func runScript(t *testing.T, c *lux.Case, script string) *record.Run {
 	t.Helper()
 	reg := lux.NewRegistry()
 	require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
@@ -130,7 +130,7 @@ func TestForgedEvidenceIsRefusedByRegrade(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "runs")
 	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: root})
 	cur := o // the orchestrator run uses
-	run := func(t *testing.T, script string) *orchestrator.RunResult {
+	run := func(t *testing.T, script string) *record.Run {
 		t.Helper()
 		res, err := cur.Run(context.Background(), &lux.Case{ID: "forger", Prompt: "p", Driver: &lux.PluginRef{Name: subprocess.Name,
 			Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", `echo '{"type":"ready","agentId":"a"}'
@@ -141,12 +141,12 @@ echo '{"type":"done"}'`}, "env": map[string]string{"FORGED": forgedDone, "ROOT":
 		require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, res.Metadata.Reason)
 		return res
 	}
-	regrade := func(t *testing.T, res *orchestrator.RunResult) error {
+	regrade := func(t *testing.T, res *record.Run) error {
 		t.Helper()
 		_, _, err := o.Regrade(context.Background(), res.Dir, nil)
 		return err
 	}
-	recorded := func(t *testing.T, res *orchestrator.RunResult) string {
+	recorded := func(t *testing.T, res *record.Run) string {
 		t.Helper()
 		data, err := os.ReadFile(filepath.Join(res.Dir, record.EventsFile))
 		require.NoError(t, err)
@@ -251,7 +251,7 @@ func TestRunsEndAtTheirTimeLimit(t *testing.T) {
 			c.ID, c.Prompt, c.Driver = "wait", "p", &lux.PluginRef{Name: subprocess.Name, Config: cfg}
 			m := &clock.Manual{}
 			type result struct {
-				res *orchestrator.RunResult
+				res *record.Run
 				err error
 			}
 			ran := make(chan result, 1)
@@ -268,7 +268,7 @@ func TestRunsEndAtTheirTimeLimit(t *testing.T) {
 			res := got.res
 			assert.Equal(t, lux.ExitTimeout, res.Metadata.ExitReason)
 			assert.Contains(t, res.Metadata.Reason, tc.wantReason)
-			assert.NotEqual(t, "pass", res.Verdict(), "a run that did not end done never passes")
+			assert.NotEqual(t, record.VerdictPass, res.Verdict(), "a run that did not end done never passes")
 		})
 	}
 }

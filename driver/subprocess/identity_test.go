@@ -15,6 +15,7 @@ import (
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 // writeAgent writes an executable script named name in a directory of its
@@ -49,7 +50,7 @@ func TestRecordedCommandIsTheOneStartedFromEnvPath(t *testing.T) {
 		Assertions: []lux.AssertionSpec{assertion.RunSucceeded()},
 	})
 	require.NoError(t, err)
-	require.Equal(t, "pass", res.Verdict(), "B ran: %s", res.Metadata.Reason)
+	require.Equal(t, record.VerdictPass, res.Verdict(), "B ran: %s", res.Metadata.Reason)
 	cmds := res.Metadata.Provenance.Runtime.Commands
 	require.Len(t, cmds, 1)
 	assert.Equal(t, filepath.Join(dirB, name), cmds[0].Path)

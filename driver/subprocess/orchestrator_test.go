@@ -68,7 +68,7 @@ func TestInterruptsAnsweredByTheScriptedAnswerer(t *testing.T) {
 			}
 			res, err := o.Run(context.Background(), c)
 			require.NoError(t, err)
-			require.Equal(t, "pass", res.Verdict(), "reason: %s", res.Metadata.Reason)
+			require.Equal(t, record.VerdictPass, res.Verdict(), "reason: %s", res.Metadata.Reason)
 			require.Equal(t, tt.counts, res.Metadata.InterruptCounts)
 
 			events, err := record.ReadEvents(filepath.Join(res.Dir, record.EventsFile))

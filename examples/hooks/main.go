@@ -108,7 +108,7 @@ func (c *greetingConfig) SetupCase(_ context.Context, s lux.CaseScope) (lux.Clea
 	return nil, os.WriteFile(filepath.Join(s.Workspace, "service.url"), []byte(url+"\n"), 0o644)
 }
 
-func example(ctx context.Context, w io.Writer, root string) (*orchestrator.SuiteResult, error) {
+func example(ctx context.Context, w io.Writer, root string) (*record.Suite, error) {
 	agent, err := filepath.Abs(filepath.Join(root, ".bin", "hooks-agent"))
 	if err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func quickstart(ctx context.Context, w io.Writer, root string, reps int) error {
 		Environment:   map[string]any{"example": "quickstart", "goos": runtime.GOOS},
 		Progress: func(u orchestrator.Update) {
 			if u.Kind == orchestrator.RunFinished {
-				fmt.Fprintf(w, "  [%d/%d] %s #%d: %s\n", u.Done, u.Total, u.CaseID, u.Repetition, verdict(u.Passed, u.ExitReason))
+				fmt.Fprintf(w, "  [%d/%d] %s #%d: %s\n", u.Done, u.Total, u.CaseID, u.Repetition, verdictText(u.Verdict))
 			}
 		},
 	})
@@ -161,12 +161,12 @@ func quickstart(ctx context.Context, w io.Writer, root string, reps int) error {
 
 // checkOutcomes reports an error unless every case did what it was meant
 // to: all pass, except the one that fails on purpose.
-func checkOutcomes(res *orchestrator.SuiteResult) error {
+func checkOutcomes(res *record.Suite) error {
 	var bad []string
 	for _, it := range res.Manifest.Items {
 		passed := it.Passed != nil && *it.Passed
 		if passed == (it.CaseID == failsOnPurpose) {
-			bad = append(bad, fmt.Sprintf("%s #%d: %s (%s)", it.CaseID, it.Repetition, verdict(it.Passed, it.ExitReason), it.Error))
+			bad = append(bad, fmt.Sprintf("%s #%d: %s (%s)", it.CaseID, it.Repetition, verdictText(it.Verdict()), it.Error))
 		}
 	}
 	if len(bad) > 0 {
@@ -175,7 +175,7 @@ func checkOutcomes(res *orchestrator.SuiteResult) error {
 	return nil
 }
 
-func printTable(w io.Writer, res *orchestrator.SuiteResult) {
+func printTable(w io.Writer, res *record.Suite) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tREP\tVERDICT\tSCORE\tEXIT\tDURATION\tTOKENS (agent)\tINTERRUPTS")
@@ -188,23 +188,14 @@ func printTable(w io.Writer, res *orchestrator.SuiteResult) {
 		if v, ok := s.Metrics["agent.total"]; ok {
 			tokens = fmt.Sprintf("%.0f", v)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\n", s.CaseID, s.Repetition, verdict(s.Passed, s.ExitReason), score,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\n", s.CaseID, s.Repetition, verdictText(s.Verdict()), score,
 			s.ExitReason, time.Duration(s.Metrics["durationMs"])*time.Millisecond, tokens, s.Metrics["interrupts"])
 	}
 	tw.Flush()
 }
 
-func verdict(passed *bool, exit lux.ExitReason) string {
-	switch {
-	case passed == nil:
-		return "ungraded"
-	case *passed:
-		return "PASS"
-	case exit != lux.ExitDone:
-		return "FAIL (" + string(exit) + ")"
-	}
-	return "FAIL"
-}
+// verdictText is the run's verdict (record.RunVerdict's), in capitals.
+func verdictText(v record.Verdict) string { return strings.ToUpper(string(v)) }
 
 // shellQuote quotes path for a POSIX shell when it needs it.
 func shellQuote(path string) string {

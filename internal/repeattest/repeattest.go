@@ -30,7 +30,7 @@ func Suites(t *testing.T, ctx context.Context, reg *lux.Registry, opts orchestra
 	}
 	opts.Repetitions = 2
 	o := orchestrator.New(reg, opts)
-	var suites []*orchestrator.SuiteResult
+	var suites []*record.Suite
 	hashes := map[string]map[string]string{} // case id -> identity hash -> a run dir
 	for range 2 {
 		res, err := o.RunSuite(ctx, cases)

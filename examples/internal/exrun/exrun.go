@@ -14,6 +14,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/clis"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 // Suite checks the cases with Preflight, prints title, runs them as a
@@ -78,15 +79,12 @@ func Progress(w io.Writer) func(orchestrator.Update) {
 // Table prints one row per run: verdict, exit, questions and approvals
 // asked, and the agent's tokens and cost ("unavailable" when the agent
 // reported none).
-func Table(w io.Writer, res *orchestrator.SuiteResult) {
+func Table(w io.Writer, res *record.Suite) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tVERDICT\tEXIT\tASKED\tAPPROVALS\tTOKENS\tCOST (USD)")
 	for _, s := range res.Summary.Samples {
-		verdict := "ungraded"
-		if s.Passed != nil {
-			verdict = map[bool]string{true: "PASS", false: "FAIL"}[*s.Passed]
-		}
+		verdict := strings.ToUpper(string(s.Verdict()))
 		tokens, cost := "unavailable", "unavailable"
 		if v, ok := s.Metrics["agent.total"]; ok {
 			tokens = fmt.Sprintf("%.0f", v)
