@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/textline"
 	"github.com/luxeval/lux/record"
 )
 
@@ -112,16 +113,16 @@ func eventLine(ev lux.Event) string {
 		}
 		switch {
 		case p.Message != nil:
-			return p.Kind + ": " + oneLine(p.Message.Text, 120)
+			return p.Kind + ": " + textline.One(p.Message.Text, 120)
 		case p.ToolCall != nil:
-			return "tool-call " + p.ToolCall.Name + " " + oneLine(compactJSON(p.ToolCall.Input), maxInputText)
+			return "tool-call " + p.ToolCall.Name + " " + textline.One(compactJSON(p.ToolCall.Input), maxInputText)
 		case p.ToolResult != nil:
 			status := "ok"
 			if p.ToolResult.IsError {
 				status = "error"
 			}
 			line := "tool-result " + p.ToolResult.Name + " (" + status + ")"
-			if t := oneLine(p.ToolResult.Text, 80); t != "" {
+			if t := textline.One(p.ToolResult.Text, 80); t != "" {
 				line += ": " + t
 			}
 			return line
@@ -133,12 +134,12 @@ func eventLine(ev lux.Event) string {
 		}
 		return "progress " + p.Kind
 	case lux.EventInterrupt:
-		return fmt.Sprintf("interrupt(%s): %s", ev.Interrupt.Kind, oneLine(ev.Interrupt.Text(), 120))
+		return fmt.Sprintf("interrupt(%s): %s", ev.Interrupt.Kind, textline.One(ev.Interrupt.Text(), 120))
 	case lux.EventResponded:
 		a := ev.Answer
 		switch a.Kind {
 		case lux.Ask:
-			return "responded(ask): " + oneLine(a.Text, 120)
+			return "responded(ask): " + textline.One(a.Text, 120)
 		case lux.Approve:
 			return fmt.Sprintf("responded(approve): %v %s", a.Approved, a.Reason)
 		}
@@ -146,7 +147,7 @@ func eventLine(ev lux.Event) string {
 	case lux.EventDone:
 		return "done"
 	case lux.EventError:
-		return fmt.Sprintf("error(%s): %s", ev.Error.ExitReason, oneLine(ev.Error.Reason, 160))
+		return fmt.Sprintf("error(%s): %s", ev.Error.ExitReason, textline.One(ev.Error.Reason, 160))
 	case lux.EventLifecycle:
 		return "lifecycle " + string(ev.Stage)
 	}
@@ -158,7 +159,7 @@ func eventLine(ev lux.Event) string {
 func offProtocolLine(off lux.OffProtocol) string {
 	quoted := make([]string, len(off.First))
 	for i, l := range off.First {
-		quoted[i] = "`" + oneLine(l, 80) + "`"
+		quoted[i] = "`" + textline.One(l, 80) + "`"
 	}
 	noun := "lines"
 	if off.Dropped == 1 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/textline"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -206,7 +207,7 @@ func (r *GradeLabelsReport) writeText(w io.Writer) {
 		if t.Score != nil {
 			mae = fmt.Sprintf("%.3f (n=%d, alpha %s)", t.Score.MAE, t.Score.N, coefText(t.Score.Alpha))
 		}
-		fmt.Fprintf(w, "%-20s %4d %4d %4d %4d %4d %5d  %-7s %-24s %-24s %s\n", oneLine(t.Subject, 20), t.N(), t.TP, t.FP, t.FN, t.TN,
+		fmt.Fprintf(w, "%-20s %4d %4d %4d %4d %4d %5d  %-7s %-24s %-24s %s\n", textline.One(t.Subject, 20), t.N(), t.TP, t.FP, t.FN, t.TN,
 			t.Abstained+t.Missing, pct(t.Agreement), coefText(t.Kappa), coefText(t.Alpha), mae)
 		if t.Missing > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d labelled runs have no such grading (assertion removed, or the run was never graded)", t.Subject, t.Missing))

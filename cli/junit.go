@@ -62,7 +62,7 @@ func junitOf(rep SuiteReport) junitSuites {
 		if r.RunDir != "" {
 			c.SystemOut = "run: " + r.RunDir
 		}
-		detail := strings.Join(r.problemLines(), "\n")
+		detail := strings.Join(problemLines(r), "\n")
 		summary := detail
 		if i := strings.IndexByte(summary, '\n'); i >= 0 {
 			summary = summary[:i]

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/luxeval/lux/internal/textline"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
@@ -61,7 +62,7 @@ func writeAttempts(w io.Writer, attempts []record.Attempt) {
 			line += fmt.Sprintf(" (%s: %s)", a.Failure, a.Cause)
 		}
 		if a.Reason != "" {
-			line += " — " + oneLine(a.Reason, 200)
+			line += " — " + textline.One(a.Reason, 200)
 		}
 		if a.Retried {
 			line += fmt.Sprintf("; retried after %s", time.Duration(a.BackoffMs)*time.Millisecond)

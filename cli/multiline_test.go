@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/textline"
 	"github.com/luxeval/lux/record"
 )
 
@@ -14,18 +15,18 @@ import (
 // several lines that only read in their lines.
 const goTestFailure = "go test ./... failed:\n--- FAIL: TestAbs (0.00s)\n    abs_test.go:9: Abs(-2) = -2, want 2\nFAIL"
 
-func multiLineRow() RunRow {
+func multiLineRow() record.RunRow {
 	g := &record.Grading{Passed: new(bool), Assertions: []record.AssertionOutcome{
 		{ID: "tests-pass", Name: "tests-pass", Comment: goTestFailure},
 	}}
-	return newRunRow("add-abs", 1, record.VerdictFail, "", &record.Metadata{ExitReason: lux.ExitDone}, g, "")
+	return record.NewRunRow("add-abs", 1, record.VerdictFail, "", &record.Metadata{ExitReason: lux.ExitDone}, g, "")
 }
 
 // The run table keeps a multi-line comment's lines, each continuation
 // indented under the assertion it belongs to.
 func TestSuiteTableKeepsLines(t *testing.T) {
 	var out bytes.Buffer
-	SuiteReport{Runs: []RunRow{multiLineRow()}}.writeText(&out)
+	SuiteReport{Runs: []record.RunRow{multiLineRow()}}.writeText(&out)
 	want := "add-abs #1: FAIL\n" +
 		"  ✗ tests-pass: go test ./... failed:\n" +
 		"      --- FAIL: TestAbs (0.00s)\n" +
@@ -39,7 +40,7 @@ func TestSuiteTableKeepsLines(t *testing.T) {
 // JUnit's failure body holds the whole comment, line by line; its message
 // is the first line.
 func TestJUnitKeepsLines(t *testing.T) {
-	b, err := xml.Marshal(junitOf(SuiteReport{Runs: []RunRow{multiLineRow()}}))
+	b, err := xml.Marshal(junitOf(SuiteReport{Runs: []record.RunRow{multiLineRow()}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestJUnitKeepsLines(t *testing.T) {
 // A control character in a comment (an escape sequence that would drive
 // the terminal) is shown as U+FFFD; carriage returns end lines.
 func TestSuiteTableNeutralizesControls(t *testing.T) {
-	got := keepLines("red \x1b[31mtext\r\nnext\x07 ", 100)
+	got := textline.Keep("red \x1b[31mtext\r\nnext\x07 ", 100)
 	if want := "red \uFFFD[31mtext\nnext\uFFFD"; got != want {
 		t.Errorf("keepLines = %q, want %q", got, want)
 	}

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/casefiles"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -26,9 +24,9 @@ type SuiteReport struct {
 	GitBranch string `json:"gitBranch,omitempty"`
 	// StoppedBy and StopReason say what stopped the suite from starting
 	// all its runs, other than a cancellation ("budget"), and why.
-	StoppedBy  string   `json:"stoppedBy,omitempty"`
-	StopReason string   `json:"stopReason,omitempty"`
-	Runs       []RunRow `json:"runs"`
+	StoppedBy  string          `json:"stoppedBy,omitempty"`
+	StopReason string          `json:"stopReason,omitempty"`
+	Runs       []record.RunRow `json:"runs"`
 	// Totals counts the runs by verdict; its passRate is over the graded
 	// (pass or fail) runs only. Absent when the suite never finished.
 	Totals *record.Outcome `json:"totals,omitempty"`
@@ -43,106 +41,12 @@ type SuiteReport struct {
 	DurationMS int64 `json:"durationMs"`
 }
 
-// RunRow is one run of a suite as the run table shows it.
-type RunRow struct {
-	CaseID     string         `json:"caseId"`
-	Repetition int            `json:"repetition"`
-	Verdict    record.Verdict `json:"verdict"` // pass, fail, error, cancelled, not run, ungraded
-	Score      *float64       `json:"score,omitempty"`
-	ExitReason lux.ExitReason `json:"exitReason,omitempty"`
-	// Reason says, in one line, why a run that did not pass ended as it
-	// did (the agent's or the harness's error), when it did not end done,
-	// or why it is ungraded.
-	Reason string `json:"reason,omitempty"`
-	// FailedAssertions are the assertions that did not pass, with why.
-	FailedAssertions []FailedAssertion `json:"failedAssertions,omitempty"`
-	DurationMS       int64             `json:"durationMs"`
-	// AgentTokens is null when the agent reported no usage (unavailable).
-	AgentTokens  *int64   `json:"agentTokens"`
-	AgentCostUSD *float64 `json:"agentCostUsd,omitempty"`
-	// RunDir is the run's directory: relative to the working directory
-	// when it is under it, else absolute.
-	RunDir string `json:"runDir,omitempty"`
-}
-
-// FailedAssertion is an assertion that did not pass: its id and why, in
-// one line. Error is set when it could not grade at all. Detail is the
-// whole comment or error with its lines kept (a command's output, say),
-// cut at 4 KiB; it is left out when Reason already says all of it.
-type FailedAssertion struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail,omitempty"`
-	Error  bool   `json:"error,omitempty"`
-}
-
-// maxDetail is how many bytes of an assertion's comment a row keeps.
-const maxDetail = 4096
-
-// newRunRow builds the row of one run from its suite item and its records
-// (m and g nil when it has none).
-func newRunRow(caseID string, rep int, v record.Verdict, runDir string, m *record.Metadata, g *record.Grading, itemErr string) RunRow {
-	row := RunRow{CaseID: caseID, Repetition: rep, Verdict: v, RunDir: displayPath(runDir)}
-	if v == record.VerdictUngraded && g != nil && len(g.Assertions) == 0 {
-		row.Reason = `ungraded: the case has no assertions; add one, such as {"type": "run-succeeded"}`
-	}
-	if m != nil {
-		row.ExitReason = m.ExitReason
-		row.DurationMS = m.Duration().Milliseconds()
-		if u := m.Usage.Agent; u != nil {
-			n := u.Total()
-			row.AgentTokens = &n
-		}
-		row.AgentCostUSD = m.Usage.AgentCostUSD
-		if m.ExitReason != lux.ExitDone {
-			row.Reason = oneLine(m.Reason, 200)
-		}
-	}
-	if row.Reason == "" && v != record.VerdictPass && itemErr != "" {
-		row.Reason = oneLine(itemErr, 200)
-	}
-	if g != nil {
-		row.Score = g.Score
-		row.FailedAssertions = failedAssertions(g)
-	}
-	return row
-}
-
-func failedAssertions(g *record.Grading) []FailedAssertion {
-	var out []FailedAssertion
-	for _, a := range g.Assertions {
-		if a.Passed && a.Error == "" {
-			continue
-		}
-		id := a.ID
-		if id == "" {
-			id = a.Name
-		}
-		f := FailedAssertion{ID: id}
-		switch {
-		case a.Error != "":
-			f.Reason, f.Error = "could not grade: "+oneLine(a.Error, 160), true
-			f.Detail = "could not grade: " + keepLines(a.Error, maxDetail)
-		case a.Comment != "":
-			f.Reason = oneLine(a.Comment, 160)
-			f.Detail = keepLines(a.Comment, maxDetail)
-		default:
-			f.Reason = fmt.Sprintf("score %.2f below its threshold %.2f", a.Score, a.Threshold)
-		}
-		if f.Detail == f.Reason {
-			f.Detail = ""
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
 // displayPath is path as a user can use it from the working directory.
 var displayPath = casefiles.DisplayPath
 
 // newSuiteReport reads the records of the suite's runs into its rows.
 func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary) SuiteReport {
-	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []RunRow{},
+	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []record.RunRow{},
 		Label: m.Label, GitBranch: m.GitBranch}
 	if m.EndedAt != nil {
 		rep.DurationMS = m.EndedAt.Sub(m.StartedAt).Milliseconds()
@@ -158,7 +62,7 @@ func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary)
 		if runDir != "" && it.Status == record.ItemCompleted {
 			meta, g, _ = record.ReadMetadata(runDir)
 		}
-		row := newRunRow(it.CaseID, it.Repetition, it.Verdict(), runDir, meta, g, it.Error)
+		row := record.NewRunRow(it.CaseID, it.Repetition, it.Verdict(), displayPath(runDir), meta, g, it.Error)
 		if row.AgentTokens != nil {
 			rep.AgentTokens = addTokens(rep.AgentTokens, *row.AgentTokens)
 		}
@@ -224,7 +128,7 @@ func (rep SuiteReport) writeText(w io.Writer) {
 	tw.Flush()
 	first := true
 	for _, r := range rep.Runs {
-		lines := r.problemLines()
+		lines := problemLines(r)
 		if len(lines) == 0 {
 			continue
 		}
@@ -260,7 +164,7 @@ func (rep SuiteReport) writeText(w io.Writer) {
 // problemLines are the lines that say why r did not pass; an assertion's
 // item holds its whole comment, its lines separated by "\n" (indent
 // prints them under the item).
-func (r RunRow) problemLines() []string {
+func problemLines(r record.RunRow) []string {
 	var out []string
 	if r.Reason != "" {
 		out = append(out, r.Reason)
@@ -270,11 +174,7 @@ func (r RunRow) problemLines() []string {
 		if f.Error {
 			mark = "!"
 		}
-		why := f.Reason
-		if f.Detail != "" {
-			why = f.Detail
-		}
-		out = append(out, fmt.Sprintf("%s %s: %s", mark, f.ID, why))
+		out = append(out, fmt.Sprintf("%s %s: %s", mark, f.ID, f.Text()))
 	}
 	return out
 }
@@ -283,32 +183,6 @@ func (r RunRow) problemLines() []string {
 // spaces further in.
 func indent(w io.Writer, prefix, line string) {
 	fmt.Fprintf(w, "%s%s\n", prefix, strings.ReplaceAll(line, "\n", "\n"+prefix+"    "))
-}
-
-// keepLines is s with its lines kept, for a terminal or a report: CRLF
-// and lone CRs become newlines, trailing blanks and blank ends go, other
-// control characters (an escape sequence) are shown as U+FFFD, and it is
-// cut at max bytes on a character boundary, saying so.
-func keepLines(s string, max int) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(strings.Map(func(r rune) rune {
-			if r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
-				return '\uFFFD'
-			}
-			return r
-		}, l), " \t")
-	}
-	s = strings.Trim(strings.Join(lines, "\n"), "\n")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + fmt.Sprintf("… [cut: %d more bytes]", len(s)-cut)
-	}
-	return s
 }
 
 // totalsLine counts the runs by verdict, naming only the verdicts that
@@ -346,7 +220,7 @@ func progressPrinter(w io.Writer) func(orchestrator.Update) {
 		if u.Err != nil {
 			errText = u.Err.Error()
 		}
-		r := newRunRow(u.CaseID, u.Repetition, u.Verdict, u.RunDir, u.Metadata, u.Grading, errText)
+		r := record.NewRunRow(u.CaseID, u.Repetition, u.Verdict, displayPath(u.RunDir), u.Metadata, u.Grading, errText)
 		fmt.Fprintf(w, "[%d/%d] %-9s %s #%d (%s", u.Done, u.Total, verdictText(r.Verdict), r.CaseID, r.Repetition, durationText(r.DurationMS))
 		if r.AgentTokens != nil {
 			fmt.Fprintf(w, ", %d tokens", *r.AgentTokens)

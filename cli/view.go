@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/internal/textline"
 	"github.com/luxeval/lux/record"
 )
 
@@ -220,15 +221,15 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 	fmt.Fprintf(w, "run:         %s\n", r.Dir)
 	fmt.Fprintf(w, "case:        %s\n", m.CaseID)
 	if r.Case != nil {
-		fmt.Fprintf(w, "prompt:      %s\n", oneLine(r.Case.Prompt, 200))
+		fmt.Fprintf(w, "prompt:      %s\n", textline.One(r.Case.Prompt, 200))
 	}
 	fmt.Fprintf(w, "exit:        %s", m.ExitReason)
 	if m.Reason != "" {
-		fmt.Fprintf(w, " — %s", oneLine(m.Reason, 300))
+		fmt.Fprintf(w, " — %s", textline.One(m.Reason, 300))
 	}
 	fmt.Fprintln(w)
 	if f := m.OperationalFailure; f != nil {
-		fmt.Fprintf(w, "harness:     %s failed: %s\n", f.Phase, oneLine(f.Reason, 300))
+		fmt.Fprintf(w, "harness:     %s failed: %s\n", f.Phase, textline.One(f.Reason, 300))
 	}
 	writeAttempts(w, m.Attempts)
 	fmt.Fprintf(w, "driver:      %s (agent %s", m.Driver.Name, m.Driver.AgentID)
@@ -280,9 +281,9 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 			line := fmt.Sprintf("%s %s (%.2f)", mark, name, a.Score)
 			switch {
 			case a.Error != "":
-				line = fmt.Sprintf("! %s — could not grade: %s", name, keepLines(a.Error, maxDetail))
+				line = fmt.Sprintf("! %s — could not grade: %s", name, textline.Keep(a.Error, textline.DetailBytes))
 			case a.Comment != "":
-				line += " — " + keepLines(a.Comment, maxDetail)
+				line += " — " + textline.Keep(a.Comment, textline.DetailBytes)
 			}
 			indent(w, "  ", line) // a comment's further lines under it
 		}
@@ -301,14 +302,6 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 			fmt.Fprintf(w, "  %s (%d bytes)\n", a.Path, a.Size)
 		}
 	}
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > max {
-		return string([]rune(s)[:max]) + "…"
-	}
-	return s
 }
 
 // sealText says what the seal of a record showed.

@@ -90,11 +90,13 @@ type RunCell struct {
 	dir        string // the run's directory
 }
 
-// FailedAssertion is an assertion that failed in some runs of a case.
+// FailedAssertion is an assertion that failed in some runs of a case: the
+// first run's failure, as the suite's rows say it (record.FailedAssertions),
+// and in how many runs it failed.
 type FailedAssertion struct {
-	ID     string
-	Runs   int
-	Reason string // the first run's comment or error
+	record.FailedAssertion
+	Runs int
+	Why  string // the failure's Text, clipped
 }
 
 // Suite reads the suite directory dir into its page, embedding the
@@ -215,27 +217,14 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 			dur += v
 			cb.durs = append(cb.durs, v)
 		}
-		if grading != nil {
-			for _, a := range grading.Assertions {
-				if a.Passed && a.Error == "" {
-					continue
-				}
-				key := a.ID
-				if key == "" {
-					key = a.Name
-				}
-				fa := cb.failed[key]
-				if fa == nil {
-					reason := a.Comment
-					if a.Error != "" {
-						reason = "could not grade: " + a.Error
-					}
-					fa = &FailedAssertion{ID: key, Reason: clip(reason, 300)}
-					cb.failed[key] = fa
-					cb.failedOrder = append(cb.failedOrder, key)
-				}
-				fa.Runs++
+		for _, f := range record.FailedAssertions(grading) {
+			fa := cb.failed[f.ID]
+			if fa == nil {
+				fa = &FailedAssertion{FailedAssertion: f, Why: clip(f.Text(), 300)}
+				cb.failed[f.ID] = fa
+				cb.failedOrder = append(cb.failedOrder, f.ID)
 			}
+			fa.Runs++
 		}
 		if ln != nil {
 			cell.Href = ln.run(runDir)
