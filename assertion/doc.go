@@ -166,7 +166,8 @@
 // own name, which cases (Go or JSON) refer to like a built-in once it is
 // registered; PredicateWith adds a strictly decoded config, validated in
 // the same pass by its Validate method, as the built-ins are: an unknown
-// field never hides the problems of the fields that are known. The helpers of
-// the lux package (ToolCalls, AgentMessages, Interrupts,
-// record.SummarizeTools) give a predicate the trajectory in usable form.
+// field never hides the problems of the fields that are known. Pass and
+// Fail make a predicate's result; ToolCalls, ToolResults, AgentMessages and
+// Interrupts give it the trajectory in usable form (record.SummarizeTools
+// counts tool calls as run.json does).
 package assertion

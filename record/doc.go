@@ -1,6 +1,11 @@
-// Package record is the on-disk format of lux run records: where runs and
-// suites live under a runs root, the files of each, how they are written
-// (atomically, capped) and how they are read back.
+// Package record owns everything about a finished run: the types of its
+// files (Metadata is run.json, with the Provenance that decides what two
+// runs can be compared with; Grading is grading.json), Run and Suite, the
+// values the orchestrator returns and ReadRun and ReadSuite read back,
+// RunVerdict, the one rule for a run's verdict, and RunRow, the one row a
+// suite table shows per run. It is also the on-disk format: where runs
+// and suites live under a runs root, the files of each, how they are
+// written (atomically, capped, sealed) and how they are read back.
 //
 // A run directory is
 //
@@ -15,7 +20,7 @@
 //	    artifacts/      the agent's workspace: fixtures staged, files it left
 //
 // (the workspace lives under <root>/.live while the agent runs, and moves
-// here once it is stopped; see ReserveLiveDir, Evidence and VerifyEvidence)
+// here once it is stopped; see ReserveLiveDir, NewEvidence and VerifyEvidence)
 //
 // and a suite directory is
 //
@@ -31,8 +36,8 @@
 // Every JSON file is written atomically (a temporary file in the same
 // directory renamed into place; see Writer), so a crash never leaves a
 // half-written file. A run graded again later keeps its grading.json and
-// gets gradings/<timestamp>[-N].json (see Regrading). Readers ignore fields they do not know, so records written by a
-// newer version stay readable, and their errors name the file and what is
+// gets gradings/<timestamp>[-N].json (see Regrading). Readers ignore fields
+// they do not know, so records written by a newer version stay readable, and their errors name the file and what is
 // wrong with it.
 //
 // # Seals
