@@ -27,35 +27,18 @@
 //
 // # The vocabulary
 //
-// A [Case] gives an agent a prompt and a starting workspace (case.go). The
-// orchestrator package runs cases through a Registry and keeps every piece
-// of evidence on disk, in the records of package record (run.json,
-// grading.json and their provenance). Assertions receive a [Run]: the
-// case, the events, the artifacts and the run's [Outcome].
+// A [Case] gives an agent a prompt and a starting workspace. A [Session]
+// reports [Event] values (progress, interrupts, done or error, each run's
+// [ExitReason]); [Usage] keeps the agent's, the answerer's and judges'
+// tokens apart, nil when not reported. An assertion receives a [Run]: the
+// case, the events, the artifacts and the run's [Outcome]. The records of a
+// finished run (run.json, grading.json, their provenance) are package
+// record's. [DecodeConfig] and [Problems] name every problem of a config at
+// its field path.
 //
-//   - case.go: [Case], [PluginRef], [AssertionSpec]; [ParseCase],
-//     [ReadCase] and [Case.Validate].
-//   - event.go, interrupt.go: [Event] and its kinds ([EventReady],
-//     [EventProgress], [EventInterrupt], [EventResponded], [EventDone],
-//     [EventError], [EventLifecycle]); [Interrupt], [Approval] and
-//     [Answer]; [Progress]; [ExitReason].
-//   - plugin.go: what the contracts exchange: [Runtime] and [Capability],
-//     [DriverExperiment], [StartInfo], [AnswererInfo], [Exchange],
-//     [Result].
-//   - run.go: [Run], [Outcome], [Artifact].
-//   - usage.go: [TokenUsage], [Usage] and [ModelUsage] — agent, answerer
-//     and judge kept apart; usage the agent did not report is nil, never
-//     zero.
-//   - hooks.go: lifecycle hooks around a suite or a run ([HookPlugin],
-//     [Hook], [Cleanup]).
-//   - config.go and errors.go: [DecodeConfig], [Problems] and [FieldError]
-//     (every problem at its field path), and the sentinel errors
-//     ([ErrInvalidCase], [ErrInvalidConfig], ...).
-//
-// This package imports no other public package of the module (only
-// internal leaves: the wording of JSON errors, field paths and version
-// strings): drivers, answerers, assertions, the orchestrator and the
-// analysis packages all build on it.
+// This package imports no other public package of the module: drivers,
+// answerers, assertions, the orchestrator and the analysis packages all
+// build on it.
 package lux
 
 import (

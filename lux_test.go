@@ -14,7 +14,6 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/digest"
-	"github.com/luxeval/lux/orchestrator"
 )
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -215,19 +214,6 @@ func TestRegistryRefusesAPluginWithoutDoc(t *testing.T) {
 
 	require.NoError(t, r.RegisterAnswerer(&lux.AnswererPlugin{Name: "a", Doc: "answers nothing", Parse: answer}))
 	require.NoError(t, r.RegisterAssertion(&lux.AssertionPlugin{Type: "t", Doc: "checks nothing", Parse: check}))
-}
-
-func TestCheckCapabilities(t *testing.T) {
-	rt := lux.Runtime{Capabilities: []lux.Capability{lux.ReportsTools, lux.ReportsUsage}}
-	require.NoError(t, orchestrator.CheckCapabilities("cursor", rt, []lux.Capability{lux.ReportsUsage}))
-	err := orchestrator.CheckCapabilities("cursor", rt, []lux.Capability{lux.CanAsk, lux.ReportsUsage, lux.CanApprove})
-	require.ErrorIs(t, err, orchestrator.ErrMissingCapability)
-	require.EqualError(t, err, `lux: driver lacks required capabilities: driver "cursor" does not declare ask, approve (it declares: tool-events, usage)`)
-	var missing *orchestrator.MissingCapabilityError
-	require.ErrorAs(t, err, &missing)
-	require.Equal(t, "cursor", missing.Driver)
-	require.Equal(t, []lux.Capability{lux.CanAsk, lux.CanApprove}, missing.Missing)
-	require.Equal(t, `driver "cursor" does not declare ask, approve (it declares: tool-events, usage)`, missing.Problem())
 }
 
 func TestEventJSONRoundTrip(t *testing.T) {
