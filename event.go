@@ -207,6 +207,23 @@ type ToolCall struct {
 	ParentToolUseID string `json:"parentToolUseId,omitempty"`
 }
 
+// AsToolCall returns the call of a tool-call progress event; ok is false
+// for any other event, and the call is nil when its payload did not decode.
+func (e Event) AsToolCall() (c *ToolCall, ok bool) {
+	if e.Type != EventProgress || e.Progress == nil || e.Progress.Kind != KindToolCall {
+		return nil, false
+	}
+	return e.Progress.ToolCall, true
+}
+
+// AsToolResult is AsToolCall for tool-result events.
+func (e Event) AsToolResult() (r *ToolResult, ok bool) {
+	if e.Type != EventProgress || e.Progress == nil || e.Progress.Kind != KindToolResult {
+		return nil, false
+	}
+	return e.Progress.ToolResult, true
+}
+
 // WellFormed reports whether c names its tool and its tool use (a call
 // without them cannot be told apart or correlated with its result).
 func (c *ToolCall) WellFormed() bool { return c != nil && c.Name != "" && c.ToolUseID != "" }

@@ -42,7 +42,7 @@ func (s CallScope) Valid() bool {
 func ToolCalls(events []lux.Event, by CallScope) []lux.ToolCall {
 	var out []lux.ToolCall
 	for _, e := range events {
-		c, ok := toolCallOf(e)
+		c, ok := e.AsToolCall()
 		if ok && c.WellFormed() && by.Includes(c.ParentToolUseID) {
 			out = append(out, *c)
 		}
@@ -55,7 +55,7 @@ func ToolCalls(events []lux.Event, by CallScope) []lux.ToolCall {
 func ToolResults(events []lux.Event) []lux.ToolResult {
 	var out []lux.ToolResult
 	for _, e := range events {
-		if r, ok := toolResultOf(e); ok && r != nil {
+		if r, ok := e.AsToolResult(); ok && r != nil {
 			out = append(out, *r)
 		}
 	}
@@ -84,21 +84,4 @@ func Interrupts(events []lux.Event) []lux.Interrupt {
 		}
 	}
 	return out
-}
-
-// toolCallOf returns the call of a tool-call progress event; ok is false for
-// any other event, and the call is nil when the payload did not decode.
-func toolCallOf(e lux.Event) (c *lux.ToolCall, ok bool) {
-	if e.Type != lux.EventProgress || e.Progress == nil || e.Progress.Kind != lux.KindToolCall {
-		return nil, false
-	}
-	return e.Progress.ToolCall, true
-}
-
-// toolResultOf is toolCallOf for tool-result events.
-func toolResultOf(e lux.Event) (r *lux.ToolResult, ok bool) {
-	if e.Type != lux.EventProgress || e.Progress == nil || e.Progress.Kind != lux.KindToolResult {
-		return nil, false
-	}
-	return e.Progress.ToolResult, true
 }

@@ -2,23 +2,6 @@ package record
 
 import "github.com/luxeval/lux"
 
-// toolCallOf returns the call of a tool-call progress event; ok is false for
-// any other event, and the call is nil when the payload did not decode.
-func toolCallOf(e lux.Event) (c *lux.ToolCall, ok bool) {
-	if e.Type != lux.EventProgress || e.Progress == nil || e.Progress.Kind != lux.KindToolCall {
-		return nil, false
-	}
-	return e.Progress.ToolCall, true
-}
-
-// toolResultOf is toolCallOf for tool-result events.
-func toolResultOf(e lux.Event) (r *lux.ToolResult, ok bool) {
-	if e.Type != lux.EventProgress || e.Progress == nil || e.Progress.Kind != lux.KindToolResult {
-		return nil, false
-	}
-	return e.Progress.ToolResult, true
-}
-
 // toolKey identifies a tool call for correlation with its result.
 type toolKey struct{ parent, name, id string }
 
@@ -48,7 +31,7 @@ func SummarizeTools(events []lux.Event) ToolOutcomes {
 	pending := map[toolKey]*pendingCall{}
 	var order []toolKey
 	for _, e := range events {
-		if c, ok := toolCallOf(e); ok {
+		if c, ok := e.AsToolCall(); ok {
 			if !c.WellFormed() {
 				out.Malformed++
 				continue
@@ -63,7 +46,7 @@ func SummarizeTools(events []lux.Event) ToolOutcomes {
 			order = append(order, k)
 			continue
 		}
-		r, ok := toolResultOf(e)
+		r, ok := e.AsToolResult()
 		if !ok {
 			continue
 		}
