@@ -21,10 +21,9 @@ var runStart = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 // NewRun returns the evidence of a run, for testing assertions: a run
 // directory under t.TempDir() whose workspace (<dir>/artifacts) holds files
 // (slash-separated path to content), the events as its trajectory, and the
-// files as its artifacts. The run ended done after one second of agent
-// time, its interrupts and tool calls counted from the events, with no
-// agent usage reported (Usage.Agent nil); change the returned value to
-// grade something else.
+// files as its artifacts. Its Outcome: it ended done after one second of
+// agent time (two in all), with no agent usage reported (Usage.Agent nil);
+// change the returned value to grade something else.
 func NewRun(t testing.TB, files map[string]string, events ...lux.Event) *lux.Run {
 	t.Helper()
 	run, err := newRun(t.TempDir(), files, events...)
