@@ -38,6 +38,8 @@ type spec struct {
 	Scope    uint64   `json:"scope,omitempty"`
 	Rules    []rule   `json:"rules,omitempty"`
 	Ports    []uint16 `json:"ports,omitempty"`
+	// NS is set up first when the helper starts in namespaces of its own.
+	NS *nsSpec `json:"ns,omitempty"`
 }
 
 type rlimit struct {
@@ -87,6 +89,11 @@ func apply(s *spec) error {
 	for _, p := range s.Procs {
 		if err := os.WriteFile(p, pid, 0); err != nil {
 			return fmt.Errorf("join cgroup %s: %v", p, err)
+		}
+	}
+	if s.NS != nil {
+		if err := s.NS.enter(); err != nil {
+			return err
 		}
 	}
 	for _, r := range s.Rlimits {

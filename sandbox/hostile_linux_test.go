@@ -119,5 +119,8 @@ func attackErr(name string, a []string) error {
 		}
 		return nil
 	}
+	if f := netAttacks[name]; f != nil {
+		return f(a)
+	}
 	return errors.New("unknown attack " + name)
 }

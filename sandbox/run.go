@@ -51,6 +51,12 @@ type Info struct {
 	// driver turned it off because this one confines the agent:
 	// "codex: --sandbox danger-full-access".
 	AgentSandbox []string `json:"agentSandbox,omitempty"`
+	// Network is what the agent's network was at level landlock+netns;
+	// Reachable what it could reach there, and Denied what the harness's
+	// proxy refused it.
+	Network   string   `json:"network,omitempty"`
+	Reachable []string `json:"reachable,omitempty"`
+	Denied    []string `json:"denied,omitempty"`
 }
 
 type runKey struct{}
@@ -109,6 +115,7 @@ func (r *Run) setInfo(in Info) {
 	defer r.mu.Unlock()
 	if r.info != nil {
 		in.AgentSandbox = r.info.AgentSandbox
+		in.Denied = r.info.Denied
 	}
 	r.info = &in
 }

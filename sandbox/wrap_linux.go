@@ -31,6 +31,7 @@ type Handle struct {
 	info   Info
 	cgroup *v1Cgroup // pids
 	memory *v1Cgroup
+	net    *bridge
 }
 
 // Info is the sandbox the process runs in.
@@ -77,7 +78,7 @@ func ForceLandlockABI(abi int) {
 // Available is the strongest level this machine offers, with what the
 // kernel refused of the stronger ones and the Landlock ABI version.
 func Available() (Level, []string, int) {
-	p := planFor(Config{})
+	p := planFor(Config{Level: order[len(order)-1]})
 	return p.level, p.refused, p.abi
 }
 
@@ -86,7 +87,7 @@ func (r *Run) plan() plan { return planFor(r.Config) }
 func planFor(c Config) plan {
 	want := c.Level
 	if want == LevelDefault {
-		want = LevelLandlock
+		want = defaultLevel
 	}
 	p := plan{level: want}
 	if want.AtLeast(LevelLandlock) {
@@ -105,7 +106,8 @@ func planFor(c Config) plan {
 			}
 		}
 	}
-	if c.Level != LevelDefault && c.Level != LevelLandlock {
+	netnsPlan(&p)
+	if c.Level != LevelDefault && c.Level.rank() < defaultLevel.rank() {
 		p.refused = append(p.refused, fmt.Sprintf("level %s chosen: below the strongest available", c.Level))
 	}
 	if c.Require != LevelDefault && !p.level.AtLeast(c.Require) {
@@ -197,6 +199,13 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 		}
 		info.LandlockABI = p.abi
 	}
+	if p.level.AtLeast(LevelNetns) {
+		var err error
+		if env, h.net, err = r.netns(cmd, &s, &info, env, extra); err != nil {
+			h.release()
+			return nil, err
+		}
+	}
 	raw, err := json.Marshal(&s)
 	if err != nil {
 		h.release()
@@ -218,6 +227,7 @@ func (h *Handle) release() {
 	if h != nil {
 		h.cgroup.release()
 		h.memory.release()
+		h.net.close()
 	}
 }
 

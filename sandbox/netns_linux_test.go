@@ -1,0 +1,269 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// netAttacks are the hostile agent's network attacks.
+var netAttacks = map[string]func(a []string) error{
+	// udp sends a datagram to a loopback port and waits for the echo.
+	"udp": func(a []string) error {
+		c, err := net.Dial("udp", "127.0.0.1:"+a[0])
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte("ping")); err != nil {
+			return err
+		}
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		buf := make([]byte, 16)
+		n, err := c.Read(buf)
+		if err != nil {
+			return err
+		}
+		if string(buf[:n]) != "ping" {
+			return fmt.Errorf("got %q", buf[:n])
+		}
+		return nil
+	},
+	// unix connects to a unix socket by its path.
+	"unix": func(a []string) error {
+		c, err := net.Dial("unix", a[0])
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	},
+	// dns resolves a name.
+	"dns": func(a []string) error {
+		_, err := net.LookupHost(a[0])
+		return err
+	},
+	// dial connects to host:port.
+	"dial": func(a []string) error {
+		c, err := net.DialTimeout("tcp", a[0], 2*time.Second)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	},
+	// get fetches http://a[0] with Go's default client, which takes its
+	// proxy from the environment, and wants the body a[1]. The scheme is
+	// added here: a URL in the agent's arguments would be allowed.
+	"get": func(a []string) error {
+		resp, err := http.Get("http://" + a[0])
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || string(b) != a[1] {
+			return fmt.Errorf("%s: %q", resp.Status, b)
+		}
+		return nil
+	},
+}
+
+func requireNetns(t *testing.T) {
+	t.Helper()
+	if l, refused, _ := Available(); l != LevelNetns {
+		t.Skipf("no landlock+netns here: %v", refused)
+	}
+}
+
+// serveTCP accepts on a loopback port and answers each connection with
+// body as an HTTP response.
+func serveTCP(t *testing.T, body string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestNetnsHostileAgentsAreDenied: inside landlock+netns, a hostile agent
+// reaches no loopback service of the host (TCP, UDP, a unix socket by its
+// path), resolves no name and reaches no outside host; each attack
+// succeeds without the namespace (at level landlock), so the test can
+// fail. The agent still reaches its model endpoint, forwarded.
+func TestNetnsHostileAgentsAreDenied(t *testing.T) {
+	requireNetns(t)
+	w := newWorld(t)
+	model := serveTCP(t, "model")
+	other := serveTCP(t, "other")
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			n, from, err := udp.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			_, _ = udp.WriteTo(buf[:n], from)
+		}
+	}()
+	// A socket where services keep theirs (/tmp, as a desktop's X11 or a
+	// tool's agent socket), and one in the harness's own directories.
+	sockDir, err := os.MkdirTemp("/tmp", "lux-netns-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	var socks []string
+	for _, p := range []string{filepath.Join(sockDir, "s"), filepath.Join(w.home, "agent.sock")} {
+		ul, err := net.Listen("unix", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ul.Close()
+		go func() {
+			for {
+				c, err := ul.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		socks = append(socks, p)
+	}
+	modelURL := "http://127.0.0.1:" + strconv.Itoa(model)
+	withModel := func(c Config) *Run {
+		c.ConnectPorts = []int{model, other}
+		return w.run(c)
+	}
+	run := func(r *Run, args ...string) string {
+		return hostileEnv(t, r, []string{"OPENAI_BASE_URL=" + modelURL}, args...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		// control: the attack succeeds at level landlock, outside the
+		// namespace.
+		control bool
+	}{
+		{"UDP to a loopback port", []string{"udp", strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)}, true},
+		{"TCP to a loopback service not allowed", []string{"dial", "127.0.0.1:" + strconv.Itoa(other)}, true},
+		{"a unix socket in /tmp", []string{"unix", socks[0]}, true},
+		{"a unix socket in $HOME", []string{"unix", socks[1]}, true},
+		{"DNS", []string{"dns", "example.com"}, false},
+		{"an outside host", []string{"dial", "1.1.1.1:443"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := withModel(Config{Level: LevelNetns})
+			if got := run(r, tt.args...); !strings.HasPrefix(got, "DENIED") {
+				t.Errorf("sandboxed: %s", got)
+			}
+			if in := r.Info(); in == nil || in.Level != LevelNetns || in.Network == "" {
+				t.Errorf("info = %+v, want level %s and its network", in, LevelNetns)
+			}
+			if tt.control {
+				if got := run(withModel(Config{Level: LevelLandlock}), tt.args...); got != "ALLOWED" {
+					t.Errorf("at level landlock the attack fails too, so the test proves nothing: %s", got)
+				}
+			}
+		})
+	}
+	t.Run("the model endpoint", func(t *testing.T) {
+		r := withModel(Config{Level: LevelNetns})
+		if got := run(r, "get", "127.0.0.1:"+strconv.Itoa(model)+"/v1/models", "model"); got != "ALLOWED" {
+			t.Errorf("the forwarded endpoint: %s", got)
+		}
+		want := "127.0.0.1:" + strconv.Itoa(model) + " (forwarded to 127.0.0.1:" + strconv.Itoa(model) + ")"
+		if in := r.Info(); in == nil || len(in.Reachable) != 1 || in.Reachable[0] != want {
+			t.Errorf("info = %+v, want reachable %q", in, want)
+		}
+	})
+}
+
+// TestNetnsProxyAllowsOnlyAllowedHosts: an allowed host is reached
+// through the proxy, any other is refused and the record says so.
+func TestNetnsProxyAllowsOnlyAllowedHosts(t *testing.T) {
+	requireNetns(t)
+	w := newWorld(t)
+	// A server on an address of this machine that is not loopback: the
+	// agent cannot reach it inside its namespace but through the proxy.
+	ip := outsideIP(t)
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ln.Close()
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "api") }))
+	api := ln.Addr().String()
+	r := w.run(Config{Level: LevelNetns, AllowHosts: []string{api}})
+	if got := hostileEnv(t, r, nil, "dial", api); !strings.HasPrefix(got, "DENIED") {
+		t.Errorf("the allowed host directly, not through the proxy: %s", got)
+	}
+	if got := hostileEnv(t, r, nil, "get", api+"/", "api"); got != "ALLOWED" {
+		t.Errorf("the allowed host through the proxy: %s", got)
+	}
+	r = w.run(Config{Level: LevelNetns, AllowHosts: []string{api}})
+	if got := hostileEnv(t, r, nil, "get", "denied.example/", "x"); !strings.HasPrefix(got, "DENIED") {
+		t.Errorf("a host not allowed: %s", got)
+	}
+	in := r.Info()
+	if in == nil || len(in.Denied) != 1 || !strings.Contains(in.Denied[0], "denied.example:80") {
+		t.Errorf("info = %+v, want the refused host in Denied", in)
+	}
+}
+
+// outsideIP is an IPv4 address of this machine that is not loopback.
+func outsideIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("no address but loopback here")
+	return ""
+}
+
+// hostileEnv is hostile with more environment.
+func hostileEnv(t *testing.T, r *Run, env []string, args ...string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Dir = r.Workspace
+	cmd.Env = append([]string{envAttack + "=1", "PATH=/usr/bin:/bin"}, env...)
+	h, err := r.Wrap(cmd, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	out, err := cmd.CombinedOutput()
+	if err != nil && len(out) == 0 {
+		t.Fatalf("%v: %v", args, err)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return line
+}
