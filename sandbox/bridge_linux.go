@@ -61,8 +61,10 @@ func setNamespaces(a *syscall.SysProcAttr) bool {
 		return false
 	}
 	a.Cloneflags |= syscall.CLONE_NEWUSER
-	const capNetAdmin, capSysAdmin = 12, 21
-	a.AmbientCaps = []uintptr{capNetAdmin, capSysAdmin}
+	// CAP_NET_BIND_SERVICE: an endpoint on a port below 1024 is
+	// forwarded from the same port.
+	const capNetBindService, capNetAdmin, capSysAdmin = 10, 12, 21
+	a.AmbientCaps = []uintptr{capNetBindService, capNetAdmin, capSysAdmin}
 	return true
 }
 

@@ -267,3 +267,45 @@ func hostileEnv(t *testing.T, r *Run, env []string, args ...string) string {
 	line, _, _ := strings.Cut(string(out), "\n")
 	return line
 }
+
+// BenchmarkStartNetns measures what landlock+netns adds to a start:
+// /bin/true through the helper at level landlock, and at landlock+netns
+// without and with a forwarded endpoint (the namespaces, bringing lo up,
+// the mounts, the listeners handed to the harness). No cgroup is made.
+func BenchmarkStartNetns(b *testing.B) {
+	dir := b.TempDir()
+	ws, scratch := filepath.Join(dir, "ws"), filepath.Join(dir, "scratch")
+	for _, d := range []string{ws, scratch} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		level Level
+		env   []string
+	}{
+		{"landlock", LevelLandlock, nil},
+		{"landlock+netns", LevelNetns, nil},
+		{"landlock+netns-endpoint", LevelNetns, []string{"OPENAI_BASE_URL=http://127.0.0.1:9"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := &Run{Config: Config{Level: tc.level, Limits: Limits{Processes: -1, MemoryBytes: -1}}, Workspace: ws, Scratch: scratch}
+			if l := r.plan().level; l != tc.level {
+				b.Skipf("level %s is not available: %v", tc.level, r.plan().refused)
+			}
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, tc.env...)
+				h, err := r.Wrap(cmd, Extra{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				h.Release()
+			}
+		})
+	}
+}
