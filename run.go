@@ -265,7 +265,8 @@ type Provenance struct {
 
 // SandboxInfo is the sandbox an agent ran in, as the harness applied it.
 type SandboxInfo struct {
-	// Level is the level in force: "none", "limits" or "landlock".
+	// Level is the level in force: "none", "limits", "landlock" or
+	// "landlock+netns".
 	Level string `json:"level"`
 	// Requested is the level asked for; empty for the default (the
 	// strongest available).
@@ -287,6 +288,12 @@ type SandboxInfo struct {
 	// AgentSandbox says how the driver set the agent's own sandbox
 	// because this one confines it ("codex: --sandbox danger-full-access").
 	AgentSandbox []string `json:"agentSandbox,omitempty"`
+	// Network is the agent's network at level landlock+netns; Reachable
+	// what it could reach there (forwarded endpoints, hosts through the
+	// harness's proxy), Denied what that proxy refused it.
+	Network   string   `json:"network,omitempty"`
+	Reachable []string `json:"reachable,omitempty"`
+	Denied    []string `json:"denied,omitempty"`
 }
 
 // SandboxLimits are an agent's resource limits; a negative value is none.

@@ -84,3 +84,25 @@ func sandboxDiagnostic(c sandbox.Config) orchestrator.Diagnostic {
 	}
 	return d
 }
+
+// projectSandbox takes the project file's sandbox into opts: its level
+// and requirement unless -sandbox or -require-sandbox gave them, and its
+// other settings; a requirement this machine cannot meet is an error.
+func projectSandbox(opts *orchestrator.Options, file sandbox.Config, levelFlag, requireFlag bool) error {
+	given := opts.Sandbox
+	opts.Sandbox = file
+	if levelFlag || file.Level == sandbox.LevelDefault {
+		opts.Sandbox.Level = given.Level
+	}
+	if requireFlag || file.Require == sandbox.LevelDefault {
+		opts.Sandbox.Require = given.Require
+	}
+	if err := opts.Sandbox.Validate(); err != nil {
+		return fmt.Errorf("sandbox: %v", err)
+	}
+	avail, refused, _ := sandbox.Available()
+	if req := opts.Sandbox.Require; req != sandbox.LevelDefault && !avail.AtLeast(req) {
+		return fmt.Errorf("sandbox.require: level %s is required, but this machine gives only %s: %s", req, avail, strings.Join(refused, "; "))
+	}
+	return nil
+}

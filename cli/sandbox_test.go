@@ -84,3 +84,65 @@ func TestSandboxChosenLevel(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "level limits is below the required landlock")
 }
+
+// netnsAgent asks the harness's proxy for a host lux.json does not allow,
+// then does its work.
+const netnsAgent = `#!/bin/bash
+echo '{"type":"ready","agentId":"netns-agent"}'
+p=${HTTPS_PROXY#http://}
+if exec 3<>"/dev/tcp/${p%:*}/${p##*:}"; then
+	printf 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n' >&3
+	read -r status <&3
+	echo "$status" >&2
+fi
+echo hi > "$LUX_ARTIFACTS_DIR/hello.txt"
+echo '{"type":"done"}'
+`
+
+// lux.json chooses landlock+netns: the record names the level, what the
+// agent could reach and what the proxy refused it.
+func TestSandboxNetnsFromProjectFile(t *testing.T) {
+	if l, refused, _ := sandbox.Available(); l != sandbox.LevelNetns {
+		t.Skipf("no landlock+netns here: %v", refused)
+	}
+	if _, err := os.Stat("/bin/bash"); err != nil {
+		t.Skip("the agent is a bash script")
+	}
+	p := newProject(t)
+	p.writeAgent(t, "agent/agent.sh", netnsAgent)
+	p.writeCase(t, "hello.case.json", helloCase)
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, "lux.json"), []byte(`{"sandbox": {"level": "landlock+netns", "allowHosts": ["api.example.com:443"]}}`), 0o644))
+	code, out, errOut := run(t, registry(t), "run", "-q", "-config", filepath.Join(p.dir, "lux.json"), p.cases)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	s := sandboxOf(t, p.runs)
+	assert.Equal(t, "landlock+netns", s.Level)
+	assert.NotEmpty(t, s.Network)
+	assert.Equal(t, []string{"api.example.com:443 (through the proxy at 127.0.0.1:3128)"}, s.Reachable)
+	assert.Equal(t, []string{"the proxy refused CONNECT evil.example:443 (not an allowed host)"}, s.Denied)
+}
+
+// A machine that refuses namespaces (simulated): -require-sandbox
+// landlock+netns refuses to run, naming the refusal; -sandbox
+// landlock+netns degrades to landlock and the record says why.
+func TestSandboxNetnsDegradesOrRefuses(t *testing.T) {
+	if l, refused, _ := sandbox.Available(); !l.AtLeast(sandbox.LevelLandlock) {
+		t.Skipf("no Landlock here: %v", refused)
+	}
+	sandbox.ForceNoNamespaces(true)
+	t.Cleanup(func() { sandbox.ForceNoNamespaces(false) })
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", helloCase)
+
+	code, out, errOut := run(t, registry(t), "run", "-q", "-require-sandbox", "landlock+netns", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 2, code, "%s\n%s", out, errOut)
+	assert.Contains(t, errOut, "-require-sandbox: level landlock+netns is required, but this machine gives only landlock:")
+	assert.Contains(t, errOut, "namespace")
+
+	code, out, errOut = run(t, registry(t), "run", "-q", "-sandbox", "landlock+netns", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	s := sandboxOf(t, p.runs)
+	assert.Equal(t, "landlock", s.Level)
+	assert.Equal(t, "landlock+netns", s.Requested)
+	require.NotEmpty(t, s.Refused)
+	assert.Contains(t, s.Refused[len(s.Refused)-1], "operation not permitted")
+}

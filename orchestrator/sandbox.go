@@ -45,7 +45,7 @@ func sandboxInfo(box *sandbox.Run) *lux.SandboxInfo {
 	out := &lux.SandboxInfo{
 		Level: string(in.Level), Requested: string(in.Requested), Refused: in.Refused,
 		LandlockABI: in.LandlockABI, ProcessLimit: in.ProcessLimit, MemoryLimit: in.MemoryLimit, ConnectPorts: in.ConnectPorts,
-		AgentSandbox: in.AgentSandbox,
+		AgentSandbox: in.AgentSandbox, Network: in.Network, Reachable: in.Reachable, Denied: in.Denied,
 	}
 	if l := in.Limits; l != nil {
 		out.Limits = &lux.SandboxLimits{Processes: l.Processes, MemoryBytes: l.MemoryBytes, FileBytes: l.FileBytes, CPUSeconds: l.CPUSeconds}
@@ -62,4 +62,15 @@ func requireSandbox(box *sandbox.Run, driver string) error {
 		return nil
 	}
 	return fmt.Errorf("sandbox: level %s is required, but %s (driver %q)", req, noProcess, driver)
+}
+
+// sandboxDenied adds to rec what the sandbox refused the agent while it
+// ran (its proxy's refusals), once the agent is stopped.
+func sandboxDenied(rec *lux.SandboxInfo, box *sandbox.Run) {
+	if rec == nil || box == nil {
+		return
+	}
+	if in := box.Info(); in != nil {
+		rec.Denied = in.Denied
+	}
 }

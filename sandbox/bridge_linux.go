@@ -11,12 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
-
-// LevelNetns is Landlock in a network namespace of the run's own (see
-// the package documentation).
-const LevelNetns Level = "landlock+netns"
 
 // proxyPort is the port of the HTTP proxy inside a run's network
 // namespace, unless a forwarded endpoint uses it.
@@ -35,6 +32,9 @@ var nsProbe struct {
 // namespacesProbe starts /bin/true in the namespaces a landlock+netns run
 // gets, once: nil when this machine lets this process create them.
 func namespacesProbe() error {
+	if forcedNoNamespaces.Load() {
+		return syscall.EPERM
+	}
 	nsProbe.once.Do(func() {
 		cmd := exec.Command("/bin/true")
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -45,6 +45,13 @@ func namespacesProbe() error {
 	})
 	return nsProbe.err
 }
+
+var forcedNoNamespaces atomic.Bool
+
+// ForceNoNamespaces makes this process behave as on a machine that
+// refuses it the namespaces of level landlock+netns (EPERM), for tests of
+// the fallback; false restores the machine's answer.
+func ForceNoNamespaces(on bool) { forcedNoNamespaces.Store(on) }
 
 // setNamespaces asks for a network and a mount namespace; unprivileged,
 // inside a user namespace, with the capabilities the helper needs to set

@@ -59,3 +59,6 @@ func SelfTest(c Config) (Info, error) {
 
 // ForceLandlockABI does nothing here: there is no Landlock.
 func ForceLandlockABI(int) {}
+
+// ForceNoNamespaces does nothing here: there are no namespaces.
+func ForceNoNamespaces(bool) {}

@@ -47,6 +47,7 @@ const (
 	LevelNone     Level = "none"
 	LevelLimits   Level = "limits"
 	LevelLandlock Level = "landlock"
+	LevelNetns    Level = "landlock+netns"
 )
 
 var order = []Level{LevelNone, LevelLimits, LevelLandlock, LevelNetns}
