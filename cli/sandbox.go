@@ -36,7 +36,9 @@ func (f *sandboxFlags) options(opts *orchestrator.Options, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("-sandbox: %v", err)
 	}
-	opts.Sandbox.Level = level
+	if level != sandbox.LevelDefault {
+		opts.Sandbox.Level = level // auto leaves the project file's level
+	}
 	if f.require != "" {
 		req, err := sandbox.ParseLevel(f.require)
 		if err != nil || req == sandbox.LevelDefault {
@@ -76,9 +78,17 @@ func sandboxDiagnostic(c sandbox.Config) orchestrator.Diagnostic {
 	if in.ProcessLimit != "" {
 		d.Message += ", process limit by " + in.ProcessLimit
 	}
-	if len(in.Refused) > 0 {
-		d.Detail = "refused: " + strings.Join(in.Refused, "; ")
+	if avail, _, _ := sandbox.Available(); !in.Level.AtLeast(avail) && in.Level.AtLeast(sandbox.LevelLandlock) {
+		d.Message += fmt.Sprintf("; %s is available (-sandbox %s)", avail, avail)
 	}
+	var detail []string
+	if in.Network != "" {
+		detail = append(detail, "network: "+in.Network)
+	}
+	if len(in.Refused) > 0 {
+		detail = append(detail, "refused: "+strings.Join(in.Refused, "; "))
+	}
+	d.Detail = strings.Join(detail, "\n")
 	if !in.Level.AtLeast(sandbox.LevelLandlock) {
 		d.Status = orchestrator.StatusWarn
 	}

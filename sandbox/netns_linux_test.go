@@ -309,3 +309,16 @@ func BenchmarkStartNetns(b *testing.B) {
 		})
 	}
 }
+
+// TestSelfTestNetns: lux doctor's self-test starts a shell at
+// landlock+netns and checks it sees no interface but lo.
+func TestSelfTestNetns(t *testing.T) {
+	requireNetns(t)
+	in, err := SelfTest(Config{Level: LevelNetns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Level != LevelNetns || in.Network == "" {
+		t.Errorf("info = %+v", in)
+	}
+}
