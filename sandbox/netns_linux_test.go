@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // netAttacks are the hostile agent's network attacks.
@@ -320,5 +323,73 @@ func TestSelfTestNetns(t *testing.T) {
 	}
 	if in.Level != LevelNetns || in.Network == "" {
 		t.Errorf("info = %+v", in)
+	}
+}
+
+// TestNetworkPlan: loopback endpoints are forwarded from the same
+// address, other hosts go through the proxy, which the environment names.
+func TestNetworkPlan(t *testing.T) {
+	tests := []struct {
+		name        string
+		env, urls   []string
+		allowHosts  []string
+		wantRoutes  []route
+		wantAllowed []string
+		wantProxy   string
+	}{
+		{
+			name:       "a local model server",
+			env:        []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8080"},
+			wantRoutes: []route{{Listen: "127.0.0.1:8080", Target: "127.0.0.1:8080"}, {Listen: "[::1]:8080", Target: "127.0.0.1:8080", Optional: true}},
+		},
+		{
+			name:        "the provider's API",
+			urls:        []string{"https://api.anthropic.com"},
+			wantRoutes:  []route{{Listen: "127.0.0.1:3128"}},
+			wantAllowed: []string{"api.anthropic.com:443"},
+			wantProxy:   "127.0.0.1:3128",
+		},
+		{
+			name:        "a forwarded port takes the proxy's",
+			env:         []string{"BASE=http://localhost:3128/v1"},
+			allowHosts:  []string{"Example.COM:8443"},
+			wantRoutes:  []route{{Listen: "127.0.0.1:3128", Target: "127.0.0.1:3128"}, {Listen: "[::1]:3128", Target: "127.0.0.1:3128", Optional: true}, {Listen: "127.0.0.1:3129"}},
+			wantAllowed: []string{"example.com:8443"},
+			wantProxy:   "127.0.0.1:3129",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Run{Config: Config{AllowHosts: tt.allowHosts}}
+			p, err := r.network(tt.env, nil, tt.urls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var allowed []string
+			for hp := range p.allow {
+				allowed = append(allowed, hp)
+			}
+			if diff := cmp.Diff(tt.wantRoutes, p.routes); diff != "" {
+				t.Errorf("routes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantAllowed, allowed); diff != "" {
+				t.Errorf("allowed (-want +got):\n%s", diff)
+			}
+			if p.proxy != tt.wantProxy {
+				t.Errorf("proxy = %q, want %q", p.proxy, tt.wantProxy)
+			}
+		})
+	}
+	if _, err := (&Run{Config: Config{AllowHosts: []string{"example.com"}}}).network(nil, nil, nil); err == nil || !strings.Contains(err.Error(), "allowHosts") {
+		t.Errorf("a host without a port: %v", err)
+	}
+	env := proxyEnv([]string{"https_proxy=http://corp:8080", "PATH=/bin"}, "127.0.0.1:3128")
+	for _, want := range []string{"HTTPS_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128", "NO_PROXY=localhost,127.0.0.1,::1", "PATH=/bin"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("proxyEnv: no %s in %v", want, env)
+		}
+	}
+	if slices.Contains(env, "https_proxy=http://corp:8080") {
+		t.Errorf("proxyEnv kept the user's proxy: %v", env)
 	}
 }
