@@ -263,7 +263,7 @@ func hostileEnv(t *testing.T, r *Run, env []string, args ...string) string {
 		t.Fatal(err)
 	}
 	defer h.Release()
-	out, err := cmd.CombinedOutput()
+	out, err := combinedOutput(h, cmd)
 	if err != nil && len(out) == 0 {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -304,7 +304,10 @@ func BenchmarkStartNetns(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := cmd.Run(); err != nil {
+				if err := h.Start(cmd); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
 					b.Fatal(err)
 				}
 				h.Release()
