@@ -271,6 +271,11 @@ func (r *Run) netns(cmd *exec.Cmd, s *spec, info *Info, env []string, extra Extr
 		info.Network += " in a user namespace"
 	}
 	info.Network += "; " + strings.Join(maskedDirs, ", ") + " and the protected directories masked by a private mount namespace"
+	if ns.Proc = !ns.Ambient; ns.Proc {
+		info.Network += "; /proc lists only the run's own processes (hidepid=ptraceable)"
+	} else {
+		info.Refused = append(info.Refused, "private /proc: mounting one unprivileged needs a pid namespace (not used: its init would stand between the harness and the agent's exit status), so /proc lists the harness's and other runs' processes with their command lines; Landlock refuses ptrace and their memory")
+	}
 	for _, rt := range np.routes {
 		switch {
 		case rt.Optional:

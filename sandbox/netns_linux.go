@@ -30,6 +30,11 @@ type nsSpec struct {
 	// run's workspace, the agent's command).
 	Mask []string `json:"mask,omitempty"`
 	Keep []string `json:"keep,omitempty"`
+	// Proc mounts a fresh /proc with hidepid=ptraceable: a process the
+	// agent may not ptrace-read (Landlock: any outside its sandbox) is
+	// not listed. Mounting one needs CAP_SYS_ADMIN over the pid namespace:
+	// as root only.
+	Proc bool `json:"proc,omitempty"`
 	// Ambient: the helper is in a user namespace of its own, with
 	// ambient capabilities there, which it drops before it execs the
 	// agent; it first maps UID and GID (the harness's) to themselves.
@@ -64,6 +69,11 @@ func (n *nsSpec) enter() error {
 	if len(n.Mask) > 0 {
 		if err := mask(n.Mask, n.Keep); err != nil {
 			return err
+		}
+	}
+	if n.Proc {
+		if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "hidepid=ptraceable"); err != nil {
+			return fmt.Errorf("mount a private /proc: %v", err)
 		}
 	}
 	if n.Ambient {

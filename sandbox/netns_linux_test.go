@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -39,6 +40,14 @@ var netAttacks = map[string]func(a []string) error{
 			return fmt.Errorf("got %q", buf[:n])
 		}
 		return nil
+	},
+	// cmdline reads a process's command line from /proc.
+	"cmdline": func(a []string) error {
+		b, err := os.ReadFile("/proc/" + a[0] + "/cmdline")
+		if err == nil && len(b) == 0 {
+			return errors.New("empty")
+		}
+		return err
 	},
 	// unix connects to a unix socket by its path.
 	"unix": func(a []string) error {
@@ -394,5 +403,30 @@ func TestNetworkPlan(t *testing.T) {
 	}
 	if slices.Contains(env, "https_proxy=http://corp:8080") {
 		t.Errorf("proxyEnv kept the user's proxy: %v", env)
+	}
+}
+
+// TestNetnsHidesOtherProcesses: as root, the run's /proc lists none of
+// the harness's processes; unprivileged, the record says it does.
+func TestNetnsHidesOtherProcesses(t *testing.T) {
+	requireNetns(t)
+	w := newWorld(t)
+	harness := strconv.Itoa(os.Getpid())
+	r := w.run(Config{Level: LevelNetns})
+	got := hostile(t, r, "cmdline", harness)
+	if os.Geteuid() != 0 {
+		if in := r.Info(); !strings.Contains(strings.Join(in.Refused, ";"), "private /proc") {
+			t.Errorf("unprivileged, the record does not say /proc is shared: %+v", in)
+		}
+		return
+	}
+	if !strings.HasPrefix(got, "DENIED") {
+		t.Errorf("sandboxed: %s", got)
+	}
+	if got := hostile(t, r, "cmdline", "self"); got != "ALLOWED" {
+		t.Errorf("the agent's own process: %s", got)
+	}
+	if got := hostile(t, w.run(Config{Level: LevelLandlock}), "cmdline", harness); got != "ALLOWED" {
+		t.Errorf("at level landlock the attack fails too, so the test proves nothing: %s", got)
 	}
 }
