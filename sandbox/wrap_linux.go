@@ -441,34 +441,10 @@ func (r *Run) ports(env, args, urls []string) []int {
 	for _, p := range r.Config.ConnectPorts {
 		set[p] = true
 	}
-	scan := func(s string) {
-		for _, scheme := range []string{"http://", "https://", "ws://", "wss://"} {
-			for rest := s; ; {
-				i := strings.Index(rest, scheme)
-				if i < 0 {
-					break
-				}
-				rest = rest[i:]
-				end := strings.IndexAny(rest, " \t\n\"',;")
-				if end < 0 {
-					end = len(rest)
-				}
-				if p := urlPort(rest[:end]); p > 0 {
-					set[p] = true
-				}
-				rest = rest[len(scheme):]
-			}
+	for _, u := range endpoints(env, args, urls) {
+		if p := urlPort(u.String()); p > 0 {
+			set[p] = true
 		}
-	}
-	for _, kv := range env {
-		_, v, _ := strings.Cut(kv, "=")
-		scan(v)
-	}
-	for _, a := range args {
-		scan(a)
-	}
-	for _, u := range urls {
-		scan(u)
 	}
 	out := make([]int, 0, len(set))
 	for p := range set {
