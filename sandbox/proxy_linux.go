@@ -25,20 +25,19 @@ type bridge struct {
 	routes []route
 	allow  map[string]bool
 	conn   *net.UnixConn // the harness's end of the socketpair
-	child  *os.File      // the helper's end, closed once the listeners came
+	child  *os.File      // the helper's end: cmd.Start may still read it when the listeners come, so it is closed with the bridge
 
 	mu     sync.Mutex
 	closed bool
 	lns    []net.Listener
+	srvs   []*http.Server
 	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
 }
 
 // serve receives the listeners and serves them until close.
 func (b *bridge) serve() {
 	buf, oob := make([]byte, 64+len(b.routes)), make([]byte, syscall.CmsgSpace(4*len(b.routes)))
 	n, oobn, _, _, err := b.conn.ReadMsgUnix(buf, oob)
-	_ = b.child.Close()
 	if err != nil || n == 0 {
 		return // the helper failed before it sent them, and said why
 	}
@@ -69,20 +68,24 @@ func (b *bridge) serve() {
 			continue
 		}
 		b.lns = append(b.lns, ln)
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
-			if rt.Target == "" {
-				srv := &http.Server{Handler: http.HandlerFunc(b.proxy), ReadHeaderTimeout: time.Minute}
-				_ = srv.Serve(ln)
-				return
-			}
-			b.forward(ln, rt.Target)
-		}()
+		if rt.Target == "" {
+			srv := b.server()
+			go func() { _ = srv.Serve(ln) }()
+			continue
+		}
+		go b.forward(ln, rt.Target)
 	}
 	for _, fd := range fds {
 		_ = syscall.Close(fd)
 	}
+}
+
+// server is a new HTTP proxy server, closed with the bridge: an idle
+// connection it keeps would keep the run's network namespace alive.
+func (b *bridge) server() *http.Server {
+	srv := &http.Server{Handler: http.HandlerFunc(b.proxy), ReadHeaderTimeout: time.Minute, IdleTimeout: 30 * time.Second}
+	b.srvs = append(b.srvs, srv) // b.mu is held by serve
+	return srv
 }
 
 // track keeps c to be closed with the bridge; false when it is closed.
@@ -257,7 +260,11 @@ func (b *bridge) close() {
 	for c := range b.conns {
 		_ = c.Close()
 	}
+	srvs := b.srvs
 	b.mu.Unlock()
+	for _, srv := range srvs {
+		_ = srv.Close()
+	}
 	_ = b.conn.Close()
 	_ = b.child.Close()
 }
