@@ -33,6 +33,11 @@ func (u TokenUsage) Add(v TokenUsage) TokenUsage {
 type Usage struct {
 	Agent        *TokenUsage `json:"agent"`
 	AgentCostUSD *float64    `json:"agentCostUsd,omitempty"`
+	// AgentMethod says how Agent was measured when the agent reported
+	// none: "sandbox-proxy: ..." when the sandbox's forwarded model
+	// endpoints counted the usage objects of the responses they carried
+	// (sandbox.MeterMethod). Empty when the agent reported it.
+	AgentMethod string `json:"agentMethod,omitempty"`
 	Answerer     ModelUsage  `json:"answerer"`
 	Judge        ModelUsage  `json:"judge"`
 }

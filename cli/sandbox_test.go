@@ -2,6 +2,9 @@ package cli_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,6 +20,14 @@ import (
 // sandboxOf reads the sandbox of the only run under root.
 func sandboxOf(t *testing.T, root string) *lux.SandboxInfo {
 	t.Helper()
+	m := metadataOf(t, root)
+	require.NotNil(t, m.Provenance.Sandbox)
+	return m.Provenance.Sandbox
+}
+
+// metadataOf reads the run.json of the only run under root.
+func metadataOf(t *testing.T, root string) lux.RunMetadata {
+	t.Helper()
 	var found []string
 	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Name() == record.MetadataFile {
@@ -29,8 +40,7 @@ func sandboxOf(t *testing.T, root string) *lux.SandboxInfo {
 	require.NoError(t, err)
 	var m lux.RunMetadata
 	require.NoError(t, json.Unmarshal(b, &m))
-	require.NotNil(t, m.Provenance.Sandbox)
-	return m.Provenance.Sandbox
+	return m
 }
 
 func TestSandboxLevelIsRecorded(t *testing.T) {
@@ -145,4 +155,46 @@ func TestSandboxNetnsDegradesOrRefuses(t *testing.T) {
 	assert.Equal(t, "landlock+netns", s.Requested)
 	require.NotEmpty(t, s.Refused)
 	assert.Contains(t, s.Refused[len(s.Refused)-1], "operation not permitted")
+}
+
+// meteredAgent calls its model endpoint, which the sandbox forwards, and
+// reports no usage of its own.
+const meteredAgent = `#!/bin/bash
+echo '{"type":"ready","agentId":"metered-agent"}'
+p=${MODEL_URL#http://}
+exec 3<>"/dev/tcp/${p%:*}/${p##*:}" || exit 3
+printf 'POST /v1/messages HTTP/1.1\r\nHost: model\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' >&3
+cat <&3 >/dev/null
+echo hi > "$LUX_ARTIFACTS_DIR/hello.txt"
+echo '{"type":"done"}'
+`
+
+// An agent that reports no usage, run at landlock+netns: the tokens of
+// the model responses the sandbox forwarded are its usage, and the
+// record names the method.
+func TestSandboxNetnsMetersUsage(t *testing.T) {
+	if l, refused, _ := sandbox.Available(); l != sandbox.LevelNetns {
+		t.Skipf("no landlock+netns here: %v", refused)
+	}
+	if _, err := os.Stat("/bin/bash"); err != nil {
+		t.Skip("the agent is a bash script")
+	}
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"type":"message","usage":{"input_tokens":120,"output_tokens":30,"cache_read_input_tokens":7}}`)
+	}))
+	defer model.Close()
+	p := newProject(t)
+	p.writeAgent(t, "agent/agent.sh", meteredAgent)
+	p.writeCase(t, "hello.case.json", `{
+  "prompt": "write hello.txt containing hi",
+  "driver": {"name": "subprocess", "config": {"command": "../agent/agent.sh", "env": {"MODEL_URL": "`+model.URL+`"}}},
+  "assertions": [{"type": "file-contains", "id": "says-hi", "path": "hello.txt", "text": "hi"}]
+}`)
+	code, out, errOut := run(t, registry(t), "run", "-q", "-sandbox", "landlock+netns", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	m := metadataOf(t, p.runs)
+	require.NotNil(t, m.Usage.Agent)
+	assert.Equal(t, lux.TokenUsage{Input: 120, Output: 30, CacheRead: 7}, *m.Usage.Agent)
+	assert.Equal(t, sandbox.MeterMethod, m.Usage.AgentMethod)
 }

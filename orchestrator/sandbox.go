@@ -64,13 +64,22 @@ func requireSandbox(box *sandbox.Run, driver string) error {
 	return fmt.Errorf("sandbox: level %s is required, but %s (driver %q)", req, noProcess, driver)
 }
 
-// sandboxDenied adds to rec what the sandbox refused the agent while it
-// ran (its proxy's refusals), once the agent is stopped.
-func sandboxDenied(rec *lux.SandboxInfo, box *sandbox.Run) {
-	if rec == nil || box == nil {
+// sandboxAfter adds to meta what the sandbox saw while the agent ran,
+// once it is stopped: what its proxy refused, and, for an agent that
+// reported no usage, the tokens its forwarded model endpoints counted.
+func sandboxAfter(meta *lux.RunMetadata, box *sandbox.Run) {
+	if box == nil {
 		return
 	}
-	if in := box.Info(); in != nil {
-		rec.Denied = in.Denied
+	in := box.Info()
+	if in == nil {
+		return
+	}
+	if meta.Provenance.Sandbox != nil {
+		meta.Provenance.Sandbox.Denied = in.Denied
+	}
+	if m := in.Metered; m != nil && meta.Usage.Agent == nil {
+		meta.Usage.Agent = &lux.TokenUsage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheCreation: m.CacheCreation}
+		meta.Usage.AgentMethod = sandbox.MeterMethod
 	}
 }

@@ -163,7 +163,7 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 		}
 	}
 	r.stage(lux.StageCollectEnd)
-	sandboxDenied(r.meta.Provenance.Sandbox, r.box)
+	sandboxAfter(r.meta, r.box)
 	now := time.Now().UTC()
 	if r.meta.AgentEndedAt == nil && r.started {
 		r.meta.AgentEndedAt = &now

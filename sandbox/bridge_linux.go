@@ -287,6 +287,13 @@ func (r *Run) netns(cmd *exec.Cmd, s *spec, info *Info, env []string, extra Extr
 		info.Reachable = append(info.Reachable, hp+" (through the proxy at "+np.proxy+")")
 	}
 	slices.Sort(info.Reachable)
+	b.meter.counted = func(t Tokens) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.info != nil {
+			r.info.Metered = &t
+		}
+	}
 	go b.serve()
 	return env, b, nil
 }

@@ -24,6 +24,7 @@ type bridge struct {
 	run    *Run
 	routes []route
 	allow  map[string]bool
+	meter  meter
 	conn   *net.UnixConn // the harness's end of the socketpair
 	child  *os.File      // the helper's end: cmd.Start may still read it when the listeners come, so it is closed with the bridge
 
@@ -119,27 +120,30 @@ func (b *bridge) forward(ln net.Listener, target string) {
 				_ = c.Close()
 				return
 			}
-			b.pipe(c, up)
+			w := b.meter.watch()
+			defer w.Close()
+			b.pipe(c, io.TeeReader(up, w), up)
 		}()
 	}
 }
 
-// pipe copies both ways between a and b until both ends are done.
-func (b *bridge) pipe(x, y net.Conn) {
+// pipe copies both ways between x and y until both ends are done; what
+// y sends is read from ys (y itself, or a reader of it).
+func (b *bridge) pipe(x net.Conn, ys io.Reader, y net.Conn) {
 	if !b.track(x, true) || !b.track(y, true) {
 		_, _ = x.Close(), y.Close()
 		return
 	}
 	defer func() { b.track(x, false); b.track(y, false); _, _ = x.Close(), y.Close() }()
 	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
+	cp := func(dst net.Conn, src io.Reader) {
 		_, _ = io.Copy(dst, src)
 		if tc, ok := dst.(interface{ CloseWrite() error }); ok {
 			_ = tc.CloseWrite()
 		}
 		done <- struct{}{}
 	}
-	go cp(x, y)
+	go cp(x, ys)
 	cp(y, x)
 	<-done
 }
@@ -188,7 +192,7 @@ func (b *bridge) proxy(w http.ResponseWriter, r *http.Request) {
 			pending, _ := rw.Reader.Peek(n)
 			_, _ = up.Write(pending)
 		}
-		b.pipe(c, up)
+		b.pipe(c, up, up)
 		return
 	}
 	out := r.Clone(context.WithoutCancel(r.Context()))

@@ -57,6 +57,10 @@ type Info struct {
 	Network   string   `json:"network,omitempty"`
 	Reachable []string `json:"reachable,omitempty"`
 	Denied    []string `json:"denied,omitempty"`
+	// Metered is the tokens the harness counted in the model responses
+	// the forwarded endpoints carried (MeterMethod says how); nil when
+	// none held a usage object. HTTPS through the proxy is not metered.
+	Metered *Tokens `json:"metered,omitempty"`
 }
 
 type runKey struct{}
@@ -115,7 +119,7 @@ func (r *Run) setInfo(in Info) {
 	defer r.mu.Unlock()
 	if r.info != nil {
 		in.AgentSandbox = r.info.AgentSandbox
-		in.Denied = r.info.Denied
+		in.Denied, in.Metered = r.info.Denied, r.info.Metered
 	}
 	r.info = &in
 }
