@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,7 +258,14 @@ func (r *Run) netns(cmd *exec.Cmd, s *spec, info *Info, env []string, extra Extr
 	for _, rt := range np.routes {
 		ns.Listen = append(ns.Listen, listenSpec{Addr: rt.Listen, Optional: rt.Optional})
 	}
-	ns.Mask = append(slices.Clone(maskedDirs), r.Protect...)
+	ns.Mask = slices.Clone(maskedDirs)
+	for _, d := range r.Protect {
+		// A protected directory holding the system (a harness run from
+		// /) is not masked: Landlock keeps it unreadable all the same.
+		if d != "" && filepath.IsAbs(d) && !slices.ContainsFunc(systemRO, func(s string) bool { return within(s, d) }) {
+			ns.Mask = append(ns.Mask, d)
+		}
+	}
 	ns.Keep = []string{s.Path, cmd.Dir, r.Workspace, r.Scratch}
 	for _, ru := range s.Rules {
 		ns.Keep = append(ns.Keep, ru.Path)

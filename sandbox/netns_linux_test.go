@@ -430,3 +430,21 @@ func TestNetnsHidesOtherProcesses(t *testing.T) {
 		t.Errorf("at level landlock the attack fails too, so the test proves nothing: %s", got)
 	}
 }
+
+// TestNetnsMasksNoSystemDirectory: a harness whose protected directories
+// hold the system (run from /) masks none of them.
+func TestNetnsMasksNoSystemDirectory(t *testing.T) {
+	w := newWorld(t)
+	r := &Run{Config: Config{Level: LevelNetns}, Workspace: w.workspace, Scratch: w.scratch, Protect: []string{"/", "/usr", w.home}}
+	cmd := exec.Command("/bin/true")
+	s := &spec{Path: "/bin/true"}
+	_, b, err := r.netns(cmd, s, &Info{}, nil, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	want := append(slices.Clone(maskedDirs), w.home)
+	if diff := cmp.Diff(want, s.NS.Mask); diff != "" {
+		t.Errorf("masked (-want +got):\n%s", diff)
+	}
+}
