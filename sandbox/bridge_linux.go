@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -285,9 +284,7 @@ func (r *Run) netns(cmd *exec.Cmd, s *spec, info *Info, env []string, extra Extr
 		info.Refused = append(info.Refused, "private /proc: mounting one unprivileged needs a pid namespace (not used: its init would stand between the harness and the agent's exit status), so /proc lists the harness's and other runs' processes with their command lines; Landlock refuses ptrace and their memory")
 	}
 	for _, rt := range np.routes {
-		switch {
-		case rt.Optional:
-		case rt.Target != "":
+		if !rt.Optional && rt.Target != "" {
 			info.Reachable = append(info.Reachable, rt.Listen+" (forwarded to "+rt.Target+")")
 		}
 	}
@@ -305,5 +302,3 @@ func (r *Run) netns(cmd *exec.Cmd, s *spec, info *Info, env []string, extra Extr
 	go b.serve()
 	return env, b, nil
 }
-
-var errBridgeClosed = errors.New("sandbox: bridge closed")
