@@ -14,9 +14,9 @@ import (
 	"testing"
 )
 
-// TestHarnessStaysUnconfined: while a confined agent runs, only the one
-// thread that started it is confined; every other goroutine of the
-// harness still writes where the agent may not.
+// TestHarnessStaysUnconfined: while a confined agent runs, no thread of
+// the harness is confined (the one that started it has ended), and
+// every goroutine of the harness still writes where the agent may not.
 func TestHarnessStaysUnconfined(t *testing.T) {
 	requireLandlock(t)
 	w := newWorld(t)
@@ -39,8 +39,9 @@ func TestHarnessStaysUnconfined(t *testing.T) {
 			t.Errorf("a harness goroutine was confined: %v", err)
 		}
 	}
-	if n := threadsWithNoNewPrivs(t); n < 1 {
-		t.Errorf("no thread has no_new_privs while agent %d runs: its starter thread ended", peer)
+	// The thread that started the agent ended before the agent ran.
+	if n := threadsWithNoNewPrivs(t); n != 0 {
+		t.Errorf("%d threads of the harness have no_new_privs while agent %d runs, want 0", n, peer)
 	}
 }
 
@@ -69,9 +70,8 @@ func TestStartLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// TestAgentOutlivesOtherStarts: the agent is not ended when other starts
-// come and go (the parent-death signal follows the thread that forked
-// it, which stays until the agent ends).
+// TestAgentOutlivesOtherStarts: the agent is not ended when the thread
+// that forked it ends (no parent-death signal), nor by other starts.
 func TestAgentOutlivesOtherStarts(t *testing.T) {
 	w := newWorld(t)
 	pid, stop := startWaiting(t, w.run(Config{Level: LevelLimits}))
@@ -209,5 +209,42 @@ func TestUnreadableExecutable(t *testing.T) {
 	out, err := combinedOutput(h, cmd)
 	if string(out) != "4096 4096 ALLOWED\n" {
 		t.Errorf("output %q, %v", out, err)
+	}
+}
+
+// TestReusedCgroupCountsAfresh: a run's cgroup is kept for the next run
+// once emptied; the forks refused in the first run are not the second's.
+func TestReusedCgroupCountsAfresh(t *testing.T) {
+	w := newWorld(t)
+	lim := Limits{Processes: 16}
+	run := func(args ...string) (string, string, Info) {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(self, args...)
+		cmd.Env = []string{envAttack + "=1"}
+		h, err := w.run(Config{Level: LevelLimits, Limits: lim}).Wrap(cmd, Extra{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := combinedOutput(h, cmd)
+		h.Release()
+		return string(out), h.LimitHit(""), h.Info()
+	}
+	out, hit, in := run("fork", "40")
+	if in.ProcessLimit != "pids-cgroup" {
+		t.Skipf("no pids cgroup here: %v", in.Refused)
+	}
+	if !strings.HasPrefix(out, "DENIED") || !strings.Contains(hit, "process limit") {
+		t.Fatalf("fork bomb: %q, limit hit %q", out, hit)
+	}
+	dir := pidsRoot.free[len(pidsRoot.free)-1].dir
+	out, hit, _ = run("read", "/etc/passwd")
+	if out != "ALLOWED\n" || hit != "" {
+		t.Errorf("the next run: %q, limit hit %q, want none", out, hit)
+	}
+	if got := pidsRoot.free[len(pidsRoot.free)-1].dir; got != dir {
+		t.Errorf("the next run used %s, not the emptied %s", got, dir)
 	}
 }

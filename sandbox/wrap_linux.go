@@ -218,7 +218,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	h.info = info
 	// The namespaces are set up inside the agent's process, before its
 	// exec: by the helper.
-	if forceHelper.Load() || s.NS != nil {
+	if forceHelper.Load() || tracedHarness() || s.NS != nil {
 		raw, err := json.Marshal(&s)
 		if err != nil {
 			h.release()
@@ -239,6 +239,23 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 // forceHelper makes every start use the helper, for tests and benchmarks
 // of that path.
 var forceHelper atomic.Bool
+
+// tracedHarness reports whether this process was traced when it first
+// started an agent (strace -f, a debugger following forks): its children
+// are then traced from their fork, and cannot be traced by the start on
+// a confined thread (PTRACE_TRACEME fails), so the helper starts them.
+var tracedHarness = sync.OnceValue(func() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			return strings.TrimSpace(v) != "0"
+		}
+	}
+	return false
+})
 
 // Start starts cmd, which Wrap prepared, inside the sandbox. On success
 // the agent runs confined from its first instruction.
@@ -339,7 +356,7 @@ func (r *Run) privateDirs(env []string) ([]string, error) {
 		if set[k] != "" {
 			continue
 		}
-		d := filepath.Join(r.Scratch, ".lux-"+strings.ToLower(k))
+		d := filepath.Join(r.Scratch, privateDirs[k])
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox: private %s: %w", k, err)
 		}
@@ -384,13 +401,13 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		out = append(out, rule{Path: p, Access: readRights})
 	}
 	for _, d := range systemRO {
-		out = append(out, rule{Path: d, Access: readRights})
+		out = append(out, rule{Path: d, Access: readRights, System: true})
 	}
-	out = append(out, rule{Path: "/dev", Access: fsReadDir})
+	out = append(out, rule{Path: "/dev", Access: fsReadDir, System: true})
 	for _, d := range devices {
-		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir})
+		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir, System: true})
 	}
-	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights})
+	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights, System: true})
 	// The command, its directory and, for a command installed as an npm
 	// package, the node_modules tree it runs from.
 	for _, c := range []string{cmd.Path, resolved(cmd.Path)} {
@@ -403,7 +420,7 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	if v, ok := lookup(env, "PATH"); ok {
 		for _, d := range filepath.SplitList(v) {
 			ro(d)
-			ro(resolved(d))
+			ro(resolvedDir(d))
 		}
 	}
 	for _, p := range append(append([]string(nil), extra.Readable...), r.Config.ReadOnly...) {
@@ -415,6 +432,21 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		}
 	}
 	return out
+}
+
+// resolvedDirs caches resolvedDir: the directories of a PATH are the same
+// from run to run, and where their links point does not change while a
+// harness runs.
+var resolvedDirs sync.Map // dir -> resolved
+
+// resolvedDir is resolved for a directory of PATH, cached.
+func resolvedDir(d string) string {
+	if r, ok := resolvedDirs.Load(d); ok {
+		return r.(string)
+	}
+	r := resolved(d)
+	resolvedDirs.Store(d, r)
+	return r
 }
 
 func resolved(p string) string {
