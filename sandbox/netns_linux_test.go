@@ -448,3 +448,50 @@ func TestNetnsMasksNoSystemDirectory(t *testing.T) {
 		t.Errorf("masked (-want +got):\n%s", diff)
 	}
 }
+
+// TestNetnsPeersCannotReachEachOther: two runs at landlock+netns at once:
+// one cannot read or write the other's workspace, signal it, ptrace it or
+// open its memory, nor (as root) see it in /proc.
+func TestNetnsPeersCannotReachEachOther(t *testing.T) {
+	requireNetns(t)
+	a, b := newWorld(t), newWorld(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := exec.Command(self, "wait")
+	peer.Dir = a.workspace
+	peer.Env = []string{envAttack + "=1", "PATH=/usr/bin:/bin"}
+	h, err := a.run(Config{Level: LevelNetns}).Wrap(peer, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	out, err := peer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(peer); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = peer.Process.Kill(); _ = peer.Wait() }()
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "READY\n" {
+		t.Fatalf("the peer did not start: %q %v", line, err)
+	}
+	answer := filepath.Join(a.workspace, "answer.txt")
+	if err := os.WriteFile(answer, []byte("42"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(peer.Process.Pid)
+	for _, args := range [][]string{
+		{"write", answer}, {"read", answer}, {"kill", pid}, {"ptrace", pid}, {"mem", pid}, {"cmdline", pid},
+	} {
+		if args[0] == "cmdline" && os.Geteuid() != 0 {
+			continue // unprivileged, /proc is shared (the record says so)
+		}
+		if got := hostile(t, b.run(Config{Level: LevelNetns}), args...); !strings.HasPrefix(got, "DENIED") {
+			t.Errorf("%v: %s", args, got)
+		}
+	}
+}
