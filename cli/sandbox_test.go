@@ -198,3 +198,16 @@ func TestSandboxNetnsMetersUsage(t *testing.T) {
 	assert.Equal(t, lux.TokenUsage{Input: 120, Output: 30, CacheRead: 7}, *m.Usage.Agent)
 	assert.Equal(t, sandbox.MeterMethod, m.Usage.AgentMethod)
 }
+
+// -require-sandbox landlock+netns alone runs at that level where the
+// machine gives it.
+func TestSandboxRequireNetns(t *testing.T) {
+	if l, refused, _ := sandbox.Available(); l != sandbox.LevelNetns {
+		t.Skipf("no landlock+netns here: %v", refused)
+	}
+	p := newProject(t)
+	p.writeCase(t, "hello.case.json", helloCase)
+	code, out, errOut := run(t, registry(t), "run", "-q", "-require-sandbox", "landlock+netns", "-runs-root", p.runs, p.cases)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.Equal(t, "landlock+netns", sandboxOf(t, p.runs).Level)
+}

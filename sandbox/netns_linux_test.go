@@ -495,3 +495,13 @@ func TestNetnsPeersCannotReachEachOther(t *testing.T) {
 		}
 	}
 }
+
+// TestRequireNetnsRaisesTheDefault: requiring landlock+netns without
+// choosing a level runs at it, rather than refusing the default below it.
+func TestRequireNetnsRaisesTheDefault(t *testing.T) {
+	requireNetns(t)
+	p := planFor(Config{Require: LevelNetns})
+	if p.err != nil || p.level != LevelNetns {
+		t.Errorf("plan = %s, %v; want %s", p.level, p.err, LevelNetns)
+	}
+}

@@ -91,6 +91,9 @@ func planFor(c Config) plan {
 	want := c.Level
 	if want == LevelDefault {
 		want = defaultLevel
+		if c.Require.rank() > want.rank() {
+			want = c.Require // a requirement above the default raises it
+		}
 	}
 	p := plan{level: want}
 	if want.AtLeast(LevelLandlock) {
