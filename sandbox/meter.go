@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Tokens are the model tokens the harness counted in the responses its
@@ -31,6 +32,35 @@ type meter struct {
 	seen bool
 	// counted is called with the totals after each response counted.
 	counted func(Tokens)
+	// reading are the streams being read.
+	reading sync.WaitGroup
+}
+
+// wait waits until the streams being read are done, at most d: a
+// response's usage is counted at its end, just after the agent read it.
+func (m *meter) wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() { m.reading.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// body counts the usage of a response whose body is read from the
+// returned reader, as it is read; close the reader's source's end (pw)
+// when done.
+func (m *meter) body(h http.Header) (pw *io.PipeWriter) {
+	pr, pw := io.Pipe()
+	m.reading.Add(1)
+	go func() {
+		defer m.reading.Done()
+		if u, ok := usageIn(&http.Response{Header: h, Body: pr}); ok {
+			m.add(u)
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	return pw
 }
 
 // watch returns a writer to give the bytes of a connection's responses
@@ -39,7 +69,9 @@ type meter struct {
 // and ignored.
 func (m *meter) watch() io.WriteCloser {
 	r, w := io.Pipe()
+	m.reading.Add(1)
 	go func() {
+		defer m.reading.Done()
 		defer r.Close()
 		br := bufio.NewReader(r)
 		for {

@@ -222,14 +222,20 @@ func TestNetnsProxyAllowsOnlyAllowedHosts(t *testing.T) {
 		t.Skip(err)
 	}
 	defer ln.Close()
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "api") }))
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"usage":{"input_tokens":9,"output_tokens":4}}`)
+	}))
 	api := ln.Addr().String()
 	r := w.run(Config{Level: LevelNetns, AllowHosts: []string{api}})
 	if got := hostileEnv(t, r, nil, "dial", api); !strings.HasPrefix(got, "DENIED") {
 		t.Errorf("the allowed host directly, not through the proxy: %s", got)
 	}
-	if got := hostileEnv(t, r, nil, "get", api+"/", "api"); got != "ALLOWED" {
+	if got := hostileEnv(t, r, nil, "get", api+"/", `{"usage":{"input_tokens":9,"output_tokens":4}}`); got != "ALLOWED" {
 		t.Errorf("the allowed host through the proxy: %s", got)
+	}
+	if in := r.Info(); in == nil || in.Metered == nil || *in.Metered != (Tokens{Input: 9, Output: 4, Responses: 1}) {
+		t.Errorf("the response through the proxy is not metered: %+v", in)
 	}
 	r = w.run(Config{Level: LevelNetns, AllowHosts: []string{api}})
 	if got := hostileEnv(t, r, nil, "get", "denied.example/", "x"); !strings.HasPrefix(got, "DENIED") {

@@ -211,7 +211,10 @@ func (b *bridge) proxy(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(flushWriter{w}, resp.Body)
+	// The body is metered as the forwarded endpoints' responses are.
+	pw := b.meter.body(resp.Header)
+	_, _ = io.Copy(flushWriter{w}, io.TeeReader(resp.Body, pw))
+	_ = pw.Close()
 }
 
 // proxyTransport reaches the allowed hosts directly.
@@ -269,6 +272,9 @@ func (b *bridge) close() {
 	for _, srv := range srvs {
 		_ = srv.Close()
 	}
+	// The agent has ended: what its last responses counted is in the
+	// record once this returns.
+	b.meter.wait(2 * time.Second)
 	_ = b.conn.Close()
 	_ = b.child.Close()
 }
