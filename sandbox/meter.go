@@ -23,7 +23,7 @@ type Tokens struct {
 }
 
 // MeterMethod names how Info.Metered is measured.
-const MeterMethod = "sandbox-proxy: the usage objects of the plain-HTTP model responses (Anthropic Messages, OpenAI Responses and Chat Completions, streamed or not) the run's forwarded endpoints carried"
+const MeterMethod = "sandbox-proxy: the usage objects of the plain-HTTP model responses (Anthropic Messages, OpenAI Responses and Chat Completions, streamed or not) the run's forwarded endpoints and HTTP proxy carried; HTTPS is not counted"
 
 // meter counts the tokens of a run's model responses.
 type meter struct {

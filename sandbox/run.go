@@ -57,9 +57,9 @@ type Info struct {
 	Network   string   `json:"network,omitempty"`
 	Reachable []string `json:"reachable,omitempty"`
 	Denied    []string `json:"denied,omitempty"`
-	// Metered is the tokens the harness counted in the model responses
-	// the forwarded endpoints carried (MeterMethod says how); nil when
-	// none held a usage object. HTTPS through the proxy is not metered.
+	// Metered is the tokens the harness counted in the plain-HTTP model
+	// responses the forwarded endpoints and the proxy carried
+	// (MeterMethod says how); nil when none held a usage object.
 	Metered *Tokens `json:"metered,omitempty"`
 }
 
