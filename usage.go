@@ -37,9 +37,9 @@ type Usage struct {
 	// none: "sandbox-proxy: ..." when the sandbox's forwarded model
 	// endpoints counted the usage objects of the responses they carried
 	// (sandbox.MeterMethod). Empty when the agent reported it.
-	AgentMethod string `json:"agentMethod,omitempty"`
-	Answerer     ModelUsage  `json:"answerer"`
-	Judge        ModelUsage  `json:"judge"`
+	AgentMethod string     `json:"agentMethod,omitempty"`
+	Answerer    ModelUsage `json:"answerer"`
+	Judge       ModelUsage `json:"judge"`
 }
 
 // AgentAvailable reports whether the agent reported its usage.
