@@ -81,14 +81,18 @@ func netnsPlan(p *plan) {
 	if !p.level.AtLeast(LevelNetns) {
 		return
 	}
-	if err := namespacesProbe(); err != nil {
-		p.level = LevelLandlock
-		what := "user and network namespaces"
-		if os.Geteuid() == 0 {
-			what = "network namespace"
-		}
-		p.refused = append(p.refused, fmt.Sprintf("%s: %v (any loopback port, UDP and unix socket, and the outside network on allowed TCP ports, can be reached)", what, describeErrno(err)))
+	err := namespacesProbe()
+	if err == nil {
+		// The namespace contains TCP whatever Landlock's rules.
+		p.refused = slices.DeleteFunc(p.refused, func(s string) bool { return strings.HasPrefix(s, "landlock tcp rules:") })
+		return
 	}
+	p.level = LevelLandlock
+	what := "user and network namespaces"
+	if os.Geteuid() == 0 {
+		what = "network namespace"
+	}
+	p.refused = append(p.refused, fmt.Sprintf("%s: %v (any loopback port, UDP and unix socket, and the outside network on allowed TCP ports, can be reached)", what, describeErrno(err)))
 }
 
 // route is a listener inside a run's network namespace and where the

@@ -511,3 +511,19 @@ func TestRequireNetnsRaisesTheDefault(t *testing.T) {
 		t.Errorf("plan = %s, %v; want %s", p.level, p.err, LevelNetns)
 	}
 }
+
+// TestNetnsNeedsNoTCPRules: on a kernel without Landlock's TCP rules
+// (ABI 3), landlock+netns still contains TCP, and the record does not
+// say any port can be reached.
+func TestNetnsNeedsNoTCPRules(t *testing.T) {
+	requireNetns(t)
+	ForceLandlockABI(3)
+	defer ForceLandlockABI(-1)
+	p := planFor(Config{Level: LevelNetns})
+	if p.level != LevelNetns || slices.ContainsFunc(p.refused, func(s string) bool { return strings.Contains(s, "tcp rules") }) {
+		t.Errorf("plan = %s, refused %q", p.level, p.refused)
+	}
+	if p := planFor(Config{Level: LevelLandlock}); !slices.ContainsFunc(p.refused, func(s string) bool { return strings.Contains(s, "tcp rules") }) {
+		t.Errorf("at landlock the missing TCP rules are not said: %q", p.refused)
+	}
+}
