@@ -33,8 +33,13 @@ func (u TokenUsage) Add(v TokenUsage) TokenUsage {
 type Usage struct {
 	Agent        *TokenUsage `json:"agent"`
 	AgentCostUSD *float64    `json:"agentCostUsd,omitempty"`
-	Answerer     ModelUsage  `json:"answerer"`
-	Judge        ModelUsage  `json:"judge"`
+	// AgentMethod says how Agent was measured when the agent reported
+	// none: "sandbox-proxy: ..." when the sandbox's forwarded model
+	// endpoints counted the usage objects of the responses they carried
+	// (sandbox.MeterMethod). Empty when the agent reported it.
+	AgentMethod string     `json:"agentMethod,omitempty"`
+	Answerer    ModelUsage `json:"answerer"`
+	Judge       ModelUsage `json:"judge"`
 }
 
 // AgentAvailable reports whether the agent reported its usage.

@@ -122,6 +122,10 @@ func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 	}
 	opts.Harness = p.Harness
 	opts.ProjectDir = p.ProjectDir
+	if err := projectSandbox(opts, p.Sandbox, f.set("sandbox"), f.set("require-sandbox")); err != nil {
+		e.errorf("%s: %v", file.Path, err)
+		return ExitUsage
+	}
 	return ExitOK
 }
 

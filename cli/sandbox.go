@@ -36,7 +36,9 @@ func (f *sandboxFlags) options(opts *orchestrator.Options, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("-sandbox: %v", err)
 	}
-	opts.Sandbox.Level = level
+	if level != sandbox.LevelDefault {
+		opts.Sandbox.Level = level // auto leaves the project file's level
+	}
 	if f.require != "" {
 		req, err := sandbox.ParseLevel(f.require)
 		if err != nil || req == sandbox.LevelDefault {
@@ -76,11 +78,41 @@ func sandboxDiagnostic(c sandbox.Config) orchestrator.Diagnostic {
 	if in.ProcessLimit != "" {
 		d.Message += ", process limit by " + in.ProcessLimit
 	}
-	if len(in.Refused) > 0 {
-		d.Detail = "refused: " + strings.Join(in.Refused, "; ")
+	if avail, _, _ := sandbox.Available(); !in.Level.AtLeast(avail) && in.Level.AtLeast(sandbox.LevelLandlock) {
+		d.Message += fmt.Sprintf("; %s is available (-sandbox %s)", avail, avail)
 	}
+	var detail []string
+	if in.Network != "" {
+		detail = append(detail, "network: "+in.Network)
+	}
+	if len(in.Refused) > 0 {
+		detail = append(detail, "refused: "+strings.Join(in.Refused, "; "))
+	}
+	d.Detail = strings.Join(detail, "\n")
 	if !in.Level.AtLeast(sandbox.LevelLandlock) {
 		d.Status = orchestrator.StatusWarn
 	}
 	return d
+}
+
+// projectSandbox takes the project file's sandbox into opts: its level
+// and requirement unless -sandbox or -require-sandbox gave them, and its
+// other settings; a requirement this machine cannot meet is an error.
+func projectSandbox(opts *orchestrator.Options, file sandbox.Config, levelFlag, requireFlag bool) error {
+	given := opts.Sandbox
+	opts.Sandbox = file
+	if levelFlag || file.Level == sandbox.LevelDefault {
+		opts.Sandbox.Level = given.Level
+	}
+	if requireFlag || file.Require == sandbox.LevelDefault {
+		opts.Sandbox.Require = given.Require
+	}
+	if err := opts.Sandbox.Validate(); err != nil {
+		return fmt.Errorf("sandbox: %v", err)
+	}
+	avail, refused, _ := sandbox.Available()
+	if req := opts.Sandbox.Require; req != sandbox.LevelDefault && !avail.AtLeast(req) {
+		return fmt.Errorf("sandbox.require: level %s is required, but this machine gives only %s: %s", req, avail, strings.Join(refused, "; "))
+	}
+	return nil
 }

@@ -87,6 +87,7 @@ type runState struct {
 	live      string // what the agent is given while it runs, outside the record
 	scratch   string // the agent's scratch directory (LUX_RUN_DIR), under live
 	slot      *liveSlot
+	box       *sandbox.Run // the agent's sandbox, once the driver is started
 	meta      *record.Metadata
 	log       *record.EventLog
 	stderr    *record.StderrLog
@@ -231,6 +232,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	r.stage(lux.StageStartDriver)
 	var session lux.Session
 	box := r.sandbox()
+	r.box = box
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(sandbox.WithRun(ctx, box), lux.StartInfo{
 			CaseID: r.p.caseID, Prompt: r.p.c.Prompt, RunDir: r.scratch, Workspace: r.workspace, Stderr: r.stderr,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
 )
 
@@ -57,4 +59,24 @@ func requireSandbox(box *sandbox.Run, driver string) error {
 		return nil
 	}
 	return fmt.Errorf("sandbox: level %s is required, but %s (driver %q)", req, noProcess, driver)
+}
+
+// sandboxAfter adds to meta what the sandbox saw while the agent ran,
+// once it is stopped: what its proxy refused, and, for an agent that
+// reported no usage, the tokens its forwarded model endpoints counted.
+func sandboxAfter(meta *record.Metadata, box *sandbox.Run) {
+	if box == nil {
+		return
+	}
+	in := box.Info()
+	if in == nil {
+		return
+	}
+	if meta.Provenance.Sandbox != nil {
+		meta.Provenance.Sandbox.Denied = in.Denied
+	}
+	if m := in.Metered; m != nil && meta.Usage.Agent == nil {
+		meta.Usage.Agent = &lux.TokenUsage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheCreation: m.CacheCreation}
+		meta.Usage.AgentMethod = sandbox.MeterMethod
+	}
 }

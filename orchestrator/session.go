@@ -163,6 +163,7 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 		}
 	}
 	r.stage(lux.StageCollectEnd)
+	sandboxAfter(r.meta, r.box)
 	now := time.Now().UTC()
 	if r.meta.AgentEndedAt == nil && r.started {
 		r.meta.AgentEndedAt = &now

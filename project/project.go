@@ -43,6 +43,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // FileName is the project file Find looks for.
@@ -66,6 +67,10 @@ type File struct {
 	// Hooks are lifecycle hooks around every suite and run, by the name
 	// they are registered under from Go (see orchestrator.Options.Hooks).
 	Hooks []lux.PluginRef `json:"hooks,omitempty"`
+	// Sandbox chooses how agents are confined (level, require, limits,
+	// connectPorts, allowHosts, readOnly, readWrite; see docs/isolation.md);
+	// -sandbox and -require-sandbox override its level and requirement.
+	Sandbox *sandbox.Config `json:"sandbox,omitempty"`
 
 	// Path is the file read, absolute; empty for the defaults.
 	Path string `json:"-"`
@@ -207,6 +212,13 @@ func (f *File) Options(profile string) (orchestrator.Options, error) {
 	o.Concurrency = f.Concurrency
 	o.DefaultDriver, o.DefaultAnswerer = f.DefaultDriver, f.DefaultAnswerer
 	o.Hooks = f.Hooks
+	if f.Sandbox != nil {
+		if err := f.Sandbox.Validate(); err != nil {
+			return o, fmt.Errorf("project: %s: sandbox: %w", f.Path, err)
+		}
+		o.Sandbox = *f.Sandbox
+		o.Sandbox.ReadOnly, o.Sandbox.ReadWrite = f.resolveAll(f.Sandbox.ReadOnly), f.resolveAll(f.Sandbox.ReadWrite)
+	}
 	var h json.RawMessage
 	if f.Harness != nil {
 		var err error
@@ -280,4 +292,16 @@ func (f *File) Source(kind, profile string) string {
 		return "profiles." + profile + "." + kind + " in " + where
 	}
 	return "default" + strings.ToUpper(kind[:1]) + kind[1:] + " in " + where
+}
+
+// resolveAll is Resolve of each path.
+func (f *File) resolveAll(paths []string) []string {
+	if paths == nil {
+		return nil
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = f.Resolve(p)
+	}
+	return out
 }

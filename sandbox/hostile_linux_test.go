@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -40,6 +41,31 @@ func attackErr(name string, a []string) error {
 		return nil
 	case "write":
 		return os.WriteFile(a[0], []byte("forged"), 0o644)
+	case "traced":
+		// ALLOWED when something traces this process or a SIGTRAP waits
+		// for it: the start's ptrace stop must leave no trace.
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch {
+			case k == "TracerPid" && v != "0":
+				return nil
+			case (k == "SigPnd" || k == "ShdPnd") && strings.Trim(v, "0") != "":
+				return nil
+			}
+		}
+		return errors.New("not traced")
+	case "rlimit":
+		var l syscall.Rlimit
+		if err := syscall.Getrlimit(num(0), &l); err != nil {
+			return err
+		}
+		fmt.Printf("%d %d ", l.Cur, l.Max)
+		return nil
 	case "read":
 		_, err := os.ReadFile(a[0])
 		return err
@@ -67,6 +93,25 @@ func attackErr(name string, a []string) error {
 		return syscall.PtraceDetach(num(0))
 	case "kill":
 		return syscall.Kill(num(0), syscall.SIGCONT)
+	case "tgkill":
+		// Signal 0 to each thread of process a[0]: the permission checks
+		// of a real signal (SIGKILL to any thread ends the process),
+		// without its effect.
+		tasks, err := os.ReadDir("/proc/" + a[0] + "/task")
+		if err != nil {
+			return err
+		}
+		var last error = errors.New("no thread")
+		for _, task := range tasks {
+			tid, _ := strconv.Atoi(task.Name())
+			_, _, e := syscall.RawSyscall(syscall.SYS_TGKILL, uintptr(num(0)), uintptr(tid), 0)
+			if e == 0 {
+				fmt.Printf("thread %d: ", tid)
+				return nil
+			}
+			last = e
+		}
+		return last
 	case "connect":
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+a[0], 2*time.Second)
 		if err == nil {
@@ -118,6 +163,9 @@ func attackErr(name string, a []string) error {
 			}
 		}
 		return nil
+	}
+	if f := netAttacks[name]; f != nil {
+		return f(a)
 	}
 	return errors.New("unknown attack " + name)
 }

@@ -51,6 +51,16 @@ type Info struct {
 	// driver turned it off because this one confines the agent:
 	// "codex: --sandbox danger-full-access".
 	AgentSandbox []string `json:"agentSandbox,omitempty"`
+	// Network is what the agent's network was at level landlock+netns;
+	// Reachable what it could reach there, and Denied what the harness's
+	// proxy refused it.
+	Network   string   `json:"network,omitempty"`
+	Reachable []string `json:"reachable,omitempty"`
+	Denied    []string `json:"denied,omitempty"`
+	// Metered is the tokens the harness counted in the plain-HTTP model
+	// responses the forwarded endpoints and the proxy carried
+	// (MeterMethod says how); nil when none held a usage object.
+	Metered *Tokens `json:"metered,omitempty"`
 }
 
 type runKey struct{}
@@ -109,6 +119,7 @@ func (r *Run) setInfo(in Info) {
 	defer r.mu.Unlock()
 	if r.info != nil {
 		in.AgentSandbox = r.info.AgentSandbox
+		in.Denied, in.Metered = r.info.Denied, r.info.Metered
 	}
 	r.info = &in
 }

@@ -20,7 +20,14 @@
 //     else (the runs root, the harness's working directory, $HOME and /tmp
 //     are neither readable nor writable), TCP connect only to allowed
 //     ports, no signals or abstract unix sockets out of the sandbox, and no
-//     ptrace or /proc/<pid>/{environ,mem,...} of a process outside it.
+//     ptrace or /proc/<pid>/{environ,mem,...} of a process outside it;
+//   - landlock+netns: landlock, in an empty network namespace of the
+//     run's own (a user namespace too when unprivileged) and a private
+//     mount namespace hiding /tmp, /run and the protected directories:
+//     no loopback service, UDP, unix socket of the host or outside host is
+//     reachable; the model endpoints in the agent's environment are
+//     forwarded from the same address inside, and other allowed hosts are
+//     reached through an HTTP proxy the harness runs (HTTPS_PROXY).
 //
 // What a level does not contain is in the README's "Isolation" section.
 package sandbox
@@ -40,9 +47,15 @@ const (
 	LevelNone     Level = "none"
 	LevelLimits   Level = "limits"
 	LevelLandlock Level = "landlock"
+	LevelNetns    Level = "landlock+netns"
 )
 
-var order = []Level{LevelNone, LevelLimits, LevelLandlock}
+var order = []Level{LevelNone, LevelLimits, LevelLandlock, LevelNetns}
+
+// defaultLevel is the level LevelDefault asks for: landlock+netns adds a
+// network and a mount namespace to each start, which costs more than the
+// rest of the sandbox (see BenchmarkStart), so it is chosen, not default.
+const defaultLevel = LevelLandlock
 
 // Levels lists the levels, weakest first.
 func Levels() []Level { return append([]Level(nil), order...) }
@@ -141,6 +154,11 @@ type Config struct {
 	// ConnectPorts are TCP ports the agent may connect to, beyond 443 and
 	// the ports of the URLs in its environment and arguments.
 	ConnectPorts []int `json:"connectPorts,omitempty"`
+	// AllowHosts are host:port pairs the agent may reach at level
+	// landlock+netns beyond the endpoints in its environment and
+	// arguments ("api.anthropic.com:443"): a loopback one is forwarded
+	// into the run's network namespace, any other through the proxy.
+	AllowHosts []string `json:"allowHosts,omitempty"`
 	// ReadOnly and ReadWrite are more paths the agent may read (and
 	// execute), or read and write.
 	ReadOnly  []string `json:"readOnly,omitempty"`
@@ -159,3 +177,13 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// privateDirs are the directories of a run's scratch directory that
+// become the agent's HOME and TMPDIR at level landlock, by variable.
+var privateDirs = map[string]string{"HOME": ".lux-home", "TMPDIR": ".lux-tmpdir"}
+
+// PrivateDirs are the names of the directories the sandbox makes in a
+// run's scratch directory for the agent's HOME and TMPDIR. A caller that
+// reuses a scratch directory from run to run may empty them rather than
+// remove them: making them again costs more than emptying them.
+func PrivateDirs() []string { return []string{privateDirs["HOME"], privateDirs["TMPDIR"]} }

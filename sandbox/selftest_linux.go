@@ -25,24 +25,41 @@ func SelfTest(c Config) (Info, error) {
 		}
 	}
 	r := &Run{Config: c, Workspace: ws, Scratch: scratch, Protect: []string{dir}}
-	cmd := exec.Command("/bin/sh", "-c", `: > "$1/ok" || exit 3; (: > "$2/escaped") 2>/dev/null; exit 0`, "sh", ws, outside)
+	// In a network namespace of its own, the shell sees one interface:
+	// lo (/proc/net/dev names each with a colon).
+	cmd := exec.Command("/bin/sh", "-c", `: > "$1/ok" || exit 3; (: > "$2/escaped") 2>/dev/null
+[ "$3" != netns ] || [ "$(grep -c : /proc/net/dev)" = 1 ] || exit 4`, "sh", ws, outside, netnsArg(r.plan().level))
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	h, err := r.Wrap(cmd, Extra{})
 	if err != nil {
 		return Info{}, err
 	}
 	defer h.Release()
-	out, err := cmd.CombinedOutput()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err = h.Start(cmd); err == nil {
+		err = cmd.Wait()
+	}
 	in := h.Info()
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 4 {
+		return in, fmt.Errorf("sandbox: the confined shell sees the host's network interfaces: the network namespace is not in force")
+	}
 	if err != nil {
-		return in, fmt.Errorf("sandbox: the helper failed: %v: %s", err, strings.TrimSpace(string(out)))
+		return in, fmt.Errorf("sandbox: the helper failed: %v: %s", err, strings.TrimSpace(out.String()))
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
-		return in, fmt.Errorf("sandbox: the confined shell could not write its workspace: %s", strings.TrimSpace(string(out)))
+		return in, fmt.Errorf("sandbox: the confined shell could not write its workspace: %s", strings.TrimSpace(out.String()))
 	}
 	_, err = os.Stat(filepath.Join(outside, "escaped"))
 	if in.Level.AtLeast(LevelLandlock) && err == nil {
 		return in, fmt.Errorf("sandbox: the confined shell wrote outside its workspace: Landlock is not in force")
 	}
 	return in, nil
+}
+
+func netnsArg(l Level) string {
+	if l.AtLeast(LevelNetns) {
+		return "netns"
+	}
+	return ""
 }

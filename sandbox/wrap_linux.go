@@ -28,9 +28,13 @@ type Extra struct {
 
 // Handle is a process started inside a sandbox, for what happened to it.
 type Handle struct {
-	info   Info
+	info Info
+	// spec is the confinement Start applies; nil when cmd starts as it
+	// is (level none, or the helper).
+	spec   *spec
 	cgroup *v1Cgroup // pids
 	memory *v1Cgroup
+	net    *bridge
 }
 
 // Info is the sandbox the process runs in.
@@ -77,7 +81,7 @@ func ForceLandlockABI(abi int) {
 // Available is the strongest level this machine offers, with what the
 // kernel refused of the stronger ones and the Landlock ABI version.
 func Available() (Level, []string, int) {
-	p := planFor(Config{})
+	p := planFor(Config{Level: order[len(order)-1]})
 	return p.level, p.refused, p.abi
 }
 
@@ -86,7 +90,10 @@ func (r *Run) plan() plan { return planFor(r.Config) }
 func planFor(c Config) plan {
 	want := c.Level
 	if want == LevelDefault {
-		want = LevelLandlock
+		want = defaultLevel
+		if c.Require.rank() > want.rank() {
+			want = c.Require // a requirement above the default raises it
+		}
 	}
 	p := plan{level: want}
 	if want.AtLeast(LevelLandlock) {
@@ -105,7 +112,8 @@ func planFor(c Config) plan {
 			}
 		}
 	}
-	if c.Level != LevelDefault && c.Level != LevelLandlock {
+	netnsPlan(&p)
+	if c.Level != LevelDefault && c.Level.rank() < defaultLevel.rank() {
 		p.refused = append(p.refused, fmt.Sprintf("level %s chosen: below the strongest available", c.Level))
 	}
 	if c.Require != LevelDefault && !p.level.AtLeast(c.Require) {
@@ -125,11 +133,17 @@ func describeErrno(err error) string {
 	return err.Error()
 }
 
-// Wrap makes cmd start inside r's sandbox: cmd is rewritten to start this
-// program's own executable as the helper, which confines itself and execs
-// the original command. Call it just before cmd.Start; cmd.Path must be
-// the resolved executable and cmd.Env the exact environment. An error
-// means the sandbox cannot be what r requires; nothing was changed.
+// Wrap prepares cmd to start inside r's sandbox; start it with the
+// Handle's Start, never cmd.Start (which then fails, rather than start it
+// unconfined). Call it just before the start; cmd.Path must be the
+// resolved executable and cmd.Env the exact environment. An error means
+// the sandbox cannot be what r requires; nothing was changed.
+//
+// The start confines one thread of this process and forks the agent from
+// it (see startConfined): no helper process. The helper (this program's
+// own executable re-executed, which confines itself and execs the
+// original command) remains for what must run inside the agent's process
+// before its exec.
 func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	p := r.plan()
 	if p.err != nil {
@@ -197,17 +211,66 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 		}
 		info.LandlockABI = p.abi
 	}
-	raw, err := json.Marshal(&s)
-	if err != nil {
-		h.release()
-		return nil, fmt.Errorf("sandbox: %w", err)
+	if p.level.AtLeast(LevelNetns) {
+		var err error
+		if env, h.net, err = r.netns(cmd, &s, &info, env, extra); err != nil {
+			h.release()
+			return nil, err
+		}
 	}
-	cmd.Path, cmd.Err = "/proc/self/exe", nil
-	cmd.Args = []string{"lux-sandbox"}
-	cmd.Env = append(slices.Clip(env), envSpec+"="+string(raw))
 	h.info = info
+	// The namespaces are set up inside the agent's process, before its
+	// exec: by the helper.
+	if forceHelper.Load() || tracedHarness() || s.NS != nil {
+		raw, err := json.Marshal(&s)
+		if err != nil {
+			h.release()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		cmd.Path, cmd.Err = "/proc/self/exe", nil
+		cmd.Args = []string{"lux-sandbox"}
+		cmd.Env = append(slices.Clip(env), envSpec+"="+string(raw))
+	} else {
+		cmd.Env = env
+		cmd.Err = errUseStart
+		h.spec = &s
+	}
 	r.setInfo(info)
 	return h, nil
+}
+
+// forceHelper makes every start use the helper, for tests and benchmarks
+// of that path.
+var forceHelper atomic.Bool
+
+// tracedHarness reports whether this process was traced when it first
+// started an agent (strace -f, a debugger following forks): its children
+// are then traced from their fork, and cannot be traced by the start on
+// a confined thread (PTRACE_TRACEME fails), so the helper starts them.
+var tracedHarness = sync.OnceValue(func() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			return strings.TrimSpace(v) != "0"
+		}
+	}
+	return false
+})
+
+// Start starts cmd, which Wrap prepared, inside the sandbox. On success
+// the agent runs confined from its first instruction.
+func (h *Handle) Start(cmd *exec.Cmd) error {
+	if h == nil || h.spec == nil {
+		return cmd.Start()
+	}
+	if cmd.Err == errUseStart {
+		cmd.Err = nil
+	}
+	_, err := startConfined(cmd, h.spec)
+	return err
 }
 
 // Release frees what the sandbox holds (its cgroup) once every process
@@ -218,6 +281,7 @@ func (h *Handle) release() {
 	if h != nil {
 		h.cgroup.release()
 		h.memory.release()
+		h.net.close()
 	}
 }
 
@@ -295,7 +359,7 @@ func (r *Run) privateDirs(env []string) ([]string, error) {
 		if set[k] != "" {
 			continue
 		}
-		d := filepath.Join(r.Scratch, ".lux-"+strings.ToLower(k))
+		d := filepath.Join(r.Scratch, privateDirs[k])
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox: private %s: %w", k, err)
 		}
@@ -340,13 +404,13 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		out = append(out, rule{Path: p, Access: readRights})
 	}
 	for _, d := range systemRO {
-		out = append(out, rule{Path: d, Access: readRights})
+		out = append(out, rule{Path: d, Access: readRights, System: true})
 	}
-	out = append(out, rule{Path: "/dev", Access: fsReadDir})
+	out = append(out, rule{Path: "/dev", Access: fsReadDir, System: true})
 	for _, d := range devices {
-		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir})
+		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir, System: true})
 	}
-	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights})
+	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights, System: true})
 	// The command, its directory and, for a command installed as an npm
 	// package, the node_modules tree it runs from.
 	for _, c := range []string{cmd.Path, resolved(cmd.Path)} {
@@ -359,7 +423,7 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	if v, ok := lookup(env, "PATH"); ok {
 		for _, d := range filepath.SplitList(v) {
 			ro(d)
-			ro(resolved(d))
+			ro(resolvedDir(d))
 		}
 	}
 	for _, p := range append(append([]string(nil), extra.Readable...), r.Config.ReadOnly...) {
@@ -371,6 +435,21 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		}
 	}
 	return out
+}
+
+// resolvedDirs caches resolvedDir: the directories of a PATH are the same
+// from run to run, and where their links point does not change while a
+// harness runs.
+var resolvedDirs sync.Map // dir -> resolved
+
+// resolvedDir is resolved for a directory of PATH, cached.
+func resolvedDir(d string) string {
+	if r, ok := resolvedDirs.Load(d); ok {
+		return r.(string)
+	}
+	r := resolved(d)
+	resolvedDirs.Store(d, r)
+	return r
 }
 
 func resolved(p string) string {
@@ -397,34 +476,10 @@ func (r *Run) ports(env, args, urls []string) []int {
 	for _, p := range r.Config.ConnectPorts {
 		set[p] = true
 	}
-	scan := func(s string) {
-		for _, scheme := range []string{"http://", "https://", "ws://", "wss://"} {
-			for rest := s; ; {
-				i := strings.Index(rest, scheme)
-				if i < 0 {
-					break
-				}
-				rest = rest[i:]
-				end := strings.IndexAny(rest, " \t\n\"',;")
-				if end < 0 {
-					end = len(rest)
-				}
-				if p := urlPort(rest[:end]); p > 0 {
-					set[p] = true
-				}
-				rest = rest[len(scheme):]
-			}
+	for _, u := range endpoints(env, args, urls) {
+		if p := urlPort(u.String()); p > 0 {
+			set[p] = true
 		}
-	}
-	for _, kv := range env {
-		_, v, _ := strings.Cut(kv, "=")
-		scan(v)
-	}
-	for _, a := range args {
-		scan(a)
-	}
-	for _, u := range urls {
-		scan(u)
 	}
 	out := make([]int, 0, len(set))
 	for p := range set {

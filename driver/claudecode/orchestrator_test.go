@@ -42,16 +42,19 @@ func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[s
 	if len(rules) > 0 {
 		c.Answerer = &lux.PluginRef{Name: scripted.Name, Config: scripted.Config{Rules: rules}}
 	}
-	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir()})
+	// The strongest level this machine offers (landlock+netns where the
+	// kernel allows namespaces): the CLI must work there too.
+	strongest, _, _ := sandbox.Available()
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir(), Sandbox: sandbox.Config{Level: strongest}})
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)
-	if l, _, _ := sandbox.Available(); l == sandbox.LevelLandlock {
+	if l := strongest; l.AtLeast(sandbox.LevelLandlock) {
 		// The CLI ran confined, with its own sandbox off, and the record says so.
 		sb := res.Metadata.Provenance.Sandbox
 		require.NotNil(t, sb)
-		assert.Equal(t, sandbox.LevelLandlock, sb.Level)
+		assert.Equal(t, l, sb.Level)
 		assert.Equal(t, []string{`claude-code: --settings {"sandbox":{"enabled":false}} (lux's sandbox confines it)`}, sb.AgentSandbox)
 	}
 	return res, srv

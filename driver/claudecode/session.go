@@ -95,6 +95,7 @@ func (c *Config) launch(ctx context.Context, s *session, runDir, path string, pa
 	s.Session, err = driver.StartSession(ctx, driver.SessionOptions{
 		Process: driver.ProcessSpec{
 			Path: path, Args: append(c.args(paths), ownSandbox(ctx, paths)...), Dir: info.Workspace, Env: env, Stderr: info.Stderr,
+			URLs: defaultEndpoint(env),
 		},
 		Protocol:      &protocol{p: newParser()},
 		Workspace:     info.Workspace,
@@ -177,4 +178,18 @@ func ownSandbox(ctx context.Context, p resolvedPaths) []string {
 	}
 	sandbox.NoteAgentSandbox(ctx, "claude-code: --settings "+offSettings+" (lux's sandbox confines it)")
 	return []string{"--settings", offSettings}
+}
+
+// apiURL is the Anthropic API the CLI calls when no base URL is set.
+const apiURL = "https://api.anthropic.com"
+
+// defaultEndpoint is the API the CLI reaches when its environment names
+// none, for a sandbox that lets it reach only its model endpoint.
+func defaultEndpoint(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "ANTHROPIC_BASE_URL=") && kv != "ANTHROPIC_BASE_URL=" {
+			return nil
+		}
+	}
+	return []string{apiURL}
 }

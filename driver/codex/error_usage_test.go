@@ -9,11 +9,14 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/modeltest"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // A run that ends in an API error after a model call keeps the usage the
 // CLI reported for it (app-server reports usage per call; exec reports
-// usage only with a completed turn, so an exec run that fails has none).
+// usage only with a completed turn, so an exec run that fails has none,
+// but where the run is sandboxed at landlock+netns, the sandbox counted
+// the tokens of the model responses it forwarded, and says so).
 func TestAPIErrorRunKeepsUsage(t *testing.T) {
 	findCodex(t)
 	t.Parallel()
@@ -35,7 +38,12 @@ func TestAPIErrorRunKeepsUsage(t *testing.T) {
 			m := res.Metadata
 			require.Equal(t, lux.ExitError, m.ExitReason, m.Reason)
 			assert.Contains(t, m.Reason, "context window exceeded")
+			method := ""
+			if l, _, _ := sandbox.Available(); want == nil && l == sandbox.LevelNetns {
+				want, method = &lux.TokenUsage{Input: 300, Output: 10}, sandbox.MeterMethod
+			}
 			assert.Equal(t, want, m.Usage.Agent)
+			assert.Equal(t, method, m.Usage.AgentMethod)
 		})
 	}
 }

@@ -29,16 +29,19 @@ func loop(t *testing.T, c *lux.Case) (*record.Run, []lux.Event) {
 	require.NoError(t, reg.RegisterDriver(codex.Plugin()))
 	require.NoError(t, reg.RegisterAnswerer(scripted.Plugin()))
 	require.NoError(t, assertion.Register(reg))
-	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir()})
+	// The strongest level this machine offers (landlock+netns where the
+	// kernel allows namespaces): the CLI must work there too.
+	strongest, _, _ := sandbox.Available()
+	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir(), Sandbox: sandbox.Config{Level: strongest}})
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)
-	if l, _, _ := sandbox.Available(); l == sandbox.LevelLandlock {
+	if l := strongest; l.AtLeast(sandbox.LevelLandlock) {
 		// The CLI ran confined, with its own sandbox off, and the record says so.
 		sb := res.Metadata.Provenance.Sandbox
 		require.NotNil(t, sb)
-		assert.Equal(t, sandbox.LevelLandlock, sb.Level)
+		assert.Equal(t, l, sb.Level)
 		require.Len(t, sb.AgentSandbox, 1)
 		assert.Contains(t, sb.AgentSandbox[0], "codex: sandbox_mode danger-full-access instead of")
 	}

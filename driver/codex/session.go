@@ -66,7 +66,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 			Dir:    workspace,
 			Env:    env,
 			Stderr: info.Stderr,
-			URLs:   c.providerURLs(),
+			URLs:   c.providerURLs(env),
 		},
 		Workspace:     workspace,
 		IdleTimeout:   c.IdleTimeout.D(),
@@ -244,10 +244,16 @@ func (a *appSession) lastError() string {
 }
 
 // providerURLs is the model provider's endpoint, which a sandbox lets the
-// CLI reach.
-func (c *Config) providerURLs() []string {
-	if c.Provider == nil || c.Provider.BaseURL == "" {
-		return nil
+// CLI reach: the configured provider's, else OpenAI's API and ChatGPT's
+// (a ChatGPT login), unless the environment names a base URL.
+func (c *Config) providerURLs(env []string) []string {
+	if c.Provider != nil && c.Provider.BaseURL != "" {
+		return []string{c.Provider.BaseURL}
 	}
-	return []string{c.Provider.BaseURL}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "OPENAI_BASE_URL=") && kv != "OPENAI_BASE_URL=" {
+			return nil
+		}
+	}
+	return []string{"https://api.openai.com", "https://chatgpt.com"}
 }

@@ -165,7 +165,7 @@ echo '{"type":"done"}'`}, "env": map[string]string{"FORGED": forgedDone, "ROOT":
 	})
 	t.Run("hunts its record down", func(t *testing.T) {
 		hunt := `for f in $(find "$ROOT" -name events.jsonl); do echo "$FORGED" >> "$f"; done`
-		if l, _, _ := sandbox.Available(); l == sandbox.LevelLandlock {
+		if l, _, _ := sandbox.Available(); l.AtLeast(sandbox.LevelLandlock) {
 			res := run(t, hunt)
 			require.NotContains(t, recorded(t, res), "forged", "the sandboxed agent cannot reach the runs root")
 		}
