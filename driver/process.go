@@ -140,7 +140,7 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 			return nil, &StartError{Command: spec.Path, Err: err}
 		}
 	}
-	g, err := proc.Start(cmd)
+	g, err := proc.StartWith(cmd, box.Start)
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	if err != nil {
 		box.Release()

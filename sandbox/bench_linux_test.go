@@ -8,10 +8,10 @@ import (
 )
 
 // BenchmarkStart measures what the sandbox adds to starting an agent:
-// /bin/true started directly, and through the helper (this test binary
-// re-executed) at each level. The difference is the helper's cost: one
-// more execve of a Go binary, its runtime start and package inits, and
-// the confinement system calls.
+// /bin/true started directly, and confined at each level, by the start
+// on a confined thread (the default) and through the helper (this test
+// binary re-executed: one more execve of a Go binary, its runtime start
+// and package inits). Each start waits for /bin/true to end.
 func BenchmarkStart(b *testing.B) {
 	dir := b.TempDir()
 	ws, scratch := filepath.Join(dir, "ws"), filepath.Join(dir, "scratch")
@@ -23,16 +23,20 @@ func BenchmarkStart(b *testing.B) {
 	// The -no-cgroup variants set no process or memory limit, so no
 	// cgroup is made and joined: what remains is the helper itself.
 	for _, tc := range []struct {
-		name  string
-		level Level
-		procs int64
+		name   string
+		level  Level
+		procs  int64
+		helper bool
 	}{
-		{"direct", "", 0}, {"none", LevelNone, 0},
-		{"limits-no-cgroup", LevelLimits, -1}, {"limits", LevelLimits, 0},
-		{"landlock-no-cgroup", LevelLandlock, -1}, {"landlock", LevelLandlock, 0},
+		{"direct", "", 0, false}, {"none", LevelNone, 0, false},
+		{"limits-no-cgroup", LevelLimits, -1, false}, {"limits", LevelLimits, 0, false},
+		{"landlock-no-cgroup", LevelLandlock, -1, false}, {"landlock", LevelLandlock, 0, false},
+		{"helper-limits-no-cgroup", LevelLimits, -1, true}, {"helper-landlock", LevelLandlock, 0, true},
 	} {
 		level := tc.level
 		b.Run(tc.name, func(b *testing.B) {
+			forceHelper.Store(tc.helper)
+			defer forceHelper.Store(false)
 			for b.Loop() {
 				cmd := exec.Command("/bin/true")
 				cmd.Env = []string{"PATH=/usr/bin:/bin"}
@@ -44,7 +48,10 @@ func BenchmarkStart(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				if err := cmd.Run(); err != nil {
+				if err := h.Start(cmd); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
 					b.Fatal(err)
 				}
 				h.Release()

@@ -81,7 +81,8 @@ func helper(raw string) {
 	fatal("exec " + s.Path + ": " + err.Error())
 }
 
-// apply confines this thread as s says.
+// apply confines this process as s says: it joins the cgroups, sets the
+// limits, then confines its thread as startConfined does.
 func apply(s *spec) error {
 	pid := []byte(strconv.Itoa(os.Getpid()))
 	for _, p := range s.Procs {
@@ -94,53 +95,16 @@ func apply(s *spec) error {
 			return fmt.Errorf("setrlimit %d: %v", r.Resource, err)
 		}
 	}
-	if s.DropCaps {
-		if err := dropCaps(); err != nil {
-			return fmt.Errorf("drop capabilities: %v", err)
-		}
-	}
-	if err := noNewPrivs(); err != nil {
-		return fmt.Errorf("no_new_privs: %v", err)
-	}
-	if !s.Landlock {
-		return nil
-	}
-	return landlock(s)
-}
-
-func landlock(s *spec) error {
-	fd, err := createRuleset(&rulesetAttr{handledFS: s.FS, handledNet: s.Net, scoped: s.Scope}, s.ABI)
-	if err != nil {
-		return fmt.Errorf("landlock: create ruleset: %v", err)
-	}
-	defer syscall.Close(fd)
-	for _, r := range s.Rules {
-		pfd, err := syscall.Open(r.Path, oPath|syscall.O_CLOEXEC, 0)
+	ruleset := -1
+	if s.Landlock {
+		fd, err := buildRuleset(s)
 		if err != nil {
-			continue // a path that does not exist here grants nothing
+			return err
 		}
-		access := r.Access & s.FS
-		var st syscall.Stat_t
-		if syscall.Fstat(pfd, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-			access &= fileRights
-		}
-		a := newPathBeneath(access, pfd)
-		err = addPathRule(fd, &a)
-		_ = syscall.Close(pfd)
-		if err != nil {
-			return fmt.Errorf("landlock: allow %s: %v", r.Path, err)
-		}
+		defer syscall.Close(fd)
+		ruleset = fd
 	}
-	for _, p := range s.Ports {
-		a := netPortAttr{access: netConnectTCP, port: uint64(p)}
-		if err := addPortRule(fd, &a); err != nil {
-			return fmt.Errorf("landlock: allow port %d: %v", p, err)
-		}
-	}
-	if err := restrictSelf(fd); err != nil {
-		return fmt.Errorf("landlock: restrict: %v", err)
-	}
-	return nil
+	return confineThread(s, ruleset)
 }
 
 func fatal(msg string) {

@@ -19,6 +19,9 @@ type Handle struct{ info Info }
 // Info is the sandbox the process runs in.
 func (h *Handle) Info() Info { return h.info }
 
+// Start starts cmd (there is no sandbox here to start it in).
+func (h *Handle) Start(cmd *exec.Cmd) error { return cmd.Start() }
+
 // Release frees what the sandbox holds.
 func (h *Handle) Release() {}
 

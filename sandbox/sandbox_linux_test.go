@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"os"
@@ -62,7 +63,7 @@ func hostile(t *testing.T, r *Run, args ...string) string {
 		t.Fatal(err)
 	}
 	defer h.Release()
-	out, err := cmd.CombinedOutput()
+	out, err := combinedOutput(h, cmd)
 	if err != nil && len(out) == 0 {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -230,7 +231,7 @@ func TestPeersCannotReachEachOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := peer.Start(); err != nil {
+	if err := h.Start(peer); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = peer.Process.Kill(); _ = peer.Wait() }()
@@ -277,7 +278,13 @@ func TestMemoryHogIsStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := cmd.Output()
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	if err := h.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	out := buf.Bytes()
 	signal := ""
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		signal = ws.Signal().String()
@@ -300,4 +307,16 @@ func TestMemoryHogIsStopped(t *testing.T) {
 	if out, err := cmd.Output(); err != nil || string(out) != "ALLOWED\n" {
 		t.Errorf("without the sandbox: %q %v", out, err)
 	}
+}
+
+// combinedOutput starts cmd through h and returns its output, as
+// exec.Cmd.CombinedOutput does.
+func combinedOutput(h *Handle, cmd *exec.Cmd) ([]byte, error) {
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := h.Start(cmd); err != nil {
+		return nil, err
+	}
+	err := cmd.Wait()
+	return buf.Bytes(), err
 }

@@ -32,13 +32,17 @@ func SelfTest(c Config) (Info, error) {
 		return Info{}, err
 	}
 	defer h.Release()
-	out, err := cmd.CombinedOutput()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err = h.Start(cmd); err == nil {
+		err = cmd.Wait()
+	}
 	in := h.Info()
 	if err != nil {
-		return in, fmt.Errorf("sandbox: the helper failed: %v: %s", err, strings.TrimSpace(string(out)))
+		return in, fmt.Errorf("sandbox: the helper failed: %v: %s", err, strings.TrimSpace(out.String()))
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
-		return in, fmt.Errorf("sandbox: the confined shell could not write its workspace: %s", strings.TrimSpace(string(out)))
+		return in, fmt.Errorf("sandbox: the confined shell could not write its workspace: %s", strings.TrimSpace(out.String()))
 	}
 	_, err = os.Stat(filepath.Join(outside, "escaped"))
 	if in.Level.AtLeast(LevelLandlock) && err == nil {

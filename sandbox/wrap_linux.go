@@ -28,7 +28,10 @@ type Extra struct {
 
 // Handle is a process started inside a sandbox, for what happened to it.
 type Handle struct {
-	info   Info
+	info Info
+	// spec is the confinement Start applies; nil when cmd starts as it
+	// is (level none, or the helper).
+	spec   *spec
 	cgroup *v1Cgroup // pids
 	memory *v1Cgroup
 }
@@ -125,11 +128,18 @@ func describeErrno(err error) string {
 	return err.Error()
 }
 
-// Wrap makes cmd start inside r's sandbox: cmd is rewritten to start this
-// program's own executable as the helper, which confines itself and execs
-// the original command. Call it just before cmd.Start; cmd.Path must be
-// the resolved executable and cmd.Env the exact environment. An error
-// means the sandbox cannot be what r requires; nothing was changed.
+// Wrap prepares cmd to start inside r's sandbox; start it with the
+// Handle's Start, never cmd.Start (which then fails, rather than start it
+// unconfined). Call it just before the start; cmd.Path must be the
+// resolved executable and cmd.Env the exact environment. An error means
+// the sandbox cannot be what r requires; nothing was changed.
+//
+// The start confines one thread of this process and forks the agent from
+// it (see startConfined): no helper process. Only where that cannot set
+// the limits (an unprivileged harness and an executable it cannot read,
+// whose process the kernel makes non-dumpable, refusing prlimit) is cmd
+// rewritten to start this program's own executable as the helper, which
+// confines itself and execs the original command.
 func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	p := r.plan()
 	if p.err != nil {
@@ -197,17 +207,51 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 		}
 		info.LandlockABI = p.abi
 	}
-	raw, err := json.Marshal(&s)
-	if err != nil {
-		h.release()
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	cmd.Path, cmd.Err = "/proc/self/exe", nil
-	cmd.Args = []string{"lux-sandbox"}
-	cmd.Env = append(slices.Clip(env), envSpec+"="+string(raw))
 	h.info = info
+	if needsHelper(cmd.Path) {
+		raw, err := json.Marshal(&s)
+		if err != nil {
+			h.release()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		cmd.Path, cmd.Err = "/proc/self/exe", nil
+		cmd.Args = []string{"lux-sandbox"}
+		cmd.Env = append(slices.Clip(env), envSpec+"="+string(raw))
+	} else {
+		cmd.Env = env
+		cmd.Err = errUseStart
+		h.spec = &s
+	}
 	r.setInfo(info)
 	return h, nil
+}
+
+// forceHelper makes every start use the helper, for tests and benchmarks
+// of that path.
+var forceHelper atomic.Bool
+
+// needsHelper reports whether the agent at path must be started through
+// the helper: as an unprivileged user, prlimit of a process whose
+// executable this user cannot read is refused (the kernel makes it
+// non-dumpable), so the helper sets its limits from inside.
+func needsHelper(path string) bool {
+	if forceHelper.Load() {
+		return true
+	}
+	return os.Geteuid() != 0 && syscall.Access(path, 4 /* R_OK */) != nil
+}
+
+// Start starts cmd, which Wrap prepared, inside the sandbox. On success
+// the agent runs confined from its first instruction.
+func (h *Handle) Start(cmd *exec.Cmd) error {
+	if h == nil || h.spec == nil {
+		return cmd.Start()
+	}
+	if cmd.Err == errUseStart {
+		cmd.Err = nil
+	}
+	_, err := startConfined(cmd, h.spec)
+	return err
 }
 
 // Release frees what the sandbox holds (its cgroup) once every process

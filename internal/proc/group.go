@@ -59,7 +59,11 @@ type Group struct {
 // *os.File standard streams (or nil): a command whose streams are other
 // writers keeps Exited from firing until its copies finish, and a
 // descendant holding the stream open would delay it further.
-func Start(cmd *exec.Cmd) (*Group, error) {
+func Start(cmd *exec.Cmd) (*Group, error) { return StartWith(cmd, (*exec.Cmd).Start) }
+
+// StartWith is Start with start in place of cmd.Start: a sandbox's start
+// (sandbox.Handle.Start), which must start cmd and return once it runs.
+func StartWith(cmd *exec.Cmd, start func(*exec.Cmd) error) (*Group, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -72,7 +76,7 @@ func Start(cmd *exec.Cmd) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		box.failed()
 		return nil, err
 	}

@@ -1,0 +1,276 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+)
+
+// startConfined starts cmd confined as s says, without a helper process:
+// the confinement is applied to one OS thread of this process, which
+// then forks the child, so the child inherits it from its first
+// instruction and nothing else in this process is confined.
+//
+// The contract, for every caller in this package:
+//
+//   - cmd is ready to start: Path resolved, Env exact, standard streams
+//     and SysProcAttr as the caller wants them (startConfined sets
+//     SysProcAttr.Ptrace). s.Path and s.Argv are ignored.
+//   - On a goroutine locked to its thread for good (runtime.LockOSThread,
+//     never unlocked, so the runtime discards the thread when the
+//     goroutine ends), startConfined empties the bounding set
+//     (s.DropCaps), sets no_new_privs and, with s.Landlock, restricts the
+//     thread with landlock_restrict_self without any thread-sync flag:
+//     all three hold for that thread only. cmd.Start forks from that
+//     thread. The child has PTRACE_TRACEME set, so it stops at its
+//     execve, before the agent's first instruction.
+//   - While it is stopped, an unconfined goroutine joins it to the
+//     cgroups of s.Procs (Landlock would refuse the writes on the
+//     confined thread) and sets each of s.Rlimits on it (prlimit); then
+//     the confined thread detaches (PTRACE_DETACH, the SIGTRAP of the
+//     exec suppressed), and the child runs, untraced.
+//   - The confined thread is the child's parent thread: the child's
+//     parent-death signal (Pdeathsig) fires when that thread ends. So
+//     it stays parked in waitid(WNOWAIT) until the child has ended, and
+//     only then ends. The caller reaps the child as usual (cmd.Wait).
+//   - On error no child is left: one that was started is killed and
+//     reaped.
+//
+// It returns the child's pid.
+func startConfined(cmd *exec.Cmd, s *spec) (int, error) {
+	ruleset := -1
+	if s.Landlock {
+		fd, err := buildRuleset(s)
+		if err != nil {
+			return 0, err
+		}
+		ruleset = fd
+		defer syscall.Close(fd)
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Ptrace = true
+	stopped := make(chan error)  // the child is stopped at its exec, or the start failed
+	resume := make(chan error)   // nil: detach it; else kill it
+	detached := make(chan error) // the result of the detach
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := confineThread(s, ruleset); err != nil {
+			stopped <- err
+			return
+		}
+		if err := cmd.Start(); err != nil {
+			stopped <- err
+			return
+		}
+		pid := cmd.Process.Pid
+		if err := waitExecStop(pid); err != nil {
+			stopped <- err
+			return
+		}
+		stopped <- nil
+		if err := <-resume; err != nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			detached <- err
+			return
+		}
+		err := ptraceDetach(pid)
+		detached <- err
+		if err != nil {
+			return
+		}
+		waitEnded(pid)
+	}()
+	if err := <-stopped; err != nil {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
+	}
+	pid := cmd.Process.Pid
+	resume <- limitChild(pid, s)
+	if err := <-detached; err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
+	}
+	return pid, nil
+}
+
+// confineThread confines the calling thread, which must be locked to its
+// goroutine: the bounding set, no_new_privs and the Landlock ruleset
+// (when ruleset >= 0) of s.
+func confineThread(s *spec, ruleset int) error {
+	if s.DropCaps {
+		if err := dropCaps(); err != nil {
+			return fmt.Errorf("drop capabilities: %v", err)
+		}
+	}
+	if err := noNewPrivs(); err != nil {
+		return fmt.Errorf("no_new_privs: %v", err)
+	}
+	if ruleset >= 0 {
+		if err := restrictSelf(ruleset); err != nil {
+			return fmt.Errorf("landlock: restrict: %v", err)
+		}
+	}
+	return nil
+}
+
+// waitExecStop waits for the traced child's stop at its execve (SIGTRAP).
+func waitExecStop(pid int) error {
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, syscall.WALL, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("wait for the exec: %w", err)
+		}
+		break
+	}
+	if !ws.Stopped() || ws.StopSignal() != syscall.SIGTRAP {
+		return fmt.Errorf("the child did not stop at its exec (status %#x)", uint32(ws))
+	}
+	return nil
+}
+
+// limitChild joins the stopped child pid to the cgroups and sets its
+// resource limits. It runs on an unconfined thread.
+func limitChild(pid int, s *spec) error {
+	if len(s.Procs) > 0 {
+		b := []byte(strconv.Itoa(pid))
+		for _, p := range s.Procs {
+			if err := writeFile(p, b); err != nil {
+				return fmt.Errorf("join cgroup %s: %w", p, err)
+			}
+		}
+	}
+	for _, r := range s.Rlimits {
+		if err := prlimit(pid, r); err != nil {
+			return fmt.Errorf("prlimit %s: %w", rlimitName(r.Resource), err)
+		}
+	}
+	return nil
+}
+
+// writeFile writes b to an existing file with plain system calls: a
+// cgroup file opened through os.OpenFile would also join the runtime's
+// poller.
+func writeFile(path string, b []byte) error {
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	for {
+		_, err = syscall.Write(fd, b)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+func prlimit(pid int, r rlimit) error {
+	lim := syscall.Rlimit{Cur: r.Cur, Max: r.Max}
+	_, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), uintptr(r.Resource), uintptr(unsafe.Pointer(&lim)), 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func rlimitName(res int) string {
+	switch res {
+	case syscall.RLIMIT_DATA:
+		return "RLIMIT_DATA"
+	case syscall.RLIMIT_FSIZE:
+		return "RLIMIT_FSIZE"
+	case syscall.RLIMIT_CPU:
+		return "RLIMIT_CPU"
+	case rlimitNproc:
+		return "RLIMIT_NPROC"
+	}
+	return "resource " + strconv.Itoa(res)
+}
+
+func ptraceDetach(pid int) error {
+	// PTRACE_DETACH with signal 0: the exec's SIGTRAP is not delivered.
+	_, _, e := syscall.RawSyscall6(syscall.SYS_PTRACE, syscall.PTRACE_DETACH, uintptr(pid), 0, 0, 0, 0)
+	if e != 0 {
+		return fmt.Errorf("ptrace detach: %w", e)
+	}
+	return nil
+}
+
+// waitEnded blocks the calling thread until child pid has ended, without
+// reaping it (WNOWAIT): the reaper is the caller's cmd.Wait. Once the
+// child is reaped, waitid fails with ECHILD and returns too.
+func waitEnded(pid int) {
+	const (
+		pPID    = 1
+		wExited = 4
+		wNowait = 0x1000000
+	)
+	var info [128]byte // siginfo_t
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wExited|wNowait, 0, 0)
+		if e != syscall.EINTR {
+			return
+		}
+	}
+}
+
+// buildRuleset is the Landlock ruleset of s, ready for
+// landlock_restrict_self; the caller closes it.
+func buildRuleset(s *spec) (int, error) {
+	fd, err := createRuleset(&rulesetAttr{handledFS: s.FS, handledNet: s.Net, scoped: s.Scope}, s.ABI)
+	if err != nil {
+		return -1, fmt.Errorf("sandbox: landlock: create ruleset: %w", err)
+	}
+	if err := addRules(fd, s); err != nil {
+		_ = syscall.Close(fd)
+		return -1, fmt.Errorf("sandbox: %w", err)
+	}
+	return fd, nil
+}
+
+// addRules adds s's path and port rules to ruleset.
+func addRules(ruleset int, s *spec) error {
+	for _, r := range s.Rules {
+		pfd, err := syscall.Open(r.Path, oPath|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			continue // a path that does not exist here grants nothing
+		}
+		access := r.Access & s.FS
+		var st syscall.Stat_t
+		if syscall.Fstat(pfd, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			access &= fileRights
+		}
+		a := newPathBeneath(access, pfd)
+		err = addPathRule(ruleset, &a)
+		_ = syscall.Close(pfd)
+		if err != nil {
+			return fmt.Errorf("landlock: allow %s: %w", r.Path, err)
+		}
+	}
+	for _, p := range s.Ports {
+		a := netPortAttr{access: netConnectTCP, port: uint64(p)}
+		if err := addPortRule(ruleset, &a); err != nil {
+			return fmt.Errorf("landlock: allow port %d: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// errUseStart is the error of a command wrapped for a start without a
+// helper and started otherwise than through its Handle: it would run
+// unconfined.
+var errUseStart = errors.New("sandbox: this command must be started with its sandbox.Handle's Start")
