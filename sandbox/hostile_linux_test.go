@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -40,6 +41,31 @@ func attackErr(name string, a []string) error {
 		return nil
 	case "write":
 		return os.WriteFile(a[0], []byte("forged"), 0o644)
+	case "traced":
+		// ALLOWED when something traces this process or a SIGTRAP waits
+		// for it: the start's ptrace stop must leave no trace.
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch {
+			case k == "TracerPid" && v != "0":
+				return nil
+			case (k == "SigPnd" || k == "ShdPnd") && strings.Trim(v, "0") != "":
+				return nil
+			}
+		}
+		return errors.New("not traced")
+	case "rlimit":
+		var l syscall.Rlimit
+		if err := syscall.Getrlimit(num(0), &l); err != nil {
+			return err
+		}
+		fmt.Printf("%d %d ", l.Cur, l.Max)
+		return nil
 	case "read":
 		_, err := os.ReadFile(a[0])
 		return err

@@ -135,11 +135,10 @@ func describeErrno(err error) string {
 // the sandbox cannot be what r requires; nothing was changed.
 //
 // The start confines one thread of this process and forks the agent from
-// it (see startConfined): no helper process. Only where that cannot set
-// the limits (an unprivileged harness and an executable it cannot read,
-// whose process the kernel makes non-dumpable, refusing prlimit) is cmd
-// rewritten to start this program's own executable as the helper, which
-// confines itself and execs the original command.
+// it (see startConfined): no helper process. The helper (this program's
+// own executable re-executed, which confines itself and execs the
+// original command) remains for what must run inside the agent's process
+// before its exec.
 func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	p := r.plan()
 	if p.err != nil {
@@ -208,7 +207,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 		info.LandlockABI = p.abi
 	}
 	h.info = info
-	if needsHelper(cmd.Path) {
+	if forceHelper.Load() {
 		raw, err := json.Marshal(&s)
 		if err != nil {
 			h.release()
@@ -229,17 +228,6 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 // forceHelper makes every start use the helper, for tests and benchmarks
 // of that path.
 var forceHelper atomic.Bool
-
-// needsHelper reports whether the agent at path must be started through
-// the helper: as an unprivileged user, prlimit of a process whose
-// executable this user cannot read is refused (the kernel makes it
-// non-dumpable), so the helper sets its limits from inside.
-func needsHelper(path string) bool {
-	if forceHelper.Load() {
-		return true
-	}
-	return os.Geteuid() != 0 && syscall.Access(path, 4 /* R_OK */) != nil
-}
 
 // Start starts cmd, which Wrap prepared, inside the sandbox. On success
 // the agent runs confined from its first instruction.

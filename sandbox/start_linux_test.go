@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// TestHarnessStaysUnconfined: while a confined agent runs, only the one
+// thread that started it is confined; every other goroutine of the
+// harness still writes where the agent may not.
+func TestHarnessStaysUnconfined(t *testing.T) {
+	requireLandlock(t)
+	w := newWorld(t)
+	peer, stop := startWaiting(t, w.run(Config{}))
+	defer stop()
+	if got := hostile(t, w.run(Config{}), "write", filepath.Join(w.root, "forged")); !strings.HasPrefix(got, "DENIED") {
+		t.Fatalf("the agent wrote the runs root: %s", got)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			errs <- os.WriteFile(filepath.Join(w.root, "harness-"+strconv.Itoa(i)), []byte("ok"), 0o644)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a harness goroutine was confined: %v", err)
+		}
+	}
+	if n := threadsWithNoNewPrivs(t); n < 1 {
+		t.Errorf("no thread has no_new_privs while agent %d runs: its starter thread ended", peer)
+	}
+}
+
+// TestStartLeavesNoTrace: the agent is not traced once it runs, no
+// SIGTRAP waits for it, and the limits are its own.
+func TestStartLeavesNoTrace(t *testing.T) {
+	w := newWorld(t)
+	for _, level := range []Level{LevelLimits, LevelLandlock} {
+		if level == LevelLandlock {
+			requireLandlock(t)
+		}
+		r := w.run(Config{Level: level, Limits: Limits{CPUSeconds: 77, FileBytes: 1 << 20}})
+		if got := hostile(t, r, "traced"); !strings.HasPrefix(got, "DENIED") {
+			t.Errorf("%s: the agent is traced or has a signal pending: %s", level, got)
+		}
+		if got := hostile(t, r, "rlimit", strconv.Itoa(syscall.RLIMIT_CPU)); got != "77 82 ALLOWED" {
+			t.Errorf("%s: RLIMIT_CPU of the agent = %q, want 77 82", level, got)
+		}
+		if got := hostile(t, r, "rlimit", strconv.Itoa(syscall.RLIMIT_FSIZE)); got != "1048576 1048576 ALLOWED" {
+			t.Errorf("%s: RLIMIT_FSIZE of the agent = %q", level, got)
+		}
+	}
+	var own syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_CPU, &own); err != nil || own.Cur == 77 {
+		t.Errorf("the harness's own RLIMIT_CPU changed: %+v %v", own, err)
+	}
+}
+
+// TestAgentOutlivesOtherStarts: the agent is not ended when other starts
+// come and go (the parent-death signal follows the thread that forked
+// it, which stays until the agent ends).
+func TestAgentOutlivesOtherStarts(t *testing.T) {
+	w := newWorld(t)
+	pid, stop := startWaiting(t, w.run(Config{Level: LevelLimits}))
+	defer stop()
+	for range 5 {
+		if got := hostile(t, w.run(Config{Level: LevelLimits}), "read", "/etc/passwd"); got != "ALLOWED" {
+			t.Fatal(got)
+		}
+	}
+	state, err := procState(pid)
+	if err != nil || state == "Z" {
+		t.Errorf("the first agent ended: state %q, %v", state, err)
+	}
+}
+
+// TestStartRefusedWithoutHandle: a wrapped command started with
+// cmd.Start instead of its Handle's Start fails rather than run
+// unconfined.
+func TestStartRefusedWithoutHandle(t *testing.T) {
+	w := newWorld(t)
+	cmd := exec.Command("/bin/true")
+	cmd.Env = []string{}
+	h, err := w.run(Config{Level: LevelLimits}).Wrap(cmd, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	if err := cmd.Start(); !errors.Is(err, errUseStart) {
+		t.Fatalf("cmd.Start = %v, want %v", err, errUseStart)
+	}
+}
+
+// TestHelperPathStillConfines: the helper (used where the thread start
+// cannot set the limits) denies the same writes.
+func TestHelperPathStillConfines(t *testing.T) {
+	requireLandlock(t)
+	forceHelper.Store(true)
+	defer forceHelper.Store(false)
+	w := newWorld(t)
+	if got := hostile(t, w.run(Config{}), "write", filepath.Join(w.other, "run.json")); !strings.HasPrefix(got, "DENIED") {
+		t.Errorf("through the helper: %s", got)
+	}
+	if got := hostile(t, w.run(Config{}), "rlimit", strconv.Itoa(syscall.RLIMIT_FSIZE)); got != fmt.Sprintf("%d %d ALLOWED", DefaultLimits.FileBytes, DefaultLimits.FileBytes) {
+		t.Errorf("through the helper: RLIMIT_FSIZE = %q", got)
+	}
+}
+
+// startWaiting starts the "wait" attack in r and returns its pid once it
+// runs, and a function that ends it.
+func startWaiting(t *testing.T, r *Run) (int, func()) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "wait")
+	cmd.Dir = r.Workspace
+	cmd.Env = []string{envAttack + "=1", "PATH=/usr/bin:/bin"}
+	h, err := r.Wrap(cmd, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); h.Release() }
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "READY\n" {
+		stop()
+		t.Fatalf("the agent did not start: %q %v", line, err)
+	}
+	return cmd.Process.Pid, stop
+}
+
+func threadsWithNoNewPrivs(t *testing.T) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
+		if err == nil && strings.Contains(string(b), "\nNoNewPrivs:\t1\n") {
+			n++
+		}
+	}
+	return n
+}
+
+func procState(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return "", errors.New("malformed stat")
+	}
+	return s[i+2 : i+3], nil
+}
+
+// TestUnreadableExecutable: an agent whose executable the harness may
+// run but not read (the kernel makes its process non-dumpable) still gets
+// its limits: prlimit asks for matching ids, not ptrace access. Run it as
+// an unprivileged user too.
+func TestUnreadableExecutable(t *testing.T) {
+	w := newWorld(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(w.scratch, "agent")
+	if err := os.WriteFile(bin, data, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(bin, 0o111); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "rlimit", strconv.Itoa(syscall.RLIMIT_FSIZE))
+	cmd.Env = []string{envAttack + "=1"}
+	h, err := w.run(Config{Level: LevelLimits, Limits: Limits{FileBytes: 4096}}).Wrap(cmd, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	out, err := combinedOutput(h, cmd)
+	if string(out) != "4096 4096 ALLOWED\n" {
+		t.Errorf("output %q, %v", out, err)
+	}
+}
