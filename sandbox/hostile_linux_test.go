@@ -93,6 +93,25 @@ func attackErr(name string, a []string) error {
 		return syscall.PtraceDetach(num(0))
 	case "kill":
 		return syscall.Kill(num(0), syscall.SIGCONT)
+	case "tgkill":
+		// Signal 0 to each thread of process a[0]: the permission checks
+		// of a real signal (SIGKILL to any thread ends the process),
+		// without its effect.
+		tasks, err := os.ReadDir("/proc/" + a[0] + "/task")
+		if err != nil {
+			return err
+		}
+		var last error = errors.New("no thread")
+		for _, task := range tasks {
+			tid, _ := strconv.Atoi(task.Name())
+			_, _, e := syscall.RawSyscall(syscall.SYS_TGKILL, uintptr(num(0)), uintptr(tid), 0)
+			if e == 0 {
+				fmt.Printf("thread %d: ", tid)
+				return nil
+			}
+			last = e
+		}
+		return last
 	case "connect":
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+a[0], 2*time.Second)
 		if err == nil {

@@ -30,13 +30,20 @@ import (
 //     execve, before the agent's first instruction.
 //   - While it is stopped, an unconfined goroutine joins it to the
 //     cgroups of s.Procs (Landlock would refuse the writes on the
-//     confined thread) and sets each of s.Rlimits on it (prlimit); then
-//     the confined thread detaches (PTRACE_DETACH, the SIGTRAP of the
-//     exec suppressed), and the child runs, untraced.
-//   - The confined thread is the child's parent thread: the child's
-//     parent-death signal (Pdeathsig) fires when that thread ends. So
-//     it stays parked in waitid(WNOWAIT) until the child has ended, and
-//     only then ends. The caller reaps the child as usual (cmd.Wait).
+//     confined thread) and sets each of s.Rlimits on it (prlimit).
+//   - The confined thread queues SIGSTOP to the child, detaches it
+//     (PTRACE_DETACH with signal 0: the exec's SIGTRAP is dropped), and
+//     ends. The child, untraced, takes the SIGSTOP before its first
+//     instruction. Once the thread has ended (a pidfd of the thread,
+//     PIDFD_THREAD), SIGCONT lets the child run. So no thread of this
+//     process shares the agent's Landlock domain while the agent runs:
+//     with signal scoping the agent could otherwise signal that thread
+//     (tgkill), and SIGKILL or SIGSTOP to one thread hits the whole
+//     harness.
+//   - The parent-death signal follows the thread that forked, so
+//     SysProcAttr.Pdeathsig is cleared: the child outlives its starter
+//     thread; package proc's watchdog ends it if this process dies.
+//   - The caller reaps the child as usual (cmd.Wait).
 //   - On error no child is left: one that was started is killed and
 //     reaped.
 //
@@ -55,52 +62,127 @@ func startConfined(cmd *exec.Cmd, s *spec) (int, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Ptrace = true
-	stopped := make(chan error)  // the child is stopped at its exec, or the start failed
+	cmd.SysProcAttr.Pdeathsig = 0
+	type stop struct {
+		tid int // the confined thread
+		err error
+	}
+	stopped := make(chan stop)   // the child is stopped at its exec, or the start failed
 	resume := make(chan error)   // nil: detach it; else kill it
 	detached := make(chan error) // the result of the detach
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+	onOwnThread(func() {
 		if err := confineThread(s, ruleset); err != nil {
-			stopped <- err
+			stopped <- stop{err: err}
 			return
 		}
 		if err := cmd.Start(); err != nil {
-			stopped <- err
+			stopped <- stop{err: err}
 			return
 		}
 		pid := cmd.Process.Pid
 		if err := waitExecStop(pid); err != nil {
-			stopped <- err
+			stopped <- stop{err: err}
 			return
 		}
-		stopped <- nil
+		stopped <- stop{tid: syscall.Gettid()}
 		if err := <-resume; err != nil {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			detached <- err
 			return
 		}
-		err := ptraceDetach(pid)
-		detached <- err
-		if err != nil {
-			return
+		err := syscall.Kill(pid, syscall.SIGSTOP)
+		if err == nil {
+			err = ptraceDetach(pid)
 		}
-		waitEnded(pid)
-	}()
-	if err := <-stopped; err != nil {
+		detached <- err
+	})
+	st := <-stopped
+	if st.err != nil {
 		if cmd.Process != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 		}
-		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
+		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, st.err)
 	}
 	pid := cmd.Process.Pid
-	resume <- limitChild(pid, s)
-	if err := <-detached; err != nil {
+	thread, terr := pidfdThread(st.tid)
+	err := limitChild(pid, s)
+	if err == nil && terr != nil && s.Scope&scopeSignal != 0 {
+		err = fmt.Errorf("cannot wait for the starting thread to end: %w", terr)
+	}
+	resume <- err
+	if derr := <-detached; err == nil {
+		err = derr
+	}
+	if err == nil && terr == nil {
+		err = waitReadable(thread)
+	}
+	if terr == nil {
+		_ = syscall.Close(thread)
+	}
+	if err == nil {
+		err = syscall.Kill(pid, syscall.SIGCONT)
+	}
+	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
 	}
 	return pid, nil
+}
+
+// onOwnThread runs f on a goroutine locked for good to its thread, which
+// ends with it (a locked goroutine that exits takes its thread along),
+// and which is not the process's main thread: the runtime never ends
+// that one (it would be parked, confined, for good).
+func onOwnThread(f func()) {
+	go func() {
+		runtime.LockOSThread()
+		if syscall.Gettid() != syscall.Getpid() {
+			f()
+			return // still locked: the thread ends
+		}
+		// The main thread: hold it while f runs on another.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runtime.LockOSThread()
+			f()
+		}()
+		<-done
+		runtime.UnlockOSThread()
+	}()
+}
+
+// pidfdThread opens a pidfd of thread tid of this process (PIDFD_THREAD,
+// Linux 6.9): it turns readable once the thread has ended.
+func pidfdThread(tid int) (int, error) {
+	const (
+		sysPidfdOpen = 434 // the same number on every Linux architecture
+		pidfdThread  = syscall.O_EXCL
+	)
+	fd, _, e := syscall.RawSyscall(sysPidfdOpen, uintptr(tid), pidfdThread, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
+}
+
+// waitReadable blocks until fd is readable.
+func waitReadable(fd int) error {
+	pfd := struct {
+		fd             int32
+		events, revent int16
+	}{fd: int32(fd), events: 1 /* POLLIN */}
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0, 0, 0, 0)
+		if e == 0 {
+			return nil
+		}
+		if e != syscall.EINTR {
+			return fmt.Errorf("wait for the starting thread: %w", e)
+		}
+	}
 }
 
 // confineThread confines the calling thread, which must be locked to its
@@ -208,24 +290,6 @@ func ptraceDetach(pid int) error {
 		return fmt.Errorf("ptrace detach: %w", e)
 	}
 	return nil
-}
-
-// waitEnded blocks the calling thread until child pid has ended, without
-// reaping it (WNOWAIT): the reaper is the caller's cmd.Wait. Once the
-// child is reaped, waitid fails with ECHILD and returns too.
-func waitEnded(pid int) {
-	const (
-		pPID    = 1
-		wExited = 4
-		wNowait = 0x1000000
-	)
-	var info [128]byte // siginfo_t
-	for {
-		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wExited|wNowait, 0, 0)
-		if e != syscall.EINTR {
-			return
-		}
-	}
 }
 
 // buildRuleset is the Landlock ruleset of s, ready for
