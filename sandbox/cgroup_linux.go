@@ -6,22 +6,30 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // v1Cgroup is a run's cgroup in one cgroup v1 hierarchy (pids, memory),
-// which the helper joins before it execs the agent: its limit holds for
-// the agent's whole tree, whatever the processes do.
+// which the agent joins before it runs: its limit holds for the agent's
+// whole tree, whatever the processes do.
 type v1Cgroup struct {
-	h       *hierarchy
-	dir     string
-	procs   string
-	once    sync.Once
-	final   atomic.Int64 // the count of events, read when the cgroup is removed
-	counter counter
+	h     *hierarchy
+	dir   string
+	procs string
+	file  string // the limit's file
+	value int64  // its value
+	// base is the counter's value when this run took the cgroup: a
+	// cgroup is used by one run after another, and its counters go on.
+	base     int64
+	once     sync.Once
+	released atomic.Bool
+	final    atomic.Int64 // the hits, read when the cgroup is released
+	counter  counter
 }
 
 // counter reads how often the limit was hit from a cgroup's files.
@@ -44,14 +52,31 @@ type hierarchy struct {
 
 	mu   sync.Mutex
 	live map[string]bool // the cgroups of runs not yet released
+	// free are emptied cgroups for later runs: making and removing a
+	// cgroup costs far more than reading whether one is empty.
+	free []freeCgroup
+	// dirty says a released cgroup still held a process and stayed:
+	// the next newCgroup sweeps.
+	dirty bool
 }
+
+// freeCgroup is an emptied cgroup, its limit and its counter's value.
+type freeCgroup struct {
+	dir          string
+	file         string
+	value, count int64
+}
+
+// maxFree bounds the emptied cgroups kept per hierarchy.
+const maxFree = 64
 
 var (
 	pidsRoot   = &hierarchy{controller: "pids"}
 	memoryRoot = &hierarchy{controller: "memory"}
 )
 
-// newCgroup creates a cgroup of h with file set to value.
+// newCgroup returns a cgroup of h with file set to value: an emptied one
+// of an earlier run, or a new one.
 func newCgroup(h *hierarchy, file string, value int64, c counter) (*v1Cgroup, error) {
 	h.once.Do(func() { h.dir, h.err = parentIn(h.controller) })
 	if h.err != nil {
@@ -62,63 +87,124 @@ func newCgroup(h *hierarchy, file string, value int64, c counter) (*v1Cgroup, er
 	if h.live == nil {
 		h.live = map[string]bool{}
 	}
-	sweep(h.dir, h.live)
-	dir := filepath.Join(h.dir, "r-"+strconv.FormatInt(h.n.Add(1), 10))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, err
+	if h.dirty {
+		sweep(h.dir, h.live, h.free)
+		h.dirty = false
 	}
-	if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(value, 10)), 0); err != nil {
-		_ = os.Remove(dir)
-		return nil, err
+	cg := &v1Cgroup{h: h, file: file, value: value, counter: c}
+	for n := len(h.free); n > 0 && cg.dir == ""; n = len(h.free) {
+		f := h.free[n-1]
+		h.free = h.free[:n-1]
+		if f.file == file && f.value == value {
+			cg.dir, cg.base = f.dir, f.count
+			break
+		}
+		// Another limit: lowering a memory limit may fail while the
+		// cgroup holds page cache; a new cgroup is simpler.
+		_ = os.Remove(f.dir)
 	}
-	h.live[dir] = true
-	return &v1Cgroup{h: h, dir: dir, procs: filepath.Join(dir, "cgroup.procs"), counter: c}, nil
+	if cg.dir == "" {
+		dir := filepath.Join(h.dir, "r-"+strconv.FormatInt(h.n.Add(1), 10))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeFile(filepath.Join(dir, file), []byte(strconv.FormatInt(value, 10))); err != nil {
+			_ = os.Remove(dir)
+			return nil, err
+		}
+		cg.dir = dir
+		cg.base = cg.count()
+	}
+	cg.procs = filepath.Join(cg.dir, "cgroup.procs")
+	h.live[cg.dir] = true
+	return cg, nil
 }
 
-// hits is how often the cgroup's limit was hit.
+// hits is how often the cgroup's limit was hit during this run.
 func (c *v1Cgroup) hits() int {
 	if c == nil {
 		return 0
 	}
-	if n := c.final.Load(); n > 0 {
-		return int(n)
+	if c.released.Load() {
+		return int(c.final.Load())
 	}
-	data, err := os.ReadFile(filepath.Join(c.dir, c.counter.file))
+	return int(c.count() - c.base)
+}
+
+// count reads the counter; 0 when it cannot be read.
+func (c *v1Cgroup) count() int64 {
+	data, err := readSmall(filepath.Join(c.dir, c.counter.file))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if v, ok := strings.CutPrefix(line, c.counter.key+" "); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			return n
 		}
 	}
 	return 0
 }
 
-// release removes the cgroup; one still holding a process stays until a
-// later sweep.
+// release keeps the cgroup for a later run when no process is left in
+// it, or removes it; one still holding a process stays until a later
+// sweep.
 func (c *v1Cgroup) release() {
 	if c == nil {
 		return
 	}
 	c.once.Do(func() {
-		c.final.Store(int64(c.hits()))
-		c.h.mu.Lock()
-		delete(c.h.live, c.dir)
-		c.h.mu.Unlock()
-		_ = os.Remove(c.dir)
+		n := c.count()
+		c.final.Store(n - c.base)
+		c.released.Store(true)
+		procs, err := readSmall(c.procs)
+		empty := err == nil && len(strings.TrimSpace(string(procs))) == 0
+		h := c.h
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.live, c.dir)
+		if empty && len(h.free) < maxFree {
+			h.free = append(h.free, freeCgroup{dir: c.dir, file: c.file, value: c.value, count: n})
+			return
+		}
+		if err := os.Remove(c.dir); err != nil && !empty {
+			h.dirty = true
+		}
 	})
 }
 
-// sweep removes the empty run cgroups under dir (rmdir of one that still
-// holds a process fails) but the live ones, which may not have been
-// joined yet.
-func sweep(dir string, live map[string]bool) {
+// readSmall reads a small control file whole with plain system calls.
+func readSmall(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var out []byte
+	buf := make([]byte, 512)
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return out, nil
+		}
+		out = append(out, buf[:n]...)
+	}
+}
+
+// sweep removes the run cgroups under dir but the live ones (rmdir of
+// one that still holds a process fails), and those kept in free.
+func sweep(dir string, live map[string]bool, free []freeCgroup) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "r-") && !live[filepath.Join(dir, e.Name())] {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() && strings.HasPrefix(e.Name(), "r-") && !live[p] && !slices.ContainsFunc(free, func(f freeCgroup) bool { return f.dir == p }) {
+			_ = os.Remove(p)
 		}
 	}
 }
@@ -144,7 +230,7 @@ func parentIn(controller string) (string, error) {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
 			continue
 		}
-		sweep(filepath.Join(base, e.Name()), nil)
+		sweep(filepath.Join(base, e.Name()), nil, nil)
 		_ = os.Remove(filepath.Join(base, e.Name()))
 	}
 	dir := filepath.Join(base, "lux-"+strconv.Itoa(os.Getpid()))

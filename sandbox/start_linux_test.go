@@ -211,3 +211,40 @@ func TestUnreadableExecutable(t *testing.T) {
 		t.Errorf("output %q, %v", out, err)
 	}
 }
+
+// TestReusedCgroupCountsAfresh: a run's cgroup is kept for the next run
+// once emptied; the forks refused in the first run are not the second's.
+func TestReusedCgroupCountsAfresh(t *testing.T) {
+	w := newWorld(t)
+	lim := Limits{Processes: 16}
+	run := func(args ...string) (string, string, Info) {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(self, args...)
+		cmd.Env = []string{envAttack + "=1"}
+		h, err := w.run(Config{Level: LevelLimits, Limits: lim}).Wrap(cmd, Extra{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := combinedOutput(h, cmd)
+		h.Release()
+		return string(out), h.LimitHit(""), h.Info()
+	}
+	out, hit, in := run("fork", "40")
+	if in.ProcessLimit != "pids-cgroup" {
+		t.Skipf("no pids cgroup here: %v", in.Refused)
+	}
+	if !strings.HasPrefix(out, "DENIED") || !strings.Contains(hit, "process limit") {
+		t.Fatalf("fork bomb: %q, limit hit %q", out, hit)
+	}
+	dir := pidsRoot.free[len(pidsRoot.free)-1].dir
+	out, hit, _ = run("read", "/etc/passwd")
+	if out != "ALLOWED\n" || hit != "" {
+		t.Errorf("the next run: %q, limit hit %q, want none", out, hit)
+	}
+	if got := pidsRoot.free[len(pidsRoot.free)-1].dir; got != dir {
+		t.Errorf("the next run used %s, not the emptied %s", got, dir)
+	}
+}
