@@ -51,6 +51,9 @@ type rlimit struct {
 type rule struct {
 	Path   string `json:"p"`
 	Access uint64 `json:"a"`
+	// System marks the system's and the toolchain's trees, the same for
+	// every run: their descriptors are opened once (see systemPath).
+	System bool `json:"-"`
 }
 
 func init() {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -309,19 +310,24 @@ func buildRuleset(s *spec) (int, error) {
 // addRules adds s's path and port rules to ruleset.
 func addRules(ruleset int, s *spec) error {
 	for _, r := range s.Rules {
-		pfd, err := syscall.Open(r.Path, oPath|syscall.O_CLOEXEC, 0)
-		if err != nil {
+		var p openPath
+		if r.System {
+			p = systemPath(r.Path)
+		} else {
+			p = openRulePath(r.Path)
+			if p.fd >= 0 {
+				defer syscall.Close(p.fd)
+			}
+		}
+		if p.fd < 0 {
 			continue // a path that does not exist here grants nothing
 		}
 		access := r.Access & s.FS
-		var st syscall.Stat_t
-		if syscall.Fstat(pfd, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		if !p.dir {
 			access &= fileRights
 		}
-		a := newPathBeneath(access, pfd)
-		err = addPathRule(ruleset, &a)
-		_ = syscall.Close(pfd)
-		if err != nil {
+		a := newPathBeneath(access, p.fd)
+		if err := addPathRule(ruleset, &a); err != nil {
 			return fmt.Errorf("landlock: allow %s: %w", r.Path, err)
 		}
 	}
@@ -332,6 +338,42 @@ func addRules(ruleset int, s *spec) error {
 		}
 	}
 	return nil
+}
+
+// openPath is a rule's path opened with O_PATH (fd -1 when it cannot be
+// opened), and whether it is a directory.
+type openPath struct {
+	fd  int
+	dir bool
+}
+
+func openRulePath(path string) openPath {
+	fd, err := syscall.Open(path, oPath|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return openPath{fd: -1}
+	}
+	var st syscall.Stat_t
+	dir := syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	return openPath{fd: fd, dir: dir}
+}
+
+// systemPaths are the system's trees, opened once for this process's
+// life: every run grants the same ones.
+var systemPaths sync.Map // path -> openPath
+
+// systemPath is path opened once; never close its descriptor.
+func systemPath(path string) openPath {
+	if p, ok := systemPaths.Load(path); ok {
+		return p.(openPath)
+	}
+	p := openRulePath(path)
+	if prev, loaded := systemPaths.LoadOrStore(path, p); loaded {
+		if p.fd >= 0 {
+			_ = syscall.Close(p.fd)
+		}
+		return prev.(openPath)
+	}
+	return p
 }
 
 // errUseStart is the error of a command wrapped for a start without a

@@ -372,13 +372,13 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		out = append(out, rule{Path: p, Access: readRights})
 	}
 	for _, d := range systemRO {
-		out = append(out, rule{Path: d, Access: readRights})
+		out = append(out, rule{Path: d, Access: readRights, System: true})
 	}
-	out = append(out, rule{Path: "/dev", Access: fsReadDir})
+	out = append(out, rule{Path: "/dev", Access: fsReadDir, System: true})
 	for _, d := range devices {
-		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir})
+		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir, System: true})
 	}
-	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights})
+	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights, System: true})
 	// The command, its directory and, for a command installed as an npm
 	// package, the node_modules tree it runs from.
 	for _, c := range []string{cmd.Path, resolved(cmd.Path)} {
