@@ -43,6 +43,7 @@ const (
 	serverIgnore   = "ignore"    // ignores stdin's end; writes sigterm.txt at SIGTERM and keeps running
 	serverOldProto = "old-proto" // answers initialize with protocol version 1999-01-01, exits at stdin's end
 	serverSaveEOF  = "save-eof"  // at stdin's end takes a moment, then saves state.txt; sigterm.txt at SIGTERM
+	serverWrite    = "write"     // the common tools and write, which writes the file at the path it is given
 )
 
 func serveStdio(kind string) int {
@@ -152,6 +153,15 @@ func newServer(kind string, release <-chan struct{}) *mcp.Server {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: v}}}, nil, nil
 	})
+	if kind == serverWrite {
+		mcp.AddTool(srv, &mcp.Tool{Name: "write", Description: "Writes the file at path text; says ok or the error."}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			msg := "ok"
+			if err := os.WriteFile(in.Text, []byte("forged\n"), 0o644); err != nil {
+				msg = err.Error()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil, nil
+		})
+	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "touch", Description: "Writes touched.txt in its working directory."}, func(context.Context, *mcp.CallToolRequest, nothing) (*mcp.CallToolResult, any, error) {
 		if err := os.WriteFile("touched.txt", []byte("touched\n"), 0o644); err != nil {
 			return nil, nil, err

@@ -70,7 +70,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		t, err = c.httpTransport(info)
 	} else {
 		s.target = c.Command
-		s.proc, t, err = c.startStdio(info)
+		s.proc, t, err = c.startStdio(ctx, info)
 	}
 	if err != nil {
 		return nil, err

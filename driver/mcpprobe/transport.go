@@ -16,6 +16,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // stderrTail is how much of a stdio server's stderr an error event quotes.
@@ -27,9 +28,10 @@ func expander(info lux.StartInfo) func(string) string {
 	return r.Replace
 }
 
-// startStdio starts the server in its own process group and returns the
-// SDK transport over its stdin and stdout: the SDK does the framing.
-func (c *Config) startStdio(info lux.StartInfo) (*driver.Process, mcp.Transport, error) {
+// startStdio starts the server in its own process group, inside the
+// sandbox of the run in ctx, and returns the SDK transport over its
+// stdin and stdout: the SDK does the framing.
+func (c *Config) startStdio(ctx context.Context, info lux.StartInfo) (*driver.Process, mcp.Transport, error) {
 	path, err := driver.ResolveCommand(driver.CommandPath(info.CaseDir, c.Command))
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp-probe: %w", err)
@@ -54,6 +56,9 @@ func (c *Config) startStdio(info lux.StartInfo) (*driver.Process, mcp.Transport,
 		Env:        c.environ(expand),
 		Stderr:     info.Stderr,
 		StderrTail: stderrTail,
+		// The server is the agent under test: it runs in the run's
+		// sandbox, as every agent does.
+		Sandbox: sandbox.FromContext(ctx),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp-probe: %w", err)
