@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // liveSlot is the directory under <root>/.live that one worker of a suite
@@ -113,7 +114,11 @@ func empty(dir string) bool {
 		p := filepath.Join(dir, e.Name())
 		if slices.Contains(keptDirs, e.Name()) && e.IsDir() {
 			found++
-			if !emptyDir(p) {
+			var keep []string
+			if e.Name() == scratchName {
+				keep = sandbox.PrivateDirs()
+			}
+			if !emptyDir(p, keep) {
 				return false
 			}
 			continue
@@ -128,14 +133,22 @@ func empty(dir string) bool {
 	return found == len(keptDirs)
 }
 
-// emptyDir removes everything in dir, which stays.
-func emptyDir(dir string) bool {
+// emptyDir removes everything in dir, which stays, but the directories
+// named in keep (not links to one), which it empties.
+func emptyDir(dir string, keep []string) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
 	for _, e := range entries {
-		if os.RemoveAll(filepath.Join(dir, e.Name())) != nil {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() && slices.Contains(keep, e.Name()) {
+			if !emptyDir(p, nil) {
+				return false
+			}
+			continue
+		}
+		if os.RemoveAll(p) != nil {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 // Every run of a suite finds its scratch directory, workspace, driver
@@ -35,10 +37,30 @@ func TestSuiteRunsStartClean(t *testing.T) {
 				return err
 			}
 			for _, e := range entries {
+				name := filepath.Join(filepath.Base(dir), e.Name())
+				if dir == a.info.RunDir && e.IsDir() && slices.Contains(sandbox.PrivateDirs(), e.Name()) {
+					// The sandbox's HOME and TMPDIR are kept, emptied.
+					inside, err := os.ReadDir(filepath.Join(dir, e.Name()))
+					if err != nil {
+						return err
+					}
+					if len(inside) == 0 {
+						continue
+					}
+					name = filepath.Join(name, inside[0].Name())
+				}
 				mu.Lock()
-				seen = append(seen, filepath.Join(filepath.Base(dir), e.Name()))
+				seen = append(seen, name)
 				mu.Unlock()
 			}
+		}
+		// A file in the HOME the sandbox gives an agent.
+		home := filepath.Join(a.info.RunDir, sandbox.PrivateDirs()[0])
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(home, ".secret"), []byte("x"), 0o600); err != nil {
+			return err
 		}
 		// Leave things behind: in the scratch directory, a file and a
 		// read-only directory with a file in it; beside it, a file.

@@ -159,3 +159,13 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// privateDirs are the directories of a run's scratch directory that
+// become the agent's HOME and TMPDIR at level landlock, by variable.
+var privateDirs = map[string]string{"HOME": ".lux-home", "TMPDIR": ".lux-tmpdir"}
+
+// PrivateDirs are the names of the directories the sandbox makes in a
+// run's scratch directory for the agent's HOME and TMPDIR. A caller that
+// reuses a scratch directory from run to run may empty them rather than
+// remove them: making them again costs more than emptying them.
+func PrivateDirs() []string { return []string{privateDirs["HOME"], privateDirs["TMPDIR"]} }

@@ -327,7 +327,7 @@ func (r *Run) privateDirs(env []string) ([]string, error) {
 		if set[k] != "" {
 			continue
 		}
-		d := filepath.Join(r.Scratch, ".lux-"+strings.ToLower(k))
+		d := filepath.Join(r.Scratch, privateDirs[k])
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox: private %s: %w", k, err)
 		}
