@@ -61,15 +61,18 @@ func BenchmarkStart(b *testing.B) {
 }
 
 // BenchmarkWrap measures the harness's side alone: the spec of a
-// landlock-level start (no process is started).
+// landlock-level start and its memory cgroup, taken and released (no
+// process is started).
 func BenchmarkWrap(b *testing.B) {
 	dir := b.TempDir()
 	r := &Run{Config: Config{Limits: Limits{Processes: -1}}, Workspace: dir, Scratch: dir}
 	for b.Loop() {
 		cmd := exec.Command("/bin/true")
 		cmd.Env = []string{"PATH=/usr/bin:/bin"}
-		if _, err := r.Wrap(cmd, Extra{}); err != nil {
+		h, err := r.Wrap(cmd, Extra{})
+		if err != nil {
 			b.Fatal(err)
 		}
+		h.Release()
 	}
 }

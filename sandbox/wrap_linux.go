@@ -391,7 +391,7 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	if v, ok := lookup(env, "PATH"); ok {
 		for _, d := range filepath.SplitList(v) {
 			ro(d)
-			ro(resolved(d))
+			ro(resolvedDir(d))
 		}
 	}
 	for _, p := range append(append([]string(nil), extra.Readable...), r.Config.ReadOnly...) {
@@ -403,6 +403,21 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		}
 	}
 	return out
+}
+
+// resolvedDirs caches resolvedDir: the directories of a PATH are the same
+// from run to run, and where their links point does not change while a
+// harness runs.
+var resolvedDirs sync.Map // dir -> resolved
+
+// resolvedDir is resolved for a directory of PATH, cached.
+func resolvedDir(d string) string {
+	if r, ok := resolvedDirs.Load(d); ok {
+		return r.(string)
+	}
+	r := resolved(d)
+	resolvedDirs.Store(d, r)
+	return r
 }
 
 func resolved(p string) string {
