@@ -207,7 +207,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 		info.LandlockABI = p.abi
 	}
 	h.info = info
-	if forceHelper.Load() {
+	if forceHelper.Load() || tracedHarness() {
 		raw, err := json.Marshal(&s)
 		if err != nil {
 			h.release()
@@ -228,6 +228,23 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 // forceHelper makes every start use the helper, for tests and benchmarks
 // of that path.
 var forceHelper atomic.Bool
+
+// tracedHarness reports whether this process was traced when it first
+// started an agent (strace -f, a debugger following forks): its children
+// are then traced from their fork, and cannot be traced by the start on
+// a confined thread (PTRACE_TRACEME fails), so the helper starts them.
+var tracedHarness = sync.OnceValue(func() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			return strings.TrimSpace(v) != "0"
+		}
+	}
+	return false
+})
 
 // Start starts cmd, which Wrap prepared, inside the sandbox. On success
 // the agent runs confined from its first instruction.
