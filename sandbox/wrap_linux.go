@@ -396,19 +396,41 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir, System: true})
 	}
 	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights, System: true})
-	// The command, its directory and, for a command installed as an npm
-	// package, the node_modules tree it runs from.
-	for _, c := range []string{cmd.Path, resolved(cmd.Path)} {
-		out = append(out, rule{Path: c, Access: readRights})
-		ro(filepath.Dir(c))
+	// A path with no link in it beneath a system tree is granted already.
+	// (A path with links may lead out of it: only its resolved form is
+	// looked at.)
+	covered := func(real string) bool {
+		return real != "" && (slices.ContainsFunc(systemRO, func(d string) bool { return within(real, d) }) || within(real, runtime.GOROOT()))
+	}
+	// The command (a rule opens its path, links followed), its directory
+	// and, for a command installed as an npm package, the node_modules
+	// tree it runs from.
+	real := resolved(cmd.Path)
+	if !covered(real) {
+		out = append(out, rule{Path: cmd.Path, Access: readRights})
+	}
+	for _, c := range []string{cmd.Path, real} {
+		if c == "" {
+			continue
+		}
+		if d := filepath.Dir(c); !covered(resolvedDir(d)) {
+			ro(d)
+		}
 		if i := strings.Index(c, "/node_modules/"); i >= 0 {
-			ro(c[:i+len("/node_modules")])
+			if nm := c[:i+len("/node_modules")]; !covered(resolved(nm)) {
+				ro(nm)
+			}
 		}
 	}
 	if v, ok := lookup(env, "PATH"); ok {
 		for _, d := range filepath.SplitList(v) {
-			ro(d)
-			ro(resolvedDir(d))
+			// A directory is granted as its resolved path (a rule opens
+			// its path, links followed).
+			if rd := resolvedDir(d); rd == "" {
+				ro(d)
+			} else if !covered(rd) {
+				ro(rd)
+			}
 		}
 	}
 	for _, p := range append(append([]string(nil), extra.Readable...), r.Config.ReadOnly...) {
@@ -422,12 +444,12 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	return out
 }
 
-// resolvedDirs caches resolvedDir: the directories of a PATH are the same
-// from run to run, and where their links point does not change while a
-// harness runs.
+// resolvedDirs caches resolvedDir: the directories of a PATH and of the
+// commands are the same from run to run, and where their links point
+// does not change while a harness runs.
 var resolvedDirs sync.Map // dir -> resolved
 
-// resolvedDir is resolved for a directory of PATH, cached.
+// resolvedDir is resolved for a directory, cached.
 func resolvedDir(d string) string {
 	if r, ok := resolvedDirs.Load(d); ok {
 		return r.(string)
