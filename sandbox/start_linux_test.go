@@ -280,3 +280,24 @@ func TestRulesSkipWhatSystemTreesGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperNeeded: the start on a confined thread traces its agent, so
+// a traced harness or a Yama that forbids tracing uses the helper.
+func TestHelperNeeded(t *testing.T) {
+	for _, tt := range []struct {
+		status, scope string
+		euid          int
+		want          bool
+	}{
+		{"Name:\tlux\nTracerPid:\t0\n", "", 1000, false},
+		{"Name:\tlux\nTracerPid:\t0\n", "1", 1000, false},
+		{"Name:\tlux\nTracerPid:\t4242\n", "", 1000, true},
+		{"TracerPid:\t0\n", "2", 1000, true},
+		{"TracerPid:\t0\n", "2", 0, false},
+		{"TracerPid:\t0\n", "3", 0, true},
+	} {
+		if got := helperNeeded(tt.status, tt.scope, tt.euid); got != tt.want {
+			t.Errorf("helperNeeded(%q, %q, %d) = %v, want %v", tt.status, tt.scope, tt.euid, got, tt.want)
+		}
+	}
+}

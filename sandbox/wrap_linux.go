@@ -207,7 +207,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 		info.LandlockABI = p.abi
 	}
 	h.info = info
-	if forceHelper.Load() || tracedHarness() {
+	if forceHelper.Load() || needsHelper() {
 		raw, err := json.Marshal(&s)
 		if err != nil {
 			h.release()
@@ -229,22 +229,34 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 // of that path.
 var forceHelper atomic.Bool
 
-// tracedHarness reports whether this process was traced when it first
-// started an agent (strace -f, a debugger following forks): its children
-// are then traced from their fork, and cannot be traced by the start on
-// a confined thread (PTRACE_TRACEME fails), so the helper starts them.
-var tracedHarness = sync.OnceValue(func() bool {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return false
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
-			return strings.TrimSpace(v) != "0"
+// needsHelper reports whether this process must start its agents
+// through the helper, the start on a confined thread being refused: it
+// traces the agent (PTRACE_TRACEME), which fails when this process is
+// itself traced (strace -f, a debugger following forks: its children
+// are traced from their fork), or when Yama forbids it (ptrace_scope 3,
+// or 2 without CAP_SYS_PTRACE). Read once, at the first start.
+var needsHelper = sync.OnceValue(func() bool {
+	status, _ := os.ReadFile("/proc/self/status")
+	scope, _ := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	return helperNeeded(string(status), strings.TrimSpace(string(scope)), os.Geteuid())
+})
+
+// helperNeeded is needsHelper's rule, given /proc/self/status, Yama's
+// ptrace_scope ("" without Yama) and the effective uid.
+func helperNeeded(status, yamaScope string, euid int) bool {
+	for line := range strings.SplitSeq(status, "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok && strings.TrimSpace(v) != "0" {
+			return true
 		}
 	}
+	switch yamaScope {
+	case "3":
+		return true
+	case "2":
+		return euid != 0
+	}
 	return false
-})
+}
 
 // Start starts cmd, which Wrap prepared, inside the sandbox. On success
 // the agent runs confined from its first instruction.
