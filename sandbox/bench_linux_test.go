@@ -21,17 +21,20 @@ func BenchmarkStart(b *testing.B) {
 		}
 	}
 	// The -no-cgroup variants set no process or memory limit, so no
-	// cgroup is made and joined: what remains is the helper itself.
+	// cgroup is joined; -pids-cgroup and -memory-cgroup join one.
 	for _, tc := range []struct {
 		name   string
 		level  Level
 		procs  int64
+		memory int64
 		helper bool
 	}{
-		{"direct", "", 0, false}, {"none", LevelNone, 0, false},
-		{"limits-no-cgroup", LevelLimits, -1, false}, {"limits", LevelLimits, 0, false},
-		{"landlock-no-cgroup", LevelLandlock, -1, false}, {"landlock", LevelLandlock, 0, false},
-		{"helper-limits-no-cgroup", LevelLimits, -1, true}, {"helper-landlock", LevelLandlock, 0, true},
+		{"direct", "", 0, 0, false}, {"none", LevelNone, 0, 0, false},
+		{"limits-no-cgroup", LevelLimits, -1, -1, false},
+		{"limits-pids-cgroup", LevelLimits, 0, -1, false}, {"limits-memory-cgroup", LevelLimits, -1, 0, false},
+		{"limits", LevelLimits, 0, 0, false},
+		{"landlock-no-cgroup", LevelLandlock, -1, -1, false}, {"landlock", LevelLandlock, 0, 0, false},
+		{"helper-limits-no-cgroup", LevelLimits, -1, -1, true}, {"helper-landlock", LevelLandlock, 0, 0, true},
 	} {
 		level := tc.level
 		b.Run(tc.name, func(b *testing.B) {
@@ -42,7 +45,7 @@ func BenchmarkStart(b *testing.B) {
 				cmd.Env = []string{"PATH=/usr/bin:/bin"}
 				var h *Handle
 				if level != "" {
-					r := &Run{Config: Config{Level: level, Limits: Limits{Processes: tc.procs, MemoryBytes: tc.procs}}, Workspace: ws, Scratch: scratch}
+					r := &Run{Config: Config{Level: level, Limits: Limits{Processes: tc.procs, MemoryBytes: tc.memory}}, Workspace: ws, Scratch: scratch}
 					var err error
 					if h, err = r.Wrap(cmd, Extra{}); err != nil {
 						b.Fatal(err)

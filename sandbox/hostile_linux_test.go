@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/luxeval/lux/internal/fakeproc"
 )
 
 // envAttack makes the test binary a hostile agent: it runs the attack
@@ -19,7 +21,7 @@ const envAttack = "LUX_SANDBOX_TEST_ATTACK"
 func init() {
 	if os.Getenv(envAttack) != "" {
 		attack(os.Args[1:])
-		os.Exit(0)
+		fakeproc.Exit(0)
 	}
 }
 

@@ -1,14 +1,16 @@
 // Package sandbox confines an agent's process tree on Linux without root
 // and without a container runtime.
 //
-// The harness does not confine itself: it starts the agent through a
-// helper, its own executable re-executed (/proc/self/exe) with a marker in
-// the environment. The helper is caught by this package's init, before
-// main runs, applies the confinement to itself (limits, no_new_privs,
-// Landlock), and then execve's the agent, which inherits it together with
-// every process it starts. Any program linking this package (the lux
-// command, a binary built with cli.Main, a go test binary of a package
-// that imports driver) can be the helper.
+// The harness does not confine itself. It starts the agent from one OS
+// thread it confines for that start only (no_new_privs, Landlock, the
+// bounding set: all per thread), with the agent traced so that it stops
+// at its exec while its limits and cgroups are set from an unconfined
+// thread; that thread ends before the agent runs (see startConfined). A
+// harness that is itself traced uses a helper instead: its own
+// executable re-executed (/proc/self/exe) with a marker in the
+// environment, caught by this package's init before main runs, which
+// confines itself and execve's the agent. Any program linking this
+// package can be the helper.
 //
 // Levels, weakest first (see [Level]):
 //

@@ -29,9 +29,9 @@ import (
 //     all three hold for that thread only. cmd.Start forks from that
 //     thread. The child has PTRACE_TRACEME set, so it stops at its
 //     execve, before the agent's first instruction.
-//   - While it is stopped, an unconfined goroutine joins it to the
-//     cgroups of s.Procs (Landlock would refuse the writes on the
-//     confined thread) and sets each of s.Rlimits on it (prlimit).
+//   - While it is stopped, the confined thread joins it to the cgroups of
+//     s.Procs, through descriptors opened before (Landlock checks the
+//     open, not the write), and sets each of s.Rlimits on it (prlimit).
 //   - The confined thread queues SIGSTOP to the child, detaches it
 //     (PTRACE_DETACH with signal 0: the exec's SIGTRAP is dropped), and
 //     ends. The child, untraced, takes the SIGSTOP before its first
@@ -59,77 +59,80 @@ func startConfined(cmd *exec.Cmd, s *spec) (int, error) {
 		ruleset = fd
 		defer syscall.Close(fd)
 	}
+	// The cgroups are joined by writing to files opened here, unconfined:
+	// Landlock checks an open, not a write to what is open.
+	procs := make([]int, 0, len(s.Procs))
+	defer func() {
+		for _, fd := range procs {
+			_ = syscall.Close(fd)
+		}
+	}()
+	for _, p := range s.Procs {
+		fd, err := syscall.Open(p, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, fmt.Errorf("sandbox: join cgroup %s: %w", p, err)
+		}
+		procs = append(procs, fd)
+	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Ptrace = true
 	cmd.SysProcAttr.Pdeathsig = 0
-	type stop struct {
-		tid int // the confined thread
-		err error
+	type started struct {
+		thread int // a pidfd of the confined thread, or -1
+		err    error
 	}
-	stopped := make(chan stop)   // the child is stopped at its exec, or the start failed
-	resume := make(chan error)   // nil: detach it; else kill it
-	detached := make(chan error) // the result of the detach
+	done := make(chan started, 1)
 	onOwnThread(func() {
 		if err := confineThread(s, ruleset); err != nil {
-			stopped <- stop{err: err}
+			done <- started{thread: -1, err: err}
 			return
 		}
 		if err := cmd.Start(); err != nil {
-			stopped <- stop{err: err}
+			done <- started{thread: -1, err: err}
 			return
 		}
 		pid := cmd.Process.Pid
 		if err := waitExecStop(pid); err != nil {
-			stopped <- stop{err: err}
+			done <- started{thread: -1, err: err}
 			return
 		}
-		stopped <- stop{tid: syscall.Gettid()}
-		if err := <-resume; err != nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			detached <- err
-			return
+		thread, terr := pidfdThread(syscall.Gettid())
+		err := limitChild(pid, procs, s.Rlimits)
+		if err == nil && terr != nil && s.Scope&scopeSignal != 0 {
+			err = fmt.Errorf("cannot wait for the starting thread to end: %w", terr)
 		}
-		err := syscall.Kill(pid, syscall.SIGSTOP)
+		if err == nil {
+			err = syscall.Kill(pid, syscall.SIGSTOP)
+		}
 		if err == nil {
 			err = ptraceDetach(pid)
 		}
-		detached <- err
+		if err != nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		done <- started{thread: thread, err: err}
 	})
-	st := <-stopped
-	if st.err != nil {
+	st := <-done
+	if st.thread >= 0 {
+		if st.err == nil {
+			st.err = waitReadable(st.thread)
+		}
+		_ = syscall.Close(st.thread)
+	}
+	err := st.err
+	if err == nil {
+		err = syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
+	}
+	if err != nil {
 		if cmd.Process != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 		}
-		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, st.err)
-	}
-	pid := cmd.Process.Pid
-	thread, terr := pidfdThread(st.tid)
-	err := limitChild(pid, s)
-	if err == nil && terr != nil && s.Scope&scopeSignal != 0 {
-		err = fmt.Errorf("cannot wait for the starting thread to end: %w", terr)
-	}
-	resume <- err
-	if derr := <-detached; err == nil {
-		err = derr
-	}
-	if err == nil && terr == nil {
-		err = waitReadable(thread)
-	}
-	if terr == nil {
-		_ = syscall.Close(thread)
-	}
-	if err == nil {
-		err = syscall.Kill(pid, syscall.SIGCONT)
-	}
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
 		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
 	}
-	return pid, nil
+	return cmd.Process.Pid, nil
 }
 
 // onOwnThread runs f on a goroutine locked for good to its thread, which
@@ -225,18 +228,27 @@ func waitExecStop(pid int) error {
 	return nil
 }
 
-// limitChild joins the stopped child pid to the cgroups and sets its
-// resource limits. It runs on an unconfined thread.
-func limitChild(pid int, s *spec) error {
-	if len(s.Procs) > 0 {
+// limitChild joins the stopped child pid to the cgroups whose
+// cgroup.procs files procs are open for writing, and sets its resource
+// limits (prlimit asks for matching ids, not for ptrace access, and
+// Landlock does not restrict it).
+func limitChild(pid int, procs []int, rlimits []rlimit) error {
+	if len(procs) > 0 {
 		b := []byte(strconv.Itoa(pid))
-		for _, p := range s.Procs {
-			if err := writeFile(p, b); err != nil {
-				return fmt.Errorf("join cgroup %s: %w", p, err)
+		for _, fd := range procs {
+			for {
+				_, err := syscall.Write(fd, b)
+				if err == syscall.EINTR {
+					continue
+				}
+				if err != nil {
+					return fmt.Errorf("join cgroup: %w", err)
+				}
+				break
 			}
 		}
 	}
-	for _, r := range s.Rlimits {
+	for _, r := range rlimits {
 		if err := prlimit(pid, r); err != nil {
 			return fmt.Errorf("prlimit %s: %w", rlimitName(r.Resource), err)
 		}

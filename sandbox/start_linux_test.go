@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,5 +247,57 @@ func TestReusedCgroupCountsAfresh(t *testing.T) {
 	}
 	if got := pidsRoot.free[len(pidsRoot.free)-1].dir; got != dir {
 		t.Errorf("the next run used %s, not the emptied %s", got, dir)
+	}
+}
+
+// TestRulesSkipWhatSystemTreesGrant: a command and PATH directories
+// beneath the system's trees add no rule of their own (each rule costs
+// an open per start); a command elsewhere is granted, with its directory.
+func TestRulesSkipWhatSystemTreesGrant(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(Config{})
+	perRun := func(cmd *exec.Cmd) []string {
+		var out []string
+		for _, ru := range r.rules(cmd, []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Extra{}) {
+			if !ru.System && ru.Path != w.workspace && ru.Path != w.scratch {
+				out = append(out, ru.Path)
+			}
+		}
+		return out
+	}
+	if got := perRun(exec.Command("/bin/sh")); len(got) != 0 {
+		t.Errorf("rules for /bin/sh beyond the system's: %v", got)
+	}
+	agent := filepath.Join(w.cwd, "agent")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.Protect = nil
+	got := perRun(exec.Command(agent))
+	for _, want := range []string{agent, w.cwd} {
+		if !slices.Contains(got, want) {
+			t.Errorf("rules for %s = %v, want %s among them", agent, got, want)
+		}
+	}
+}
+
+// TestHelperNeeded: the start on a confined thread traces its agent, so
+// a traced harness or a Yama that forbids tracing uses the helper.
+func TestHelperNeeded(t *testing.T) {
+	for _, tt := range []struct {
+		status, scope string
+		euid          int
+		want          bool
+	}{
+		{"Name:\tlux\nTracerPid:\t0\n", "", 1000, false},
+		{"Name:\tlux\nTracerPid:\t0\n", "1", 1000, false},
+		{"Name:\tlux\nTracerPid:\t4242\n", "", 1000, true},
+		{"TracerPid:\t0\n", "2", 1000, true},
+		{"TracerPid:\t0\n", "2", 0, false},
+		{"TracerPid:\t0\n", "3", 0, true},
+	} {
+		if got := helperNeeded(tt.status, tt.scope, tt.euid); got != tt.want {
+			t.Errorf("helperNeeded(%q, %q, %d) = %v, want %v", tt.status, tt.scope, tt.euid, got, tt.want)
+		}
 	}
 }

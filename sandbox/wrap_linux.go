@@ -221,7 +221,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	h.info = info
 	// The namespaces are set up inside the agent's process, before its
 	// exec: by the helper.
-	if forceHelper.Load() || tracedHarness() || s.NS != nil {
+	if forceHelper.Load() || needsHelper() || s.NS != nil {
 		raw, err := json.Marshal(&s)
 		if err != nil {
 			h.release()
@@ -243,22 +243,34 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 // of that path.
 var forceHelper atomic.Bool
 
-// tracedHarness reports whether this process was traced when it first
-// started an agent (strace -f, a debugger following forks): its children
-// are then traced from their fork, and cannot be traced by the start on
-// a confined thread (PTRACE_TRACEME fails), so the helper starts them.
-var tracedHarness = sync.OnceValue(func() bool {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return false
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
-			return strings.TrimSpace(v) != "0"
+// needsHelper reports whether this process must start its agents
+// through the helper, the start on a confined thread being refused: it
+// traces the agent (PTRACE_TRACEME), which fails when this process is
+// itself traced (strace -f, a debugger following forks: its children
+// are traced from their fork), or when Yama forbids it (ptrace_scope 3,
+// or 2 without CAP_SYS_PTRACE). Read once, at the first start.
+var needsHelper = sync.OnceValue(func() bool {
+	status, _ := os.ReadFile("/proc/self/status")
+	scope, _ := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	return helperNeeded(string(status), strings.TrimSpace(string(scope)), os.Geteuid())
+})
+
+// helperNeeded is needsHelper's rule, given /proc/self/status, Yama's
+// ptrace_scope ("" without Yama) and the effective uid.
+func helperNeeded(status, yamaScope string, euid int) bool {
+	for line := range strings.SplitSeq(status, "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok && strings.TrimSpace(v) != "0" {
+			return true
 		}
 	}
+	switch yamaScope {
+	case "3":
+		return true
+	case "2":
+		return euid != 0
+	}
 	return false
-})
+}
 
 // Start starts cmd, which Wrap prepared, inside the sandbox. On success
 // the agent runs confined from its first instruction.
@@ -411,19 +423,41 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 		out = append(out, rule{Path: d, Access: fsReadFile | fsWriteFile | fsTruncate | fsIoctlDev | fsReadDir, System: true})
 	}
 	out = append(out, rule{Path: runtime.GOROOT(), Access: readRights, System: true})
-	// The command, its directory and, for a command installed as an npm
-	// package, the node_modules tree it runs from.
-	for _, c := range []string{cmd.Path, resolved(cmd.Path)} {
-		out = append(out, rule{Path: c, Access: readRights})
-		ro(filepath.Dir(c))
+	// A path with no link in it beneath a system tree is granted already.
+	// (A path with links may lead out of it: only its resolved form is
+	// looked at.)
+	covered := func(real string) bool {
+		return real != "" && (slices.ContainsFunc(systemRO, func(d string) bool { return within(real, d) }) || within(real, runtime.GOROOT()))
+	}
+	// The command (a rule opens its path, links followed), its directory
+	// and, for a command installed as an npm package, the node_modules
+	// tree it runs from.
+	real := resolved(cmd.Path)
+	if !covered(real) {
+		out = append(out, rule{Path: cmd.Path, Access: readRights})
+	}
+	for _, c := range []string{cmd.Path, real} {
+		if c == "" {
+			continue
+		}
+		if d := filepath.Dir(c); !covered(resolvedDir(d)) {
+			ro(d)
+		}
 		if i := strings.Index(c, "/node_modules/"); i >= 0 {
-			ro(c[:i+len("/node_modules")])
+			if nm := c[:i+len("/node_modules")]; !covered(resolved(nm)) {
+				ro(nm)
+			}
 		}
 	}
 	if v, ok := lookup(env, "PATH"); ok {
 		for _, d := range filepath.SplitList(v) {
-			ro(d)
-			ro(resolvedDir(d))
+			// A directory is granted as its resolved path (a rule opens
+			// its path, links followed).
+			if rd := resolvedDir(d); rd == "" {
+				ro(d)
+			} else if !covered(rd) {
+				ro(rd)
+			}
 		}
 	}
 	for _, p := range append(append([]string(nil), extra.Readable...), r.Config.ReadOnly...) {
@@ -437,12 +471,12 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	return out
 }
 
-// resolvedDirs caches resolvedDir: the directories of a PATH are the same
-// from run to run, and where their links point does not change while a
-// harness runs.
+// resolvedDirs caches resolvedDir: the directories of a PATH and of the
+// commands are the same from run to run, and where their links point
+// does not change while a harness runs.
 var resolvedDirs sync.Map // dir -> resolved
 
-// resolvedDir is resolved for a directory of PATH, cached.
+// resolvedDir is resolved for a directory, cached.
 func resolvedDir(d string) string {
 	if r, ok := resolvedDirs.Load(d); ok {
 		return r.(string)

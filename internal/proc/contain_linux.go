@@ -206,7 +206,8 @@ func removeStale(own string) {
 
 // watchdogScript keeps the process groups it is told about ("+ PGID",
 // "- PGID") and, at end of file on its stdin (this process ended), kills
-// them and every process of the cgroup $1.
+// them and every process of the cgroup $1. (No "--" before the group:
+// dash's kill takes it for a number and kills nothing.)
 const watchdogScript = `cg=$1
 set --
 while read -r op id; do
@@ -215,7 +216,7 @@ while read -r op id; do
 	-) n=; for g do [ "$g" = "$id" ] || n="$n $g"; done; set -- $n ;;
 	esac
 done
-for g do kill -KILL -- "-$g" 2>/dev/null; done
+for g do kill -KILL "-$g" 2>/dev/null; done
 [ -n "$cg" ] || exit 0
 echo 1 > "$cg/cgroup.kill" 2>/dev/null
 i=0
