@@ -125,7 +125,7 @@ func TestSandboxNetnsFromProjectFile(t *testing.T) {
 	code, out, errOut := run(t, registry(t), "run", "-q", "-config", filepath.Join(p.dir, "lux.json"), p.cases)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	s := sandboxOf(t, p.runs)
-	assert.Equal(t, "landlock+netns", s.Level)
+	assert.Equal(t, sandbox.LevelNetns, s.Level)
 	assert.NotEmpty(t, s.Network)
 	assert.Equal(t, []string{"api.example.com:443 (through the proxy at 127.0.0.1:3128)"}, s.Reachable)
 	assert.Equal(t, []string{"the proxy refused CONNECT evil.example:443 (not an allowed host)"}, s.Denied)
@@ -151,8 +151,8 @@ func TestSandboxNetnsDegradesOrRefuses(t *testing.T) {
 	code, out, errOut = run(t, registry(t), "run", "-q", "-sandbox", "landlock+netns", "-runs-root", p.runs, p.cases)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	s := sandboxOf(t, p.runs)
-	assert.Equal(t, "landlock", s.Level)
-	assert.Equal(t, "landlock+netns", s.Requested)
+	assert.Equal(t, sandbox.LevelLandlock, s.Level)
+	assert.Equal(t, sandbox.LevelNetns, s.Requested)
 	require.NotEmpty(t, s.Refused)
 	assert.Contains(t, s.Refused[len(s.Refused)-1], "operation not permitted")
 }
@@ -209,5 +209,5 @@ func TestSandboxRequireNetns(t *testing.T) {
 	p.writeCase(t, "hello.case.json", helloCase)
 	code, out, errOut := run(t, registry(t), "run", "-q", "-require-sandbox", "landlock+netns", "-runs-root", p.runs, p.cases)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
-	assert.Equal(t, "landlock+netns", sandboxOf(t, p.runs).Level)
+	assert.Equal(t, sandbox.LevelNetns, sandboxOf(t, p.runs).Level)
 }
