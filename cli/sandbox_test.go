@@ -54,6 +54,25 @@ func TestSandboxLevelIsRecorded(t *testing.T) {
 	s := sandboxOf(t, p.runs)
 	assert.Equal(t, sandbox.LevelLandlock, s.Level)
 	assert.NotZero(t, s.LandlockABI)
+
+	// lux view says it too.
+	code, out, errOut = run(t, registry(t), "view", runDirOf(t, p.runs))
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^sandbox:     landlock \(Landlock ABI \d+`, out)
+}
+
+// runDirOf is the directory of the only run under root.
+func runDirOf(t *testing.T, root string) string {
+	t.Helper()
+	var found []string
+	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == record.MetadataFile {
+			found = append(found, filepath.Dir(p))
+		}
+		return err
+	}))
+	require.Len(t, found, 1)
+	return found[0]
 }
 
 // A kernel without Landlock (simulated): the run degrades to limits and
@@ -76,6 +95,11 @@ func TestSandboxDegradesOrRefuses(t *testing.T) {
 	s := sandboxOf(t, p.runs)
 	assert.Equal(t, sandbox.LevelLimits, s.Level)
 	assert.Contains(t, s.Refused, "landlock: not supported by this kernel (ENOSYS)")
+
+	code, out, errOut = run(t, registry(t), "view", runDirOf(t, p.runs))
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "refused: landlock: not supported by this kernel (ENOSYS)")
+	assert.Regexp(t, `(?m)^sandbox:     limits \(`, out)
 }
 
 // A level below the strongest, chosen with -sandbox, is said on stderr

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/textline"
 	"github.com/luxeval/lux/record"
+	"github.com/luxeval/lux/sandbox"
 )
 
 func viewCommand() command {
@@ -240,6 +242,7 @@ func writeRunDetail(w io.Writer, r *record.Run, o viewOptions) {
 	for _, c := range m.Provenance.Runtime.Commands {
 		fmt.Fprintln(w, strings.TrimSpace("command:     "+c.Name+" "+c.Version))
 	}
+	writeSandbox(w, m.Provenance.Sandbox)
 	if m.Answerer.Name != "" {
 		fmt.Fprintf(w, "answerer:    %s\n", m.Answerer.Name)
 	}
@@ -310,4 +313,68 @@ func sealText(s record.SealState) string {
 		return "verified (every file of the record is as the harness sealed it)"
 	}
 	return "unsealed (recorded before records were sealed: nothing verifies it)"
+}
+
+// writeSandbox writes the sandbox line of a run's detail: the level the
+// agent ran at and, in brackets, what confined it and what the machine
+// refused, as run.json records them.
+func writeSandbox(w io.Writer, in *sandbox.Info) {
+	if in == nil {
+		fmt.Fprintln(w, "sandbox:     not recorded")
+		return
+	}
+	var parts []string
+	if in.LandlockABI > 0 {
+		parts = append(parts, fmt.Sprintf("Landlock ABI %d", in.LandlockABI))
+	}
+	if l := in.Limits; l != nil {
+		var lim []string
+		if l.Processes > 0 {
+			lim = append(lim, fmt.Sprintf("%d processes%s", l.Processes, by(in.ProcessLimit)))
+		}
+		if l.MemoryBytes > 0 {
+			lim = append(lim, fmt.Sprintf("%d MiB memory%s", l.MemoryBytes>>20, by(in.MemoryLimit)))
+		}
+		if l.FileBytes > 0 {
+			lim = append(lim, fmt.Sprintf("%d MiB per file", l.FileBytes>>20))
+		}
+		if l.CPUSeconds > 0 {
+			lim = append(lim, fmt.Sprintf("%d s of CPU", l.CPUSeconds))
+		}
+		if len(lim) > 0 {
+			parts = append(parts, "limits: "+strings.Join(lim, ", "))
+		}
+	}
+	if len(in.ConnectPorts) > 0 {
+		ports := make([]string, len(in.ConnectPorts))
+		for i, p := range in.ConnectPorts {
+			ports[i] = strconv.Itoa(p)
+		}
+		parts = append(parts, "TCP connect to ports "+strings.Join(ports, ", "))
+	}
+	if in.Network != "" {
+		parts = append(parts, "network: "+in.Network)
+	}
+	if len(in.Denied) > 0 {
+		parts = append(parts, "proxy denied: "+strings.Join(in.Denied, ", "))
+	}
+	if len(in.Refused) > 0 {
+		parts = append(parts, "refused: "+strings.Join(in.Refused, "; "))
+	}
+	fmt.Fprintf(w, "sandbox:     %s", in.Level)
+	if len(parts) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(parts, "; "))
+	}
+	fmt.Fprintln(w)
+	for _, a := range in.AgentSandbox {
+		fmt.Fprintf(w, "             agent's own sandbox: %s\n", a)
+	}
+}
+
+// by names how a limit is enforced, when known.
+func by(how string) string {
+	if how == "" {
+		return ""
+	}
+	return " by " + how
 }
