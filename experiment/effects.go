@@ -47,10 +47,11 @@ type arm struct{ candidate, profile, split string }
 type evidence struct {
 	runsRoot string
 	samples  map[arm][]record.Sample
+	units    []*Unit
 }
 
 func newEvidence(runsRoot string, units []*Unit) *evidence {
-	ev := &evidence{runsRoot: runsRoot, samples: map[arm][]record.Sample{}}
+	ev := &evidence{runsRoot: runsRoot, samples: map[arm][]record.Sample{}, units: units}
 	for _, u := range units {
 		k := arm{u.Candidate, u.Profile, u.Split}
 		ev.samples[k] = append(ev.samples[k], u.Sample)
@@ -72,6 +73,9 @@ func (ev *evidence) suite(k arm) *record.Suite {
 // effectMetrics are the metrics effects are reported on.
 func effectMetrics(c *Campaign) []string {
 	out := slices.Clone(EffectMetrics)
+	if c.Grader != nil {
+		out = slices.Clone(GraderMetrics)
+	}
 	for _, k := range c.Objectives.Constraints {
 		if k.Metric != MetricSubjectBytes && !slices.Contains(out, k.Metric) {
 			out = append(out, k.Metric)

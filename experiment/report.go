@@ -30,8 +30,11 @@ type Report struct {
 	// Evidence is each candidate's measurements per profile and split.
 	Evidence []Evidence `json:"evidence"`
 	Effects  []Effect   `json:"effects"`
-	Spent    Spend      `json:"spent"`
-	Budget   Budget     `json:"budget"`
+	// Agreement is, in a grader experiment, how each candidate's
+	// gradings agree with the labels.
+	Agreement []Agreement `json:"agreement,omitempty"`
+	Spent     Spend       `json:"spent"`
+	Budget    Budget      `json:"budget"`
 	// Reproduce are the commands to look at the runs and apply the champion.
 	Reproduce []string `json:"reproduce"`
 }
@@ -74,7 +77,7 @@ func BuildReport(ctx context.Context, dir string) (*Report, error) {
 	r := &Report{
 		Schema: ReportSchema, Dir: l.Dir, ExperimentID: m.ExperimentID, CampaignID: m.CampaignID, Status: m.Status,
 		Error: m.Error, Spent: m.Spent, Budget: m.Budget, Ranking: ev.Decision.Ranking, Eligible: ev.Decision.Eligible,
-		Gates: ev.Decision.Gates, Effects: ev.Effects, Evidence: []Evidence{},
+		Gates: ev.Decision.Gates, Effects: ev.Effects, Evidence: []Evidence{}, Agreement: ev.Agreement,
 		// lux view lists the experiment with the runs under its runs root;
 		// each unit's run is an ordinary run directory (Unit.RunDir).
 		Reproduce: []string{fmt.Sprintf("lux view -runs-root '%s'", l.RunsRoot), fmt.Sprintf("lux report '%s'", l.Dir)},
@@ -178,6 +181,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			name += " (invalid: " + md(e.Invalid) + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.3f | %s | %.2f | %.2f | %d |\n", name, md(e.Profile), e.Split, e.Cases, e.Runs, e.PassRate, tokens, e.Questions, e.ToolCalls, e.Bytes)
+	}
+	if lines := AgreementLines(r.Agreement); len(lines) > 0 {
+		b.WriteString("\n## Agreement with the labels\n\n")
+		for _, l := range lines {
+			if rest, ok := strings.CutPrefix(l, "  "); ok {
+				fmt.Fprintf(&b, "  - %s\n", md(rest))
+			} else {
+				fmt.Fprintf(&b, "- %s\n", md(l))
+			}
+		}
 	}
 	b.WriteString("\n## Effects against the baseline\n\n| candidate | profile | split | effect |\n|---|---|---|---|\n")
 	for _, e := range r.Effects {

@@ -108,3 +108,16 @@ func (o *Orchestrator) Grade(ctx context.Context, runDir string, replacement *lu
 	g.GradedAt = time.Now().UTC()
 	return g, nil
 }
+
+// ValidateAssertions checks c and its assertions as Grade would before
+// grading with them (every problem at once, wrapping lux.ErrInvalidCase),
+// without reading any run.
+func (o *Orchestrator) ValidateAssertions(c *lux.Case) error {
+	var probs lux.Problems
+	probs.Merge("", c.Validate())
+	o.assertionPlan(c, &probs)
+	if err := probs.Err(lux.ErrInvalidCase); err != nil {
+		return fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
+	}
+	return nil
+}
