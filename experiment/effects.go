@@ -59,6 +59,16 @@ func newEvidence(runsRoot string, units []*Unit) *evidence {
 	return ev
 }
 
+// has reports whether a unit of the arm has metric.
+func (ev *evidence) has(k arm, metric string) bool {
+	for _, s := range ev.samples[k] {
+		if _, ok := s.Metrics[metric]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // suite is the arm's units as a suite record package compare reads.
 func (ev *evidence) suite(k arm) *record.Suite {
 	samples := ev.samples[k]
@@ -116,6 +126,9 @@ func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *
 				var order []string
 				confOf := map[string]*Confidence{}
 				for _, m := range metrics {
+					if c.Grader != nil && !ev.has(base, m) && !ev.has(after, m) {
+						continue // a judge metric the labels do not give (no scores labelled, say)
+					}
 					cf := effectConfidence(c, m, profile, split)
 					key := fmt.Sprintf("%+v", cf.config())
 					if _, ok := groups[key]; !ok {
@@ -147,7 +160,9 @@ func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *
 					}
 				}
 				for _, m := range metrics {
-					out = append(out, byMetric[m])
+					if e, ok := byMetric[m]; ok {
+						out = append(out, e)
+					}
 				}
 			}
 		}
