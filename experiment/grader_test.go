@@ -148,10 +148,13 @@ func writeGraderFixture(t testing.TB, dir string, reps int) string {
 	}
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "rubrics"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "rubrics", "quality.md"), []byte("MEDIUM: pass a run whose a.txt reports a good or partial result.\n"), 0o644))
-	path := filepath.Join(dir, "grader.experiment.json")
+	path := filepath.Join(dir, graderCampaignFile)
 	require.NoError(t, os.WriteFile(path, fmt.Appendf(nil, graderCampaignJSON, reps), 0o644))
 	return path
 }
+
+// graderCampaignFile is the fixture's campaign file.
+const graderCampaignFile = "grader.experiment.json"
 
 // passAll is the judge the frozen runs were graded with.
 type passAll struct{}
