@@ -51,8 +51,8 @@ type Evidence struct {
 	Split     string   `json:"split"`
 	Cases     int      `json:"cases"`
 	Runs      int      `json:"runs"`
-	PassRate  float64  `json:"passRate"` // mean of the per-case pass rates
-	Tokens    *float64 `json:"tokens"`   // mean agent tokens per run; null when unreported
+	PassRate  float64  `json:"passRate"` // mean of the per-case pass rates (in a grader experiment: of verdict agreement)
+	Tokens    *float64 `json:"tokens"`   // mean agent tokens per run (in a grader experiment: judge tokens); null when unreported
 	Questions float64  `json:"questions"`
 	ToolCalls float64  `json:"toolCalls"`
 }
@@ -101,14 +101,14 @@ func BuildReport(ctx context.Context, dir string) (*Report, error) {
 	for _, cand := range m.Candidates {
 		for _, profile := range l.Campaign.profileNames() {
 			for _, split := range l.splits() {
-				r.Evidence = append(r.Evidence, evidenceOf(cand, profile, split, evd))
+				r.Evidence = append(r.Evidence, evidenceOf(cand, profile, split, evd, l.Campaign.Grader != nil))
 			}
 		}
 	}
 	return r, nil
 }
 
-func evidenceOf(cand CandidateRef, profile, split string, ev *evidence) Evidence {
+func evidenceOf(cand CandidateRef, profile, split string, ev *evidence, grader bool) Evidence {
 	e := Evidence{Candidate: cand.ID, Bytes: cand.Bytes, Invalid: cand.Invalid, Profile: profile, Split: split}
 	samples := ev.samples[arm{cand.ID, profile, split}]
 	e.Runs = len(samples)
@@ -120,7 +120,11 @@ func evidenceOf(cand CandidateRef, profile, split string, ev *evidence) Evidence
 		return mean(means), len(ids), true
 	}
 	e.PassRate, e.Cases, _ = caseMean(compare.MetricPassRate)
-	if v, _, ok := caseMean("agent.total"); ok {
+	tokens := "agent.total"
+	if grader {
+		tokens = MetricJudgeTokens
+	}
+	if v, _, ok := caseMean(tokens); ok {
 		e.Tokens = &v
 	}
 	e.Questions, _, _ = caseMean("interrupts.ask")
@@ -170,7 +174,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 	}
-	b.WriteString("\n## Evidence\n\n| candidate | profile | split | cases | runs | pass rate | agent tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	if len(r.Agreement) > 0 {
+		b.WriteString("\n## Evidence\n\n| candidate | profile | split | labels | gradings | verdict agreement | judge tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("\n## Evidence\n\n| candidate | profile | split | cases | runs | pass rate | agent tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	}
 	for _, e := range r.Evidence {
 		tokens := "unavailable"
 		if e.Tokens != nil {
