@@ -82,10 +82,18 @@ func TestGraderExperimentOnTheCommandLine(t *testing.T) {
 	assert.Contains(t, out, "## Agreement with the labels")
 	assert.Contains(t, out, "baseline (validation): 4 gradings")
 
+	page := filepath.Join(dir, "experiment.html")
+	code, _, errOut = run(t, reg, "report", "-html", page, ledger)
+	require.Equal(t, 0, code, errOut)
+	b, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "<h2>Agreement with the labels</h2>")
+	assert.Contains(t, string(b), "strict (validation): 4 gradings")
+
 	code, out, errOut = run(t, reg, "apply", ledger)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "applied candidate strict")
-	b, err := os.ReadFile(filepath.Join(dir, "rubrics", "quality.md"))
+	b, err = os.ReadFile(filepath.Join(dir, "rubrics", "quality.md"))
 	require.NoError(t, err)
 	assert.Equal(t, "STRICT: only a good result.\n", string(b))
 }
