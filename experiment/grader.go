@@ -369,9 +369,15 @@ func (s *state) runGraderUnit(ctx context.Context, u plannedUnit, total int) err
 
 // graderUnit scores a grading against its label.
 func (s *state) graderUnit(u plannedUnit, lb *labelled, g *record.Regrading, gradeErr error) *Unit {
-	rel, err := filepath.Rel(s.runsRoot, lb.runDir)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = lb.runDir
+	// Relative to the runs root, as every unit's run ("../" when the
+	// labelled runs are elsewhere).
+	abs, err := filepath.Abs(lb.runDir)
+	if err != nil {
+		abs = lb.runDir
+	}
+	rel, err := filepath.Rel(s.runsRoot, abs)
+	if err != nil {
+		rel = abs
 	}
 	rel = filepath.ToSlash(rel)
 	ident, _ := lux.HashValue(map[string]any{"label": lb.label.ID, "runId": lb.label.RunID, "evidence": lb.label.Evidence})

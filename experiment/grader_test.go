@@ -236,6 +236,16 @@ func TestGraderExperimentRejectsALenientRubricAndPromotesAStricterOne(t *testing
 	require.NoError(t, err)
 	checkGraderDecision(t, res, 2)
 
+	// Each unit names its labelled run relative to the runs root.
+	l, err := Open(res.Dir)
+	require.NoError(t, err)
+	for _, u := range l.Units {
+		_, err := os.Stat(filepath.Join(l.RunsRoot, filepath.FromSlash(u.RunDir), "run.json"))
+		require.NoError(t, err, "unit %s names its run", u.ID)
+		require.NotNil(t, u.Grading)
+		require.Equal(t, u.CaseID, u.Label.ID)
+	}
+
 	// Nothing of the frozen runs changed: no grading was written there.
 	matches, err := filepath.Glob(filepath.Join(dir, "frozen", "*", "*", "*", "gradings"))
 	require.NoError(t, err)
