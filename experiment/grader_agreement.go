@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/luxeval/lux/labels"
@@ -33,6 +34,16 @@ const agreementSeed = 1
 // order.
 func graderAgreement(cands []CandidateRef, units []*Unit, splits []string) []Agreement {
 	cfg := stats.Config{Seed: agreementSeed}
+	// The bootstrap resamples by position: take the units in an order of
+	// their own (label, then repetition), not in the order they finished,
+	// which concurrency and resumes change.
+	units = slices.Clone(units)
+	slices.SortFunc(units, func(a, b *Unit) int {
+		if c := strings.Compare(a.CaseID, b.CaseID); c != 0 {
+			return c
+		}
+		return a.Repetition - b.Repetition
+	})
 	var out []Agreement
 	for _, cand := range cands {
 		for _, split := range splits {
