@@ -13,6 +13,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
+	"github.com/luxeval/lux/internal/command"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -307,14 +308,27 @@ func (s *state) graderOrchestrator() *orchestrator.Orchestrator {
 	return orchestrator.New(s.reg, orchestrator.Options{RunsRoot: s.runsRoot, Harness: judge, Fsync: s.opts.Fsync})
 }
 
-// graderIdentity is the judge's identity in the manifest: a changed judge
-// is never pooled on resume.
-func graderIdentity(c *Campaign) (map[string]ProfileIdentity, error) {
-	h, err := lux.HashValue(c.Grader.Judge)
+// graderIdentity is the judge's identity in the manifest — its config's
+// hash and its CLI (version, else content hash) — so that a resume never
+// pools gradings of another judge.
+func graderIdentity(ctx context.Context, c *Campaign) (map[string]ProfileIdentity, error) {
+	j := c.Grader.Judge
+	h, err := lux.HashValue(j)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: grader.judge: %w", err)
 	}
-	return map[string]ProfileIdentity{GraderProfile: {Driver: GraderProfile, DriverConfig: h, DriverIdentity: json.RawMessage("null")}}, nil
+	name := j.Command
+	if name == "" {
+		name = "claude"
+		if j.Provider == harness.Codex {
+			name = "codex"
+		}
+	}
+	ident, err := json.Marshal(command.IdentifyCLI(ctx, name))
+	if err != nil {
+		return nil, fmt.Errorf("experiment: grader.judge: %w", err)
+	}
+	return map[string]ProfileIdentity{GraderProfile: {Driver: GraderProfile, DriverConfig: h, DriverIdentity: ident}}, nil
 }
 
 // labelsHash identifies the selected labels per split.

@@ -333,3 +333,37 @@ func TestGraderCampaignValidation(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+// A grader experiment resumed with another judge CLI (here: another
+// version) is refused: gradings of two judges are never pooled. The same
+// judge resumes and finishes.
+func TestGraderExperimentRefusesToResumeWithAnotherJudge(t *testing.T) {
+	dir := t.TempDir()
+	path := writeGraderFixture(t, dir, 1)
+	judge := filepath.Join(dir, "bin", "claude")
+	version := func(v string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(judge), 0o755))
+		require.NoError(t, os.WriteFile(judge, []byte("#!/bin/sh\necho '"+v+" (Claude Code)'\n"), 0o755))
+	}
+	version("2.0.1")
+	c, err := Load(path)
+	require.NoError(t, err)
+	c.Grader.Judge.Command = judge
+	c.Budget.MaxJudgeCalls = 4
+	reg, err := graderRegistry(routeFactory)
+	require.NoError(t, err)
+	res, err := Run(ctx(t), reg, c, Options{RunsRoot: filepath.Join(dir, "runs")})
+	require.Error(t, err, "the budget stops it after 4 units")
+	assert.Contains(t, string(res.Manifest.Profiles[GraderProfile].DriverIdentity), "2.0.1")
+
+	version("2.0.2")
+	c.Budget.MaxJudgeCalls = 4 // the same campaign
+	_, err = Resume(ctx(t), reg, res.Dir, c, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "profile judge: the driver's identity changed")
+
+	version("2.0.1")
+	_, err = Resume(ctx(t), reg, res.Dir, c, Options{})
+	require.Error(t, err, "the same judge resumes, and the budget stops it again")
+	assert.Contains(t, err.Error(), "maxJudgeCalls")
+}

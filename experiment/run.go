@@ -286,7 +286,7 @@ func (s *state) startGrader(ctx context.Context, reg *lux.Registry) (*state, err
 	if s.corpHash, err = labelsHash(s.corp); err != nil {
 		return nil, err
 	}
-	if s.profiles, err = graderIdentity(&s.camp); err != nil {
+	if s.profiles, err = graderIdentity(ctx, &s.camp); err != nil {
 		return nil, err
 	}
 	if err := s.verifyLabels(ctx); err != nil {
