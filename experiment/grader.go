@@ -14,6 +14,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/harness"
 	"github.com/luxeval/lux/internal/command"
+	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -313,7 +314,7 @@ func (s *state) graderOrchestrator() *orchestrator.Orchestrator {
 // pools gradings of another judge.
 func graderIdentity(ctx context.Context, c *Campaign) (map[string]ProfileIdentity, error) {
 	j := c.Grader.Judge
-	h, err := lux.HashValue(j)
+	h, err := digest.Value(j)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: grader.judge: %w", err)
 	}
@@ -343,7 +344,7 @@ func labelsHash(corp *corpus) (string, error) {
 			all = append(all, entry{split, corp.labels[lc.ID].label})
 		}
 	}
-	return lux.HashValue(all)
+	return digest.Value(all)
 }
 
 // runGraderUnit grades the unit's labelled run with its candidate's
@@ -394,13 +395,13 @@ func (s *state) graderUnit(u plannedUnit, lb *labelled, g *record.Regrading, gra
 		rel = abs
 	}
 	rel = filepath.ToSlash(rel)
-	ident, _ := lux.HashValue(map[string]any{"label": lb.label.ID, "runId": lb.label.RunID, "evidence": lb.label.Evidence})
+	ident, _ := digest.Value(map[string]any{"label": lb.label.ID, "runId": lb.label.RunID, "evidence": lb.label.Evidence})
 	sample := record.Sample{CaseID: u.key.CaseID, Repetition: u.key.Repetition, Cluster: lb.label.CaseID, RunDir: rel,
 		ExitReason: lux.ExitDone, IdentityHash: ident, Metrics: map[string]float64{}}
 	unit := &Unit{SchemaVersion: 1, ID: u.id, Candidate: u.cand.ID, CandidateHash: u.cand.Hash, Profile: u.key.Profile,
 		Split: u.key.Split, CaseID: u.key.CaseID, Cluster: lb.label.CaseID, Repetition: u.key.Repetition, RunDir: rel,
 		Label: &lb.label, FinishedAt: time.Now().UTC()}
-	var rep *lux.GradingReport
+	var rep *record.Grading
 	if gradeErr != nil {
 		unit.Error = gradeErr.Error()
 	} else {
@@ -420,7 +421,7 @@ func (s *state) graderUnit(u plannedUnit, lb *labelled, g *record.Regrading, gra
 
 // scoreLabel sets the sample's verdict (the case verdict agrees with the
 // label) and its judge metrics from the grading rep (nil: it failed).
-func scoreLabel(s *record.Sample, exp labels.Expected, rep *lux.GradingReport) {
+func scoreLabel(s *record.Sample, exp labels.Expected, rep *record.Grading) {
 	bit := func(b bool) float64 {
 		if b {
 			return 1
@@ -472,7 +473,7 @@ func scoreLabel(s *record.Sample, exp labels.Expected, rep *lux.GradingReport) {
 	}
 }
 
-func outcome(rep *lux.GradingReport, id string) *lux.AssertionOutcome {
+func outcome(rep *record.Grading, id string) *record.AssertionOutcome {
 	if rep == nil {
 		return nil
 	}

@@ -15,13 +15,13 @@ import (
 func TestScoreLabel(t *testing.T) {
 	yes, no := true, false
 	f := func(v float64) *float64 { return &v }
-	graded := func(passed *bool, score *float64, as ...lux.AssertionOutcome) *lux.GradingReport {
-		return &lux.GradingReport{Passed: passed, Score: score, Assertions: as}
+	graded := func(passed *bool, score *float64, as ...record.AssertionOutcome) *record.Grading {
+		return &record.Grading{Passed: passed, Score: score, Assertions: as}
 	}
 	for _, tc := range []struct {
 		name   string
 		exp    labels.Expected
-		rep    *lux.GradingReport
+		rep    *record.Grading
 		passed *bool
 		want   map[string]float64
 	}{
@@ -37,7 +37,7 @@ func TestScoreLabel(t *testing.T) {
 			map[string]float64{MetricAgreement: 0, MetricAbstention: 1}},
 		{"assertions: one agrees, one could not grade", labels.Expected{Assertions: map[string]labels.AssertionLabel{
 			"a": {Passed: true, Score: f(1)}, "b": {Passed: false}}},
-			graded(&yes, f(0.5), lux.AssertionOutcome{ID: "a", Passed: true, Score: 0.75}, lux.AssertionOutcome{ID: "b", Error: "judge failed"}), nil,
+			graded(&yes, f(0.5), record.AssertionOutcome{ID: "a", Passed: true, Score: 0.75}, record.AssertionOutcome{ID: "b", Error: "judge failed"}), nil,
 			map[string]float64{MetricAssertionAgreement: 0.5, MetricAbstention: 1, MetricScoreError: 0.25}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/luxeval/lux/harness"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 // The judge of these tests answers from what it is sent: a criterion
@@ -134,7 +135,7 @@ func writeGraderFixture(t testing.TB, dir string, reps int) string {
 		}
 		res, err := o.Run(context.Background(), c)
 		require.NoError(t, err)
-		require.Equal(t, "pass", res.Verdict(), "the frozen run of %s: %s %+v", fr.caseID, res.Metadata.Reason, res.Grading)
+		require.Equal(t, record.VerdictPass, res.Verdict(), "the frozen run of %s: %s %+v", fr.caseID, res.Metadata.Reason, res.Grading)
 		for _, who := range fr.annotators {
 			l, err := labels.ForRun(dataset, res.Dir, who)
 			require.NoError(t, err)

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/record"
 )
@@ -140,12 +139,12 @@ type Unit struct {
 	// Label and Grading are, in a grader experiment, the label the unit
 	// is scored against and the candidate's grading of the labelled run
 	// (absent when the grading failed: Error says why).
-	Label      *labels.Label      `json:"label,omitempty"`
-	Grading    *lux.GradingReport `json:"grading,omitempty"`
-	Tokens     int64              `json:"tokens"`
-	CostUSD    float64            `json:"costUsd"`
-	JudgeCalls int                `json:"judgeCalls"`
-	FinishedAt time.Time          `json:"finishedAt"`
+	Label      *labels.Label   `json:"label,omitempty"`
+	Grading    *record.Grading `json:"grading,omitempty"`
+	Tokens     int64           `json:"tokens"`
+	CostUSD    float64         `json:"costUsd"`
+	JudgeCalls int             `json:"judgeCalls"`
+	FinishedAt time.Time       `json:"finishedAt"`
 }
 
 // unitKey is what identifies a unit.
