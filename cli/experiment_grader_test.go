@@ -75,6 +75,7 @@ func TestGraderExperimentOnTheCommandLine(t *testing.T) {
 	code, out, errOut = run(t, reg, "experiment", "-runs-root", runs, campaign)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.True(t, strings.HasPrefix(out, "promote strict"), out)
+	assert.Contains(t, out, "agreement with the labels:\n  baseline (validation): 4 gradings\n    case: agreement 0.500 (TP 2, FP 2, FN 0, TN 0, abstained 0), false positives 1.000")
 	ledger := regexp.MustCompile(`ledger: (\S+)`).FindStringSubmatch(out)[1]
 
 	code, out, _ = run(t, reg, "report", ledger)
