@@ -124,6 +124,12 @@ func experimentFlags(fs *flag.FlagSet) action {
 			for _, l := range experiment.SequentialLines(rep.Gates) {
 				fmt.Fprintln(e.stdout, "  "+l)
 			}
+			if lines := experiment.AgreementLines(rep.Agreement); len(lines) > 0 {
+				fmt.Fprintln(e.stdout, "agreement with the labels:")
+				for _, l := range lines {
+					fmt.Fprintln(e.stdout, "  "+l)
+				}
+			}
 			fmt.Fprintf(e.stdout, "ledger: %s\nreport: lux report '%s'\n", res.Dir, res.Dir)
 		}
 		if res.Manifest.Status != experiment.StatusPassed {

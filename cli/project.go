@@ -121,6 +121,7 @@ func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 		opts.Environment = p.Environment
 	}
 	opts.Harness = p.Harness
+	opts.Hooks = p.Hooks
 	opts.ProjectDir = p.ProjectDir
 	if err := projectSandbox(opts, p.Sandbox, f.set("sandbox"), f.set("require-sandbox")); err != nil {
 		e.errorf("%s: %v", file.Path, err)

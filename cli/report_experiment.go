@@ -52,6 +52,7 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 		{What: "cost", Spent: fmt.Sprintf("$%.4f", s.CostUSD), Budget: fmt.Sprintf("$%.2f", b.MaxCostUSD)},
 		{What: "active time", Spent: (time.Duration(s.WallTimeMs) * time.Millisecond).String(), Budget: time.Duration(b.MaxWallTime).String()},
 	}
+	in.Agreement = experiment.AgreementLines(r.Agreement)
 	in.Baseline, in.Runs = experiment.BaselineID, experimentRuns(r.Dir)
 	if dir := optimize.SearchOf(r.Dir); dir != "" {
 		if entries, err := optimize.ReadJournal(dir); err == nil {

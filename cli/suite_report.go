@@ -24,9 +24,12 @@ type SuiteReport struct {
 	GitBranch string `json:"gitBranch,omitempty"`
 	// StoppedBy and StopReason say what stopped the suite from starting
 	// all its runs, other than a cancellation ("budget"), and why.
-	StoppedBy  string          `json:"stoppedBy,omitempty"`
-	StopReason string          `json:"stopReason,omitempty"`
-	Runs       []record.RunRow `json:"runs"`
+	StoppedBy  string `json:"stoppedBy,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+	// CleanupError is why a suite-level hook's cleanup failed after the
+	// runs ended (suite.json's cleanupError); the verdicts stand.
+	CleanupError string          `json:"cleanupError,omitempty"`
+	Runs         []record.RunRow `json:"runs"`
 	// Totals counts the runs by verdict; its passRate is over the graded
 	// (pass or fail) runs only. Absent when the suite never finished.
 	Totals *record.Outcome `json:"totals,omitempty"`
@@ -54,6 +57,7 @@ func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary)
 	if m.StoppedBy != "" {
 		rep.StoppedBy, rep.StopReason = m.StoppedBy, m.Error
 	}
+	rep.CleanupError = m.CleanupError
 	suite := &record.Suite{Dir: dir, Manifest: m, Summary: s}
 	for i, it := range m.Items {
 		runDir := suite.RunDir(i)
@@ -149,6 +153,9 @@ func (rep SuiteReport) writeText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "took %s; agent tokens: %s\n", durationText(rep.DurationMS), tokenCount(rep.AgentTokens))
 	fmt.Fprintf(w, "records: %s\n", rep.Dir)
+	if rep.CleanupError != "" {
+		fmt.Fprintf(w, "suite hook cleanup failed: %s\n", rep.CleanupError)
+	}
 	if rep.Label != "" || rep.GitBranch != "" {
 		var parts []string
 		if rep.Label != "" {

@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		fakeproc.Exit(testAgent())
 	}
 	if dir := os.Getenv("LUX_TEST_EXPERIMENT"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, graderCampaignFile)); err == nil {
+			os.Exit(childGrader(dir, os.Getenv("LUX_TEST_LEDGER")))
+		}
 		os.Exit(childExperiment(dir, os.Getenv("LUX_TEST_LEDGER")))
 	}
 	os.Exit(m.Run())

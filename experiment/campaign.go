@@ -32,7 +32,11 @@ type Campaign struct {
 	// package optimize): an optimizer proposes the variants from train
 	// results, and the best go through this campaign's held-out gates.
 	Optimizer *OptimizerSpec `json:"optimizer,omitempty"`
-	Meta      map[string]any `json:"meta,omitempty"`
+	// Grader, when set, makes the campaign a grader experiment: the
+	// subject is rubric files, and each candidate regrades labelled,
+	// frozen runs instead of running agents (see GraderSpec).
+	Grader *GraderSpec    `json:"grader,omitempty"`
+	Meta   map[string]any `json:"meta,omitempty"`
 
 	// Dir is the directory relative paths (subject root, case patterns)
 	// are resolved against: the campaign file's directory when loaded.

@@ -19,6 +19,10 @@ import (
 type corpus struct {
 	splits []string               // declared splits, in order
 	cases  map[string][]*lux.Case // by split
+	// labels are a grader corpus's labels by id; its cases are then one
+	// per label (ID the label's, Cluster the labelled run's case, Path
+	// the run's directory).
+	labels map[string]*labelled
 }
 
 // caseSuffix is how case files are named in a directory of cases.

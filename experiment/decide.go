@@ -110,6 +110,9 @@ func (g Gate) violation() float64 {
 type Evaluation struct {
 	Effects  []Effect
 	Decision *Decision
+	// Agreement is, in a grader experiment, how each candidate's
+	// gradings agree with the labels (see Agreement).
+	Agreement []Agreement
 }
 
 // evaluate computes the effects and the decision from the units: the
@@ -227,7 +230,11 @@ func evaluate(ctx context.Context, c *Campaign, cands []CandidateRef, ev *eviden
 	default:
 		d.Outcome, d.Champion = Retain, BaselineID
 	}
-	return &Evaluation{Effects: effects, Decision: d}, nil
+	out := &Evaluation{Effects: effects, Decision: d}
+	if c.Grader != nil {
+		out.Agreement = graderAgreement(cands, ev.units, splits)
+	}
+	return out, nil
 }
 
 // gateOf checks constraint k for candidate cand on profile. A gate that

@@ -52,6 +52,18 @@
 // Open reads a ledger for reports; BuildReport and Apply are what `lux
 // report` and `lux apply` do.
 //
+// A campaign with a Grader block is a grader experiment: its subject is
+// rubric files, its splits select labels of a label dataset (package
+// labels) by tag, and each unit — candidate × split × label × repetition
+// of the judge — regrades the labelled, frozen run offline with the
+// candidate's rubrics (orchestrator.Grade; every run is checked against
+// its label, its seal and its evidence first, and nothing is re-run or
+// written into it) and scores the grading against the label (the judge.*
+// metrics). Units pair by label and cluster by the labelled run's case,
+// so the effects, gates, decision, ledger, budget (maxJudgeCalls before
+// each unit) and Apply are those above; Evaluation.Agreement adds each
+// candidate's agreement with the labels (labels.Agree).
+//
 // Globs (subject.mutable, subject.exclude, split patterns) are
 // slash-separated, with "**" for any number of directories and {a,b}
 // alternatives; names that start with a dot are matched only by a pattern

@@ -47,15 +47,26 @@ type arm struct{ candidate, profile, split string }
 type evidence struct {
 	runsRoot string
 	samples  map[arm][]record.Sample
+	units    []*Unit
 }
 
 func newEvidence(runsRoot string, units []*Unit) *evidence {
-	ev := &evidence{runsRoot: runsRoot, samples: map[arm][]record.Sample{}}
+	ev := &evidence{runsRoot: runsRoot, samples: map[arm][]record.Sample{}, units: units}
 	for _, u := range units {
 		k := arm{u.Candidate, u.Profile, u.Split}
 		ev.samples[k] = append(ev.samples[k], u.Sample)
 	}
 	return ev
+}
+
+// has reports whether a unit of the arm has metric.
+func (ev *evidence) has(k arm, metric string) bool {
+	for _, s := range ev.samples[k] {
+		if _, ok := s.Metrics[metric]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // suite is the arm's units as a suite record package compare reads.
@@ -72,6 +83,9 @@ func (ev *evidence) suite(k arm) *record.Suite {
 // effectMetrics are the metrics effects are reported on.
 func effectMetrics(c *Campaign) []string {
 	out := slices.Clone(EffectMetrics)
+	if c.Grader != nil {
+		out = slices.Clone(GraderMetrics)
+	}
 	for _, k := range c.Objectives.Constraints {
 		if k.Metric != MetricSubjectBytes && !slices.Contains(out, k.Metric) {
 			out = append(out, k.Metric)
@@ -112,6 +126,9 @@ func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *
 				var order []string
 				confOf := map[string]*Confidence{}
 				for _, m := range metrics {
+					if c.Grader != nil && !ev.has(base, m) && !ev.has(after, m) {
+						continue // a judge metric the labels do not give (no scores labelled, say)
+					}
 					cf := effectConfidence(c, m, profile, split)
 					key := fmt.Sprintf("%+v", cf.config())
 					if _, ok := groups[key]; !ok {
@@ -143,7 +160,9 @@ func computeEffects(ctx context.Context, c *Campaign, cands []CandidateRef, ev *
 					}
 				}
 				for _, m := range metrics {
-					out = append(out, byMetric[m])
+					if e, ok := byMetric[m]; ok {
+						out = append(out, e)
+					}
 				}
 			}
 		}

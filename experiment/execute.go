@@ -24,6 +24,9 @@ type plannedUnit struct {
 	id   string
 	cand *Candidate
 	c    *lux.Case
+	// judgeCalls is how many judge calls the unit takes at least (a
+	// grader unit), reserved against the budget before it starts.
+	judgeCalls int
 }
 
 // tree is a candidate's materialized tree.
@@ -45,7 +48,11 @@ func (s *state) schedule() []plannedUnit {
 				for _, split := range s.corp.splits {
 					for _, lc := range s.corp.cases[split] {
 						k := unitKey{cand.ID, cand.Hash, profile, split, lc.CanonicalID(), rep}
-						out = append(out, plannedUnit{key: k, id: k.id(), cand: cand, c: lc})
+						pu := plannedUnit{key: k, id: k.id(), cand: cand, c: lc}
+						if lb := s.corp.labels[lc.ID]; lb != nil {
+							pu.judgeCalls = rubricCalls(lb.run)
+						}
+						out = append(out, pu)
 					}
 				}
 			}
@@ -123,7 +130,7 @@ feed:
 		if ctx.Err() != nil || failed {
 			break
 		}
-		if err := s.reserve(); err != nil {
+		if err := s.reserve(u.judgeCalls); err != nil {
 			s.mu.Lock()
 			s.stopErr = err
 			s.mu.Unlock()
@@ -144,10 +151,11 @@ feed:
 	return unitErr
 }
 
-// reserve counts the next unit's run, or refuses it when a budget is
-// used up (a *budgetStop, worded when the experiment ends, from what the
-// ledger then records).
-func (s *state) reserve() error {
+// reserve counts the next unit's run and the judge calls it takes at
+// least, or refuses it when a budget is used up or its judge calls would
+// pass maxJudgeCalls (a *budgetStop, worded when the experiment ends, from
+// what the ledger then records).
+func (s *state) reserve(judgeCalls int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := s.spend
@@ -159,12 +167,13 @@ func (s *state) reserve() error {
 		return &budgetStop{"maxTokens"}
 	case sp.CostUSD >= b.MaxCostUSD:
 		return &budgetStop{"maxCostUsd"}
-	case sp.JudgeCalls >= b.MaxJudgeCalls:
+	case sp.JudgeCalls+s.reserved+max(1, judgeCalls) > b.MaxJudgeCalls:
 		return &budgetStop{"maxJudgeCalls"}
 	case s.activeMs() >= time.Duration(b.MaxWallTime).Milliseconds():
 		return &budgetStop{"maxWallTime"}
 	}
 	s.spend.Runs++
+	s.reserved += judgeCalls
 	return nil
 }
 
@@ -273,6 +282,9 @@ func clip(s string, n int) string {
 // runUnit runs one unit and records it. Its error is a ledger that
 // cannot be written; the unit's own failures are recorded in the unit.
 func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) error {
+	if s.grader != nil {
+		return s.runGraderUnit(ctx, u, total)
+	}
 	s.progress(Progress{Candidate: u.cand.ID, Profile: u.key.Profile, Split: u.key.Split, CaseID: u.key.CaseID, Repetition: u.key.Repetition, Total: total})
 	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id, WallTimeMs: s.activeMs()}); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/record"
 )
 
@@ -133,12 +134,17 @@ type Unit struct {
 	RunDir string `json:"runDir"`
 	// Error is why the harness failed the unit (the agent changed the
 	// subject); the run then counts as not passed.
-	Error      string        `json:"error,omitempty"`
-	Sample     record.Sample `json:"sample"`
-	Tokens     int64         `json:"tokens"`
-	CostUSD    float64       `json:"costUsd"`
-	JudgeCalls int           `json:"judgeCalls"`
-	FinishedAt time.Time     `json:"finishedAt"`
+	Error  string        `json:"error,omitempty"`
+	Sample record.Sample `json:"sample"`
+	// Label and Grading are, in a grader experiment, the label the unit
+	// is scored against and the candidate's grading of the labelled run
+	// (absent when the grading failed: Error says why).
+	Label      *labels.Label   `json:"label,omitempty"`
+	Grading    *record.Grading `json:"grading,omitempty"`
+	Tokens     int64           `json:"tokens"`
+	CostUSD    float64         `json:"costUsd"`
+	JudgeCalls int             `json:"judgeCalls"`
+	FinishedAt time.Time       `json:"finishedAt"`
 }
 
 // unitKey is what identifies a unit.

@@ -95,7 +95,9 @@ func (c *Campaign) prepare() (*corpus, error) {
 		p.AddFix("id", "required", "name the campaign, e.g. \"skill-wording\"")
 	}
 	d.checkSubject(&p)
-	if len(d.Profiles) == 0 {
+	if d.Grader != nil {
+		d.checkGrader(&p)
+	} else if len(d.Profiles) == 0 {
 		p.AddFix("profiles", "required", `declare at least one, e.g. {"default": {"driver": {"name": "claude-code"}}}`)
 	}
 	for _, name := range sortedKeys(d.Profiles) {
@@ -119,7 +121,7 @@ func (c *Campaign) prepare() (*corpus, error) {
 	}
 	for _, s := range d.Splits.selectors() {
 		at := "splits." + s.name
-		if len(s.sel.Patterns) == 0 {
+		if len(s.sel.Patterns) == 0 && d.Grader == nil {
 			p.AddFix(at+".patterns", "required", "give paths or globs of case files, relative to the campaign file")
 		}
 		for i, pat := range s.sel.Patterns {
@@ -147,7 +149,12 @@ func (c *Campaign) prepare() (*corpus, error) {
 	if p.Len() > 0 {
 		return nil, invalid(&p)
 	}
-	corp := d.selectCases(&p)
+	var corp *corpus
+	if d.Grader != nil {
+		corp = d.selectLabels(&p)
+	} else {
+		corp = d.selectCases(&p)
+	}
 	if p.Len() > 0 {
 		return nil, invalid(&p)
 	}
@@ -263,7 +270,7 @@ func (c *Campaign) checkObjectives(p *lux.Problems) {
 		splits[s.name] = true
 	}
 	checkRef := func(at, metric, profile, split string) {
-		if !knownMetric(metric) {
+		if !knownMetric(metric) && !(c.Grader != nil && slices.Contains(GraderMetrics, metric)) {
 			p.AddFix(at+".metric", fmt.Sprintf("unknown metric %q", metric),
 				"use quality.passRate, quality.score, subject.bytes or a run metric such as agent.total, cost.usd, durationMs, interrupts.ask, toolCalls")
 		}
@@ -370,7 +377,13 @@ func (cf *Confidence) config() stats.Config {
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // profileNames are the campaign's profiles, sorted.
-func (c *Campaign) profileNames() []string { return sortedKeys(c.Profiles) }
+// A grader experiment has one: GraderProfile, its judge.
+func (c *Campaign) profileNames() []string {
+	if c.Grader != nil && len(c.Profiles) == 0 {
+		return []string{GraderProfile}
+	}
+	return sortedKeys(c.Profiles)
+}
 
 // constraintProfiles are the profiles a constraint holds for.
 func (c *Campaign) constraintProfiles(k Constraint) []string {

@@ -52,7 +52,7 @@ func knownMetric(name string) bool {
 
 // unitIntervalMetric reports whether every value of name lies in [0, 1].
 func unitIntervalMetric(name string) bool {
-	return name == MetricPassRate || name == MetricScore || compare.MetricUnit(compareName(name)) == "fraction"
+	return name == MetricPassRate || name == MetricScore || name == MetricScoreError || compare.MetricUnit(compareName(name)) == "fraction"
 }
 
 // compareName is the name package compare gives the metric.
@@ -85,6 +85,24 @@ func metricLabel(name string) string {
 		return "duration"
 	case MetricSubjectBytes:
 		return "subject bytes"
+	case MetricAgreement:
+		return "verdict agreement"
+	case MetricAssertionAgreement:
+		return "assertion agreement"
+	case MetricFalsePositive:
+		return "false positives"
+	case MetricFalseNegative:
+		return "false negatives"
+	case MetricAbstention:
+		return "abstentions"
+	case MetricScoreError:
+		return "score error"
+	case MetricJudgeCalls:
+		return "judge calls"
+	case MetricJudgeTokens:
+		return "judge tokens"
+	case MetricJudgeCost:
+		return "judge cost"
 	}
 	return name
 }

@@ -86,6 +86,9 @@ func Plan(ctx context.Context, reg *lux.Registry, c *Campaign) (*CampaignPlan, e
 		sp := SplitPlan{Split: split, Cases: []string{}, Clusters: units[split]}
 		for _, lc := range s.corp.cases[split] {
 			sp.Cases = append(sp.Cases, lc.CanonicalID())
+			if lb := s.corp.labels[lc.ID]; lb != nil {
+				judges += rubricCalls(lb.run) // a grader unit grades the labelled run's case
+			}
 			for _, a := range lc.Assertions {
 				if strings.Contains(a.Type, "rubric") || strings.Contains(a.Type, "judge") {
 					judges++

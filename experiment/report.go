@@ -30,8 +30,11 @@ type Report struct {
 	// Evidence is each candidate's measurements per profile and split.
 	Evidence []Evidence `json:"evidence"`
 	Effects  []Effect   `json:"effects"`
-	Spent    Spend      `json:"spent"`
-	Budget   Budget     `json:"budget"`
+	// Agreement is, in a grader experiment, how each candidate's
+	// gradings agree with the labels.
+	Agreement []Agreement `json:"agreement,omitempty"`
+	Spent     Spend       `json:"spent"`
+	Budget    Budget      `json:"budget"`
 	// Reproduce are the commands to look at the runs and apply the champion.
 	Reproduce []string `json:"reproduce"`
 }
@@ -48,8 +51,8 @@ type Evidence struct {
 	Split     string   `json:"split"`
 	Cases     int      `json:"cases"`
 	Runs      int      `json:"runs"`
-	PassRate  float64  `json:"passRate"` // mean of the per-case pass rates
-	Tokens    *float64 `json:"tokens"`   // mean agent tokens per run; null when unreported
+	PassRate  float64  `json:"passRate"` // mean of the per-case pass rates (in a grader experiment: of verdict agreement)
+	Tokens    *float64 `json:"tokens"`   // mean agent tokens per run (in a grader experiment: judge tokens); null when unreported
 	Questions float64  `json:"questions"`
 	ToolCalls float64  `json:"toolCalls"`
 }
@@ -74,7 +77,7 @@ func BuildReport(ctx context.Context, dir string) (*Report, error) {
 	r := &Report{
 		Schema: ReportSchema, Dir: l.Dir, ExperimentID: m.ExperimentID, CampaignID: m.CampaignID, Status: m.Status,
 		Error: m.Error, Spent: m.Spent, Budget: m.Budget, Ranking: ev.Decision.Ranking, Eligible: ev.Decision.Eligible,
-		Gates: ev.Decision.Gates, Effects: ev.Effects, Evidence: []Evidence{},
+		Gates: ev.Decision.Gates, Effects: ev.Effects, Evidence: []Evidence{}, Agreement: ev.Agreement,
 		// lux view lists the experiment with the runs under its runs root;
 		// each unit's run is an ordinary run directory (Unit.RunDir).
 		Reproduce: []string{fmt.Sprintf("lux view -runs-root '%s'", l.RunsRoot), fmt.Sprintf("lux report '%s'", l.Dir)},
@@ -98,14 +101,14 @@ func BuildReport(ctx context.Context, dir string) (*Report, error) {
 	for _, cand := range m.Candidates {
 		for _, profile := range l.Campaign.profileNames() {
 			for _, split := range l.splits() {
-				r.Evidence = append(r.Evidence, evidenceOf(cand, profile, split, evd))
+				r.Evidence = append(r.Evidence, evidenceOf(cand, profile, split, evd, l.Campaign.Grader != nil))
 			}
 		}
 	}
 	return r, nil
 }
 
-func evidenceOf(cand CandidateRef, profile, split string, ev *evidence) Evidence {
+func evidenceOf(cand CandidateRef, profile, split string, ev *evidence, grader bool) Evidence {
 	e := Evidence{Candidate: cand.ID, Bytes: cand.Bytes, Invalid: cand.Invalid, Profile: profile, Split: split}
 	samples := ev.samples[arm{cand.ID, profile, split}]
 	e.Runs = len(samples)
@@ -117,7 +120,11 @@ func evidenceOf(cand CandidateRef, profile, split string, ev *evidence) Evidence
 		return mean(means), len(ids), true
 	}
 	e.PassRate, e.Cases, _ = caseMean(compare.MetricPassRate)
-	if v, _, ok := caseMean("agent.total"); ok {
+	tokens := "agent.total"
+	if grader {
+		tokens = MetricJudgeTokens
+	}
+	if v, _, ok := caseMean(tokens); ok {
 		e.Tokens = &v
 	}
 	e.Questions, _, _ = caseMean("interrupts.ask")
@@ -167,7 +174,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 	}
-	b.WriteString("\n## Evidence\n\n| candidate | profile | split | cases | runs | pass rate | agent tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	if len(r.Agreement) > 0 {
+		b.WriteString("\n## Evidence\n\n| candidate | profile | split | labels | gradings | verdict agreement | judge tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("\n## Evidence\n\n| candidate | profile | split | cases | runs | pass rate | agent tokens | questions | tool calls | bytes |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	}
 	for _, e := range r.Evidence {
 		tokens := "unavailable"
 		if e.Tokens != nil {
@@ -178,6 +189,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			name += " (invalid: " + md(e.Invalid) + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.3f | %s | %.2f | %.2f | %d |\n", name, md(e.Profile), e.Split, e.Cases, e.Runs, e.PassRate, tokens, e.Questions, e.ToolCalls, e.Bytes)
+	}
+	if lines := AgreementLines(r.Agreement); len(lines) > 0 {
+		b.WriteString("\n## Agreement with the labels\n\n")
+		for _, l := range lines {
+			if rest, ok := strings.CutPrefix(l, "  "); ok {
+				fmt.Fprintf(&b, "  - %s\n", md(rest))
+			} else {
+				fmt.Fprintf(&b, "- %s\n", md(l))
+			}
+		}
 	}
 	b.WriteString("\n## Effects against the baseline\n\n| candidate | profile | split | effect |\n|---|---|---|---|\n")
 	for _, e := range r.Effects {

@@ -199,6 +199,9 @@ type state struct {
 	spend    Spend
 	invalid  map[string]string
 	stopErr  error // a budget ran out
+	reserved int   // judge calls of the units running, not yet recorded
+	// grader grades a grader experiment's units (nil in an agent one).
+	grader   *orchestrator.Orchestrator
 	progMu   sync.Mutex
 	finished int
 }
@@ -245,6 +248,9 @@ func start(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*
 	if s.hash, err = digest.Value(s.camp); err != nil {
 		return nil, fmt.Errorf("experiment: campaign hash: %w", err)
 	}
+	if s.camp.Grader != nil {
+		return s.startGrader(ctx, reg)
+	}
 	if s.corpHash, err = corpusHash(corp); err != nil {
 		return nil, err
 	}
@@ -268,6 +274,41 @@ func start(ctx context.Context, reg *lux.Registry, c *Campaign, opts Options) (*
 	}
 	if len(probs) > 0 {
 		return nil, fmt.Errorf("experiment: campaign %s: the cases cannot run:\n  %s", c.ID, strings.Join(probs, "\n  "))
+	}
+	return s, nil
+}
+
+// startGrader finishes start for a grader experiment: the labelled runs
+// verified, the judge's identity, and every candidate's rubrics applied
+// to every labelled case and checked, before any judge is asked.
+func (s *state) startGrader(ctx context.Context, reg *lux.Registry) (*state, error) {
+	var err error
+	if s.corpHash, err = labelsHash(s.corp); err != nil {
+		return nil, err
+	}
+	if s.profiles, err = graderIdentity(ctx, &s.camp); err != nil {
+		return nil, err
+	}
+	if err := s.verifyLabels(ctx); err != nil {
+		return nil, err
+	}
+	s.reg = reg
+	s.grader = s.graderOrchestrator()
+	var probs []string
+	for _, cand := range s.cands {
+		for _, id := range sortedKeys(s.corp.labels) {
+			c, err := s.camp.rubricCase(s.corp.labels[id], cand)
+			if err == nil {
+				err = s.grader.ValidateAssertions(c)
+			}
+			if err != nil {
+				probs = append(probs, fmt.Sprintf("candidate %s, label %s: %v", cand.ID, id, err))
+				break
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return nil, fmt.Errorf("experiment: campaign %s: the rubrics cannot grade:\n  %s", s.camp.ID, strings.Join(probs, "\n  "))
 	}
 	return s, nil
 }

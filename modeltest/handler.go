@@ -153,11 +153,14 @@ func (s *Server) serveModel(w http.ResponseWriter, hr *http.Request, r *Request)
 		s.answer(w, hr, r, d, Turn{Text: s.cfg.sideText}, "side_"+strconv.Itoa(r.Seq), nil)
 		return
 	}
-	if s.cfg.oneShot {
+	switch {
+	case s.cfg.turnOf != nil:
+		turn = s.cfg.turnOf(r)
+	case s.cfg.oneShot:
 		turn = s.oneShotTurn(r, turn)
 	}
 	r.Turn = turn
-	if turn >= len(s.script) {
+	if turn < 0 || turn >= len(s.script) {
 		r.Problem = fmt.Sprintf("the request asks for turn %d (from 0) but the script has %d turns", turn, len(s.script))
 		s.record(r)
 		s.fail(w, r, d, http.StatusBadRequest, "modeltest: "+r.Problem)

@@ -44,6 +44,37 @@ func TestOneShotTurnsTakeTheScriptInOrder(t *testing.T) {
 	assert.Equal(t, 2, reqs[1].Attempt)
 }
 
+// WithTurnOf answers by what a request says, whatever order requests
+// come in, and takes precedence over one-shot turns; a turn it names
+// outside the script is a recorded problem.
+func TestTurnOfChoosesTheTurnFromTheRequest(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.Start(t, modeltest.Script{{Text: "pass"}, {Text: "fail"}},
+		modeltest.WithOneShotTurns(), modeltest.WithSideCalls(nil), modeltest.WithTurnOf(func(r *modeltest.Request) int {
+			switch {
+			case strings.Contains(r.UserText(), "broken"):
+				return 7
+			case strings.Contains(r.UserText(), "STRICT"):
+				return 1
+			}
+			return 0
+		}))
+	assert.Equal(t, "fail", oneShot(t, srv, "STRICT: judge this"))
+	assert.Equal(t, "pass", oneShot(t, srv, "LENIENT: judge this"))
+	assert.Equal(t, "fail", oneShot(t, srv, "STRICT: judge that"))
+	reqs := srv.TurnRequests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []int{1, 0, 1}, []int{reqs[0].Turn, reqs[1].Turn, reqs[2].Turn})
+
+	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"broken"}]}`
+	resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Error(t, srv.Err())
+	assert.Contains(t, srv.Err().Error(), "turn 7")
+}
+
 func TestHoldDelaysTheAnswerUntilReleased(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})

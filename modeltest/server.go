@@ -45,6 +45,7 @@ type config struct {
 	sideCall func(*Request) bool
 	sideText string
 	oneShot  bool
+	turnOf   func(*Request) int
 	addr     string
 }
 
@@ -82,6 +83,16 @@ func listenLoopback(addr string) (net.Listener, error) {
 // look like side calls.
 func WithOneShotTurns() Option {
 	return func(c *config) { c.oneShot = true }
+}
+
+// WithTurnOf makes turnOf choose the script turn (from 0) that answers
+// each request of the main conversation, from what the request says
+// instead of from its history or arrival order: a judge whose answer
+// depends on the criteria it is sent, deterministically, whatever order
+// the calls come in. A retry carries the same request and gets the same
+// turn. It takes precedence over WithOneShotTurns.
+func WithTurnOf(turnOf func(r *Request) int) Option {
+	return func(c *config) { c.turnOf = turnOf }
 }
 
 // WithLogf makes the server log one line per request with logf, e.g.

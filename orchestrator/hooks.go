@@ -145,6 +145,13 @@ func (o *Orchestrator) runJobsWithHooks(ctx context.Context, dir string, m *reco
 	res, err := o.runJobs(ctx, dir, m, jobs)
 	if cerr := td.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("orchestrator: suite %s cleanup: %w", dir, cerr))
+		// suite.json says so: the suite's record outlives the error.
+		if res != nil && res.Manifest != nil {
+			res.Manifest.CleanupError = setup.ErrorText(cerr)
+			if werr := o.writeSuiteJSON(dir, record.SuiteFile, res.Manifest); werr != nil {
+				err = errors.Join(err, fmt.Errorf("orchestrator: suite %s: record the cleanup failure: %w", dir, werr))
+			}
+		}
 	}
 	return res, err
 }

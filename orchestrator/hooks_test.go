@@ -188,6 +188,13 @@ func TestHookSuiteCleanupFailureIsReported(t *testing.T) {
 	require.Error(t, err)
 	require.NotNil(t, res, "the suite's result comes with the cleanup error")
 	assert.Contains(t, err.Error(), "the database did not stop")
+
+	// suite.json records it, sealed as the rest of the suite's record.
+	s, err := record.ReadSuite(res.Dir)
+	require.NoError(t, err)
+	assert.Contains(t, s.Manifest.CleanupError, `hook #1 "journal": cleanup: the database did not stop`)
+	assert.Equal(t, record.SuitePassed, s.Manifest.Status, "the runs' verdicts stand")
+	assert.Equal(t, s.Manifest.CleanupError, res.Manifest.CleanupError)
 }
 
 func TestHooksCleanUpOnCancel(t *testing.T) {

@@ -32,56 +32,12 @@ import (
 // passes, and an assertion that cannot be evaluated leaves no verdict.
 // Problems with the assertions are reported all at once, as by Validate.
 func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *lux.Case) (*record.Regrading, string, error) {
-	run, err := record.ReadRun(runDir, record.ReadOptions{Events: true})
+	g, err := o.Grade(ctx, runDir, replacement)
 	if err != nil {
 		return nil, "", err
 	}
-	// Every file of the record, its earlier gradings too, is as sealed.
-	seal, err := record.VerifySeal(runDir)
-	if err != nil {
-		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
-	}
-	verified, err := record.VerifyEvidence(ctx, run)
-	if err != nil {
-		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w (a record that changed since it was made is not graded)", runDir, err)
-	}
-	c := replacement
-	if c == nil {
-		if run.Case == nil {
-			return nil, "", fmt.Errorf("orchestrator: regrade %s: the run has no %s; pass the case to grade it with", runDir, record.CaseFile)
-		}
-		cc := run.Case.Case
-		c = &cc
-	}
-	var probs lux.Problems
-	probs.Merge("", c.Validate())
-	checks, evaluators := o.assertionPlan(c, &probs)
-	if err := probs.Err(lux.ErrInvalidCase); err != nil {
-		return nil, "", fmt.Errorf("orchestrator: regrade %s: case %s: %w", runDir, caseLabel(c), err)
-	}
-	h, err := hashGrading(c, evaluators, run.Metadata.Driver.Name, run.Metadata.Answerer.Name)
-	if err != nil {
-		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
-	}
-	g := &record.Regrading{SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified, RecordSeal: seal,
-		CaseHash: h.caseHash, AssertionsHash: h.assertionsHash, EvaluatorConfigHash: h.evaluatorConfigHash}
-
-	evidence := run.Evidence()
-	evidence.Case = c
-	// Grading writes only into a scratch directory of its own, never into
-	// the record.
-	if evidence.Scratch, err = os.MkdirTemp("", "lux-grade-"); err != nil {
-		return nil, "", fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
-	}
-	defer os.RemoveAll(evidence.Scratch)
-	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
-	defer release()
-	rep, judge, _ := grade(ctx, limit, &plan{checks: checks}, evidence)
-	g.Report = failUnlessDone(rep, run.Metadata)
-	g.JudgeUsage = judge
-	g.GradedAt = time.Now().UTC()
 	var path string
-	if seal == record.SealVerified {
+	if g.RecordSeal == record.SealVerified {
 		// The new grading joins the record's seal.
 		var key *record.SealKey
 		if key, err = record.FindSealKey(runDir); err == nil {
@@ -94,4 +50,74 @@ func (o *Orchestrator) Regrade(ctx context.Context, runDir string, replacement *
 		return g, "", err
 	}
 	return g, filepath.Clean(path), nil
+}
+
+// Grade is Regrade without the write: it verifies the record the same way
+// (seal, then evidence), grades the run with replacement (or the case as
+// recorded) and returns the grading, leaving the record untouched. A
+// grader experiment grades frozen runs with candidate rubrics this way,
+// keeping the gradings in its own ledger.
+func (o *Orchestrator) Grade(ctx context.Context, runDir string, replacement *lux.Case) (*record.Regrading, error) {
+	run, err := record.ReadRun(runDir, record.ReadOptions{Events: true})
+	if err != nil {
+		return nil, err
+	}
+	// Every file of the record, its earlier gradings too, is as sealed.
+	seal, err := record.VerifySeal(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
+	}
+	verified, err := record.VerifyEvidence(ctx, run)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: regrade %s: %w (a record that changed since it was made is not graded)", runDir, err)
+	}
+	c := replacement
+	if c == nil {
+		if run.Case == nil {
+			return nil, fmt.Errorf("orchestrator: regrade %s: the run has no %s; pass the case to grade it with", runDir, record.CaseFile)
+		}
+		cc := run.Case.Case
+		c = &cc
+	}
+	var probs lux.Problems
+	probs.Merge("", c.Validate())
+	checks, evaluators := o.assertionPlan(c, &probs)
+	if err := probs.Err(lux.ErrInvalidCase); err != nil {
+		return nil, fmt.Errorf("orchestrator: regrade %s: case %s: %w", runDir, caseLabel(c), err)
+	}
+	h, err := hashGrading(c, evaluators, run.Metadata.Driver.Name, run.Metadata.Answerer.Name)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
+	}
+	g := &record.Regrading{SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, EvidenceVerified: verified, RecordSeal: seal,
+		CaseHash: h.caseHash, AssertionsHash: h.assertionsHash, EvaluatorConfigHash: h.evaluatorConfigHash}
+
+	evidence := run.Evidence()
+	evidence.Case = c
+	// Grading writes only into a scratch directory of its own, never into
+	// the record.
+	if evidence.Scratch, err = os.MkdirTemp("", "lux-grade-"); err != nil {
+		return nil, fmt.Errorf("orchestrator: regrade %s: %w", runDir, err)
+	}
+	defer os.RemoveAll(evidence.Scratch)
+	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
+	defer release()
+	rep, judge, _ := grade(ctx, limit, &plan{checks: checks}, evidence)
+	g.Report = failUnlessDone(rep, run.Metadata)
+	g.JudgeUsage = judge
+	g.GradedAt = time.Now().UTC()
+	return g, nil
+}
+
+// ValidateAssertions checks c and its assertions as Grade would before
+// grading with them (every problem at once, wrapping lux.ErrInvalidCase),
+// without reading any run.
+func (o *Orchestrator) ValidateAssertions(c *lux.Case) error {
+	var probs lux.Problems
+	probs.Merge("", c.Validate())
+	o.assertionPlan(c, &probs)
+	if err := probs.Err(lux.ErrInvalidCase); err != nil {
+		return fmt.Errorf("orchestrator: case %s: %w", caseLabel(c), err)
+	}
+	return nil
 }

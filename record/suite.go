@@ -60,6 +60,10 @@ type SuiteManifest struct {
 	// budget was used up; Error says how). Its items not started are
 	// skipped, and a resume runs them.
 	StoppedBy string `json:"stoppedBy,omitempty"`
+	// CleanupError is why a suite-level hook's cleanup failed, once every
+	// run had ended (see lux.HookPlugin); the runs' verdicts stand, but
+	// what the hooks started may still be running.
+	CleanupError string `json:"cleanupError,omitempty"`
 	// Owner is the process running the suite, so that a reader can tell a
 	// suite still running from one whose harness died (see LiveStatus).
 	Owner *Owner      `json:"owner,omitempty"`

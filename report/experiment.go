@@ -36,6 +36,10 @@ type ExperimentReport struct {
 	// the search's candidates, a line each: parent → child with the train
 	// gain of the step.
 	Lineage []string
+	// Agreement, for a grader experiment, is how each candidate's
+	// gradings agree with the labels, a line each (candidate and split,
+	// then indented subjects).
+	Agreement []string
 }
 
 // ExperimentGate is one constraint checked for one candidate.
