@@ -205,11 +205,7 @@ func example(ctx context.Context, w io.Writer, dir string) (*experiment.Result, 
 	}
 	fmt.Fprintln(w, out.Sentence())
 	for _, g := range out.Decision.Gates {
-		result := "passed"
-		if !g.Passed {
-			result = "failed"
-		}
-		fmt.Fprintf(w, "  %s: %s: %s\n", g.Candidate, g.Text(), result)
+		fmt.Fprintf(w, "  %s: %s\n", g.Candidate, g.Text()) // the text ends with the gate's result
 	}
 	fmt.Fprintln(w)
 	for _, l := range experiment.AgreementLines(out.Agreement) {
