@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
 )
 
@@ -35,9 +38,21 @@ check fails.`,
 				if code := proj.defaultCases(e, &args); code != ExitOK {
 					return code
 				}
-				cases, code := f.load(e, args, &opts)
-				if code != ExitOK {
-					return code
+				// With no case named and no ./cases directory, the checks
+				// that need no case still run.
+				var cases []*lux.Case
+				var diags []orchestrator.Diagnostic
+				if _, err := os.Stat("cases"); len(args) == 0 && errors.Is(err, os.ErrNotExist) {
+					if code := f.defaults(e, &opts); code != ExitOK {
+						return code
+					}
+					diags = append(diags, orchestrator.Diagnostic{ID: "cases", Status: orchestrator.StatusWarn,
+						Message: "no cases: no ./cases directory here", Detail: "name case files or directories to check them too: lux doctor path/to/cases"})
+				} else {
+					var code int
+					if cases, code = f.load(e, args, &opts); code != ExitOK {
+						return code
+					}
 				}
 				if code := proj.apply(e, &opts); code != ExitOK {
 					return code
@@ -46,7 +61,7 @@ check fails.`,
 					fmt.Fprintln(e.stderr, "lux doctor:", err)
 					return ExitUsage
 				}
-				diags := orchestrator.New(e.reg, opts).Preflight(ctx, cases)
+				diags = append(orchestrator.New(e.reg, opts).Preflight(ctx, cases), diags...)
 				diags = append(diags, sandboxDiagnostic(opts.Sandbox))
 				healthy := orchestrator.Healthy(diags)
 				if *asJSON {

@@ -235,3 +235,20 @@ func TestSandboxRequireNetns(t *testing.T) {
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Equal(t, sandbox.LevelNetns, sandboxOf(t, p.runs).Level)
 }
+
+// lux doctor in a directory with no cases still checks the runs root and
+// the sandbox, and says how to check cases too.
+func TestDoctorWithoutCases(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, out, errOut := run(t, registry(t), "doctor", "-runs-root", filepath.Join(dir, "runs"))
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "sandbox")
+	assert.Contains(t, out, "runs-root")
+	assert.Contains(t, out, "no cases: no ./cases directory here")
+
+	// A named path that does not exist is still an error.
+	code, _, errOut = run(t, registry(t), "doctor", "-runs-root", filepath.Join(dir, "runs"), filepath.Join(dir, "missing"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "cannot load the cases")
+}
