@@ -24,6 +24,7 @@ type Orchestrator struct {
 	progMu  sync.Mutex
 	sealer  sealer
 	hooks   []resolvedHook // Options.Hooks, parsed
+	onEvent func(lux.Event) // sees each event recorded (see ExecutePlanned)
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options
