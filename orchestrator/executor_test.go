@@ -113,4 +113,6 @@ func TestExecutePlannedRefusesAnotherIdentity(t *testing.T) {
 
 type executorFunc func(ctx context.Context, run *PlannedRun) (*RunResult, error)
 
-func (f executorFunc) Execute(ctx context.Context, run *PlannedRun) (*RunResult, error) { return f(ctx, run) }
+func (f executorFunc) Execute(ctx context.Context, run *PlannedRun) (*RunResult, error) {
+	return f(ctx, run)
+}

@@ -23,7 +23,7 @@ type Orchestrator struct {
 	prov    *provenanceCache
 	progMu  sync.Mutex
 	sealer  sealer
-	hooks   []resolvedHook // Options.Hooks, parsed
+	hooks   []resolvedHook  // Options.Hooks, parsed
 	onEvent func(lux.Event) // sees each event recorded (see ExecutePlanned)
 }
 
