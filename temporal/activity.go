@@ -75,6 +75,8 @@ type Activities struct {
 	HeartbeatEvery time.Duration
 	// Identity names this worker in each run's summary (host:pid, say).
 	Identity string
+
+	heartbeat func(ctx context.Context, details ...any) // activity.RecordHeartbeat; tests see the beats
 }
 
 // Run executes one whole planned run: stage the workspace, run the agent,
@@ -96,7 +98,11 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 		hb Heartbeat
 	)
 	details := func() Heartbeat { mu.Lock(); defer mu.Unlock(); return hb }
-	activity.RecordHeartbeat(ctx, details())
+	beat := a.heartbeat
+	if beat == nil {
+		beat = activity.RecordHeartbeat
+	}
+	beat(ctx, details())
 	hbCtx, stopHB := context.WithCancel(ctx)
 	var hbDone sync.WaitGroup
 	hbDone.Go(func() {
@@ -107,7 +113,7 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 			case <-hbCtx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx, details())
+				beat(ctx, details())
 			}
 		}
 	})
@@ -117,10 +123,14 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 		mu.Lock()
 		hb.EventsSeen++
 		hb.LastEventAt = e.Time
+		if hb.LastEventAt.IsZero() {
+			hb.LastEventAt = time.Now().UTC()
+		}
 		mu.Unlock()
 	})
 	stopHB()
 	hbDone.Wait()
+	beat(ctx, details())
 	return a.outcome(ctx, &run, res, err, a.Identity)
 }
 
