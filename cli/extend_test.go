@@ -32,7 +32,10 @@ func TestAnExtensionAddsCommandsAndExecutors(t *testing.T) {
 	ext := cli.Extension{
 		Commands: []cli.Command{{Name: "hello", Summary: "says hello", Setup: func(fs *flag.FlagSet) func(context.Context, []string, io.Writer, io.Writer) int {
 			name := fs.String("name", "world", "who")
-			return func(_ context.Context, _ []string, stdout, _ io.Writer) int { fmt.Fprintf(stdout, "hello %s\n", *name); return 0 }
+			return func(_ context.Context, _ []string, stdout, _ io.Writer) int {
+				fmt.Fprintf(stdout, "hello %s\n", *name)
+				return 0
+			}
 		}}},
 		Executor: func(_ context.Context, value, runsRoot string) (orchestrator.Executor, func(), error) {
 			got.value, got.root = value, runsRoot
