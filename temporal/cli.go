@@ -72,12 +72,16 @@ func ExecutorFromURL(ctx context.Context, value, runsRoot string) (orchestrator.
 // Dial connects to the Temporal frontend at hostPort, in namespace
 // ("" for default), logging only warnings and errors, on stderr.
 func Dial(hostPort, namespace string) (client.Client, error) {
-	logger := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	c, err := client.Dial(client.Options{HostPort: hostPort, Namespace: namespace, Logger: logger})
+	c, err := client.Dial(client.Options{HostPort: hostPort, Namespace: namespace, Logger: quietLogger()})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: connect to %s: %w", hostPort, err)
 	}
 	return c, nil
+}
+
+// quietLogger logs the SDK's warnings and errors on stderr.
+func quietLogger() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
 func workerCommand(reg *lux.Registry) cli.Command {
