@@ -2,6 +2,8 @@ package temporal
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -57,13 +59,14 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 	}
 	params := x.Params
 	params.Queue = x.Queue
-	wr, err := x.Client.SignalWithStartWorkflow(ctx, prefix+run.Group, RunSignal, run,
+	req := RunRequest{Run: *run, Request: newRequestID()}
+	wr, err := x.Client.SignalWithStartWorkflow(ctx, prefix+run.Group, RunSignal, req,
 		client.StartWorkflowOptions{ID: prefix + run.Group, TaskQueue: x.Queue}, RunsWorkflowName, params)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: run %s: %w", run.Key, err)
 	}
 	w := x.watch(wr.GetID(), wr.GetRunID())
-	done := w.slot(run.Key)
+	done := w.slot(req.Request)
 	select {
 	case <-done.ch:
 	case <-ctx.Done():
@@ -138,13 +141,68 @@ func (x *Executor) watch(id, runID string) *watcher {
 	return w
 }
 
-// watcher follows one workflow run's history and hands each run's
-// outcome to whoever waits for it.
+// watcher follows one workflow run's history and hands each request the
+// outcome that answers it, deciding as the workflow does (see
+// RunsWorkflow): a request for a key in progress is answered by that
+// run's outcome, one for a key whose run ended with its record by that
+// outcome, any other by the next run of the key.
 type watcher struct {
 	mu     sync.Mutex
-	slots  map[string]*slot
+	slots  map[string]*slot // by request ID
+	keys   map[string]*keyWatch
 	closed error // the workflow ended: runs not ended never will here
 	stop   context.CancelFunc
+}
+
+// keyWatch is what the history says of one key.
+type keyWatch struct {
+	open    bool     // an activity of the key is in progress
+	last    *outcome // how the last one ended
+	final   bool     // with the run's record
+	waiting []*slot
+}
+
+func (w *watcher) key(k string) *keyWatch {
+	if w.keys == nil {
+		w.keys = map[string]*keyWatch{}
+	}
+	kw := w.keys[k]
+	if kw == nil {
+		kw = &keyWatch{}
+		w.keys[k] = kw
+	}
+	return kw
+}
+
+// requested binds request id to key k, as the workflow decides.
+func (w *watcher) requested(id, k string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.slotLocked(id)
+	kw := w.key(k)
+	if !kw.open && kw.last != nil && kw.final {
+		s.set(*kw.last)
+		return
+	}
+	kw.waiting = append(kw.waiting, s)
+}
+
+func (w *watcher) scheduled(k string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.key(k).open = true
+}
+
+// ended hands the outcome of k's activity to the requests waiting for it.
+func (w *watcher) ended(k string, out outcome, final bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	kw := w.key(k)
+	kw.open, kw.last, kw.final = false, &out, final
+	for _, s := range kw.waiting {
+		s.set(out)
+	}
+	kw.waiting = nil
 }
 
 type slot struct {
@@ -152,35 +210,33 @@ type slot struct {
 	out outcome
 }
 
-func (w *watcher) slot(key string) *slot {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := w.slots[key]
-	if s == nil {
-		s = &slot{ch: make(chan struct{})}
-		w.slots[key] = s
-		if w.closed != nil {
-			s.out = outcome{err: w.closed}
-			close(s.ch)
-		}
-	}
-	return s
-}
-
-func (w *watcher) deliver(key string, out outcome) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := w.slots[key]
-	if s == nil {
-		s = &slot{ch: make(chan struct{})}
-		w.slots[key] = s
-	}
+// set answers the request, once.
+func (s *slot) set(out outcome) {
 	select {
-	case <-s.ch: // delivered already
+	case <-s.ch:
 	default:
 		s.out = out
 		close(s.ch)
 	}
+}
+
+// slot returns request id's slot.
+func (w *watcher) slot(id string) *slot {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.slotLocked(id)
+}
+
+func (w *watcher) slotLocked(id string) *slot {
+	s := w.slots[id]
+	if s == nil {
+		s = &slot{ch: make(chan struct{})}
+		w.slots[id] = s
+		if w.closed != nil {
+			s.set(outcome{err: w.closed})
+		}
+	}
+	return s
 }
 
 func (w *watcher) end(err error) {
@@ -188,19 +244,14 @@ func (w *watcher) end(err error) {
 	defer w.mu.Unlock()
 	w.closed = err
 	for _, s := range w.slots {
-		select {
-		case <-s.ch:
-		default:
-			s.out = outcome{err: err}
-			close(s.ch)
-		}
+		s.set(outcome{err: err})
 	}
 }
 
 // follow reads the history from its start, long-polling for new events,
 // until the workflow closes; a broken poll is taken up again.
 func (w *watcher) follow(ctx context.Context, c client.Client, id, runID string) {
-	keys := map[int64]string{} // scheduled event ID -> activity ID
+	keys := map[int64]string{} // scheduled event ID -> the run's key
 	seen := int64(0)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
@@ -233,8 +284,18 @@ func (w *watcher) event(e *historypb.HistoryEvent, keys map[int64]string) (err e
 	dc := converter.GetDefaultDataConverter()
 	fc := temporal.GetDefaultFailureConverter()
 	switch e.GetEventType() {
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+		a := e.GetWorkflowExecutionSignaledEventAttributes()
+		var req RunRequest
+		if a.GetSignalName() == RunSignal && dc.FromPayloads(a.GetInput(), &req) == nil {
+			w.requested(req.Request, req.Run.Key)
+		}
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-		keys[e.GetEventId()] = e.GetActivityTaskScheduledEventAttributes().GetActivityId()
+		var run orchestrator.PlannedRun
+		if dc.FromPayloads(e.GetActivityTaskScheduledEventAttributes().GetInput(), &run) == nil {
+			keys[e.GetEventId()] = run.Key
+			w.scheduled(run.Key)
+		}
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 		a := e.GetActivityTaskCompletedEventAttributes()
 		var sum RunSummary
@@ -242,26 +303,34 @@ func (w *watcher) event(e *historypb.HistoryEvent, keys map[int64]string) (err e
 		if err := dc.FromPayloads(a.GetResult(), &sum); err != nil {
 			out = outcome{err: err}
 		}
-		w.deliver(keys[a.GetScheduledEventId()], out)
+		w.ended(keys[a.GetScheduledEventId()], out, true)
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED:
 		a := e.GetActivityTaskFailedEventAttributes()
-		w.deliver(keys[a.GetScheduledEventId()], failed(fc.FailureToError(a.GetFailure())))
+		err := fc.FailureToError(a.GetFailure())
+		w.ended(keys[a.GetScheduledEventId()], failed(err), finalOutcome(err))
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
 		a := e.GetActivityTaskTimedOutEventAttributes()
-		w.deliver(keys[a.GetScheduledEventId()], failed(fc.FailureToError(a.GetFailure())))
+		w.ended(keys[a.GetScheduledEventId()], failed(fc.FailureToError(a.GetFailure())), false)
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_CANCELED:
 		a := e.GetActivityTaskCanceledEventAttributes()
 		out := outcome{cancelled: true, err: errors.New("cancelled")}
 		if sum := decodeSummary(dc, a.GetDetails()); sum != nil {
 			out.sum = sum
 		}
-		w.deliver(keys[a.GetScheduledEventId()], out)
+		w.ended(keys[a.GetScheduledEventId()], out, false)
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
 		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
 		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
 		return fmt.Errorf("the runs workflow ended (%s) before the run did", e.GetEventType()), true
 	}
 	return nil, false
+}
+
+// newRequestID returns a fresh random request ID.
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func decodeSummary(dc converter.DataConverter, p *commonpb.Payloads) *RunSummary {

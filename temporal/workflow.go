@@ -1,6 +1,9 @@
 package temporal
 
 import (
+	"errors"
+	"slices"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -16,8 +19,9 @@ const (
 	RunsWorkflowName = "lux.Runs"
 	// RunActivityName is the activity that executes one whole run.
 	RunActivityName = "lux.Run"
-	// RunSignal asks the workflow to execute a run (an
-	// orchestrator.PlannedRun). A key it has seen is not run again.
+	// RunSignal asks the workflow to execute a run (a RunRequest). A key
+	// in progress, or whose run ended with a record (any verdict), is not
+	// run again; one whose last run was cancelled or lost is.
 	RunSignal = "lux.run"
 	// CancelSignal asks it to cancel the run of a key (a string).
 	CancelSignal = "lux.cancel"
@@ -68,6 +72,13 @@ func (p Params) withDefaults() Params {
 	return p
 }
 
+// RunRequest is RunSignal's payload: the run, and the request's own ID,
+// by which the client that sent it tells which outcome answers it.
+type RunRequest struct {
+	Run     orchestrator.PlannedRun `json:"run"`
+	Request string                  `json:"request"`
+}
+
 // RunsResult is what a runs workflow returns: how many distinct runs it
 // executed.
 type RunsResult struct {
@@ -83,21 +94,34 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	if p.Queue == "" {
 		p.Queue = workflow.GetInfo(ctx).TaskQueueName
 	}
+	type keyState struct {
+		n       int  // activities started for the key
+		running bool // one is in progress
+		final   bool // the last one ended with the run's record
+		cancel  workflow.CancelFunc
+	}
 	var (
-		cancels = map[string]workflow.CancelFunc{}
+		keys    = map[string]*keyState{}
 		pending int
 		seq     int // changes with every signal and every run that ends
 	)
 	start := func(run orchestrator.PlannedRun) {
-		if _, seen := cancels[run.Key]; seen {
-			return // asked again (a resumed client): its outcome is in the history
+		st := keys[run.Key]
+		if st == nil {
+			st = &keyState{}
+			keys[run.Key] = st
 		}
+		if st.running || st.final {
+			return // its outcome is, or will be, in the history
+		}
+		st.n++
 		actx, cancel := workflow.WithCancel(ctx)
-		cancels[run.Key] = cancel
+		st.running, st.cancel = true, cancel
 		pending++
-		actx = workflow.WithActivityOptions(actx, activityOptions(p, &run))
+		actx = workflow.WithActivityOptions(actx, activityOptions(p, &run, st.n))
 		workflow.Go(actx, func(gctx workflow.Context) {
-			_ = workflow.ExecuteActivity(gctx, RunActivityName, run).Get(gctx, nil)
+			err := workflow.ExecuteActivity(gctx, RunActivityName, run).Get(gctx, nil)
+			st.running, st.final = false, finalOutcome(err)
 			pending--
 			seq++
 		})
@@ -108,15 +132,15 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 		for {
 			sel := workflow.NewSelector(gctx)
 			sel.AddReceive(runs, func(c workflow.ReceiveChannel, _ bool) {
-				var run orchestrator.PlannedRun
-				c.Receive(gctx, &run)
-				start(run)
+				var req RunRequest
+				c.Receive(gctx, &req)
+				start(req.Run)
 			})
 			sel.AddReceive(cancelCh, func(c workflow.ReceiveChannel, _ bool) {
 				var key string
 				c.Receive(gctx, &key)
-				if cancel := cancels[key]; cancel != nil {
-					cancel()
+				if st := keys[key]; st != nil && st.running {
+					st.cancel()
 				}
 			})
 			sel.Select(gctx)
@@ -133,7 +157,7 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 			break // cancelled
 		}
 		if !ok && runs.Len() == 0 && cancelCh.Len() == 0 {
-			return &RunsResult{Runs: len(cancels)}, nil
+			return &RunsResult{Runs: len(keys)}, nil
 		}
 		if err := workflow.Await(ctx, func() bool { return pending == 0 }); err != nil {
 			break
@@ -143,20 +167,44 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	// their records.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return pending == 0 })
-	return &RunsResult{Runs: len(cancels)}, temporal.NewCanceledError()
+	return &RunsResult{Runs: len(keys)}, temporal.NewCanceledError()
 }
 
-// activityOptions are the options of run's activity: its key as ID, a
+// finalOutcome reports whether an activity that ended with err ended
+// with the run's record: it completed, or failed for a reason that is
+// never retried (the run's outcome, a refused identity or case). A run
+// cancelled, or lost after every attempt, may run again.
+func finalOutcome(err error) bool {
+	if err == nil {
+		return true
+	}
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && slices.Contains(finalTypes, app.Type())
+}
+
+// finalTypes are the failures of the run activity that are never retried.
+var finalTypes = []string{ErrRunOutcome, ErrIdentityMismatch, ErrInvalidCase}
+
+// activityID is the ID of the n-th activity of a key: the key, then
+// key#2, ... for a run asked for again after a cancelled or lost one.
+func activityID(key string, n int) string {
+	if n <= 1 {
+		return key
+	}
+	return key + "#" + strconv.Itoa(n)
+}
+
+// activityOptions are the options of run's n-th activity: its key as ID, a
 // limit past the run's own (setup and grading are outside it), the
 // heartbeat timeout, retries for infrastructure only, and a cancellation
 // that waits for the run's record.
-func activityOptions(p Params, run *orchestrator.PlannedRun) workflow.ActivityOptions {
+func activityOptions(p Params, run *orchestrator.PlannedRun, n int) workflow.ActivityOptions {
 	limit := run.Timeout()
 	if limit <= 0 {
 		limit = orchestrator.DefaultRunTimeout
 	}
 	return workflow.ActivityOptions{
-		ActivityID:          run.Key,
+		ActivityID:          activityID(run.Key, n),
 		TaskQueue:           p.Queue,
 		StartToCloseTimeout: limit + 2*run.Spec.CleanupTimeout + 10*time.Minute,
 		HeartbeatTimeout:    p.HeartbeatTimeout,
@@ -164,7 +212,7 @@ func activityOptions(p Params, run *orchestrator.PlannedRun) workflow.ActivityOp
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: p.RetryInterval, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			MaximumAttempts:        p.MaxAttempts,
-			NonRetryableErrorTypes: []string{ErrRunOutcome, ErrIdentityMismatch, ErrInvalidCase},
+			NonRetryableErrorTypes: finalTypes,
 		},
 	}
 }

@@ -54,7 +54,7 @@ func planned(key string) orchestrator.PlannedRun {
 func signalRuns(env *testsuite.TestWorkflowEnvironment, keys ...string) {
 	env.RegisterDelayedCallback(func() {
 		for _, k := range keys {
-			env.SignalWorkflow(RunSignal, planned(k))
+			env.SignalWorkflow(RunSignal, RunRequest{Run: planned(k), Request: k})
 		}
 	}, time.Second)
 }
@@ -65,7 +65,7 @@ func TestRunsWorkflowRunsEachKeyOnceAsItsActivityID(t *testing.T) {
 	}}
 	env := newEnv(t, f)
 	signalRuns(env, "s/0", "s/1", "s/0", "s/2")
-	env.RegisterDelayedCallback(func() { env.SignalWorkflow(RunSignal, planned("s/1")) }, time.Minute) // a resumed client asks again
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(RunSignal, RunRequest{Run: planned("s/1"), Request: "again"}) }, time.Minute) // a resumed client asks again
 	env.ExecuteWorkflow(RunsWorkflowName, Params{IdleTimeout: 10 * time.Minute})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
@@ -175,10 +175,38 @@ func TestTheCancelSignalCancelsOneRun(t *testing.T) {
 func TestActivityOptionsComeFromTheRun(t *testing.T) {
 	run := planned("suite-1/3")
 	run.Spec.CleanupTimeout = 30 * time.Second
-	o := activityOptions(Params{}.withDefaults(), &run)
+	o := activityOptions(Params{}.withDefaults(), &run, 1)
 	assert.Equal(t, "suite-1/3", o.ActivityID)
+	assert.Equal(t, "suite-1/3#2", activityOptions(Params{}.withDefaults(), &run, 2).ActivityID)
 	assert.Equal(t, time.Minute+time.Minute+10*time.Minute, o.StartToCloseTimeout)
 	assert.True(t, o.WaitForCancellation)
 	assert.Equal(t, DefaultHeartbeatTimeout, o.HeartbeatTimeout)
 	assert.ElementsMatch(t, []string{ErrRunOutcome, ErrIdentityMismatch, ErrInvalidCase}, o.RetryPolicy.NonRetryableErrorTypes)
+}
+
+func TestAKeyRunsAgainOnlyAfterACancelledRun(t *testing.T) {
+	started := make(chan string, 2)
+	run, stop := blockingRun(t, started)
+	f := &fakeRuns{outcome: func(ctx context.Context, key string, n int) (*RunSummary, error) {
+		if n == 2 {
+			return &RunSummary{Key: key}, nil
+		}
+		return run(ctx, key, n)
+	}}
+	env := newEnv(t, f)
+	env.SetOnActivityCanceledListener(stop)
+	signalRuns(env, "x")
+	env.RegisterDelayedCallback(func() {
+		<-started
+		env.SignalWorkflow(CancelSignal, "x")
+	}, 2*time.Second)
+	env.RegisterDelayedCallback(func() { // a resumed client asks for x again, twice
+		env.SignalWorkflow(RunSignal, RunRequest{Run: planned("x"), Request: "r2"})
+	}, time.Minute)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(RunSignal, RunRequest{Run: planned("x"), Request: "r3"})
+	}, 2*time.Minute)
+	env.ExecuteWorkflow(RunsWorkflowName, Params{HeartbeatTimeout: time.Hour, IdleTimeout: 10 * time.Minute})
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, []string{"x", "x#2"}, f.ids, "run again once: the second run ended with its record")
 }
