@@ -52,7 +52,7 @@ type Params struct {
 // Defaults of Params.
 const (
 	DefaultIdleTimeout      = time.Hour
-	DefaultHeartbeatTimeout = time.Minute
+	DefaultHeartbeatTimeout = 20 * time.Second
 	DefaultMaxAttempts      = 5
 )
 
