@@ -137,7 +137,14 @@ func (x *Executor) watch(id, runID string) *watcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watcher{slots: map[string]*slot{}, stop: cancel}
 	x.watchers[runID] = w
-	go w.follow(ctx, x.Client, id, runID)
+	go w.follow(ctx, x.Client, id, runID, func(next string) {
+		// The workflow continued as new: this watcher follows it there.
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.watchers[next] == nil {
+			x.watchers[next] = w
+		}
+	})
 	return w
 }
 
@@ -150,7 +157,8 @@ type watcher struct {
 	mu     sync.Mutex
 	slots  map[string]*slot // by request ID
 	keys   map[string]*keyWatch
-	closed error // the workflow ended: runs not ended never will here
+	closed error  // the workflow ended: runs not ended never will here
+	next   string // the run the workflow continued as, not yet followed
 	stop   context.CancelFunc
 }
 
@@ -185,6 +193,27 @@ func (w *watcher) requested(id, k string) {
 		return
 	}
 	kw.waiting = append(kw.waiting, s)
+}
+
+// carried takes what a continued workflow was handed: the keys that ran
+// with their record (unless this watcher saw them end itself), and the
+// requests it holds, as if asked for again.
+func (w *watcher) carried(p Params) {
+	w.mu.Lock()
+	for _, k := range p.Done {
+		kw := w.key(k.Key)
+		if kw.last == nil && k.Last != nil {
+			out := outcome{sum: k.Last.Summary}
+			if k.Last.Error != "" {
+				out.err = errors.New(k.Last.Error)
+			}
+			kw.open, kw.last, kw.final = false, &out, true
+		}
+	}
+	w.mu.Unlock()
+	for _, req := range p.Pending {
+		w.requested(req.Request, req.Run.Key)
+	}
 }
 
 func (w *watcher) scheduled(k string) {
@@ -250,11 +279,15 @@ func (w *watcher) end(err error) {
 
 // follow reads the history from its start, long-polling for new events,
 // until the workflow closes; a broken poll is taken up again.
-func (w *watcher) follow(ctx context.Context, c client.Client, id, runID string) {
+func (w *watcher) follow(ctx context.Context, c client.Client, id, runID string, continued func(runID string)) {
 	keys := map[int64]string{} // scheduled event ID -> the run's key
 	seen := int64(0)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
+		if next := w.takeContinued(); next != "" {
+			runID, keys, seen = next, map[int64]string{}, 0
+			continued(next)
+		}
 		it := c.GetWorkflowHistory(ctx, id, runID, true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		for it.HasNext() {
 			e, err := it.Next()
@@ -270,6 +303,12 @@ func (w *watcher) follow(ctx context.Context, c client.Client, id, runID string)
 				w.end(err)
 				return
 			}
+			if w.continuedAs() != "" {
+				break
+			}
+		}
+		if w.continuedAs() != "" {
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -277,6 +316,24 @@ func (w *watcher) follow(ctx context.Context, c client.Client, id, runID string)
 			backoff = min(2*backoff, 5*time.Second)
 		}
 	}
+}
+
+// takeContinued returns the run the workflow continued as, once, for
+// follow to move there.
+func (w *watcher) takeContinued() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	next := w.next
+	w.next = ""
+	return next
+}
+
+// continuedAs returns the run the workflow continued as, once the
+// history said so, until follow moves there.
+func (w *watcher) continuedAs() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.next
 }
 
 // event handles one history event; closed is true when the workflow ended.
@@ -318,9 +375,18 @@ func (w *watcher) event(e *historypb.HistoryEvent, keys map[int64]string) (err e
 			out.sum = sum
 		}
 		w.ended(keys[a.GetScheduledEventId()], out, false)
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+		var p Params
+		if dc.FromPayloads(e.GetWorkflowExecutionStartedEventAttributes().GetInput(), &p) == nil {
+			w.carried(p)
+		}
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+		w.mu.Lock()
+		w.next = e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
+		w.mu.Unlock()
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
 		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
 		return fmt.Errorf("the runs workflow ended (%s) before the run did", e.GetEventType()), true
 	}
 	return nil, false

@@ -2,7 +2,6 @@ package temporal
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -49,7 +48,8 @@ func TestDistributedExperimentResumesToTheLocalDecision(t *testing.T) {
 		require.NoError(t, w.Start())
 		t.Cleanup(w.Stop)
 	}
-	x := &Executor{Client: c, Queue: "experiment", RunsRoot: root, Params: Params{HeartbeatTimeout: 3 * time.Second}}
+	// Five runs per history: the workflow continues as new several times.
+	x := &Executor{Client: c, Queue: "experiment", RunsRoot: root, Params: Params{HeartbeatTimeout: 3 * time.Second, MaxRunsPerHistory: 5}}
 	t.Cleanup(x.Close)
 	ictx, interrupt := context.WithCancel(ctx)
 	defer interrupt()
@@ -71,6 +71,8 @@ func TestDistributedExperimentResumesToTheLocalDecision(t *testing.T) {
 	assert.Equal(t, local.Verdicts(), dist.Verdicts())
 	assert.Equal(t, local.Decision.Outcome, dist.Decision.Outcome)
 	assert.Equal(t, local.Decision.Champion, dist.Decision.Champion)
-	_, err = os.Stat(ledgers[0])
+	d, err := c.DescribeWorkflowExecution(ctx, "lux/experiment/"+filepath.Base(ledgers[0]), "")
 	require.NoError(t, err)
+	info := d.GetWorkflowExecutionInfo()
+	assert.NotEqual(t, info.GetFirstRunId(), info.GetExecution().GetRunId(), "the workflow continued as new")
 }

@@ -93,3 +93,19 @@ func TestTheWatcherAnswersEachRequestWithTheRunTheWorkflowChose(t *testing.T) {
 	_, _ = w.event(h.events[len(h.events)-1], keys)
 	assert.Nil(t, answered(w, "r5"), "a request waits for its run")
 }
+
+func TestAWatcherOfAContinuedWorkflowAnswersWithWhatItWasHanded(t *testing.T) {
+	h := &history{t: t}
+	h.add(&historypb.HistoryEvent{EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+		Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
+			Input: h.payloads(Params{Done: []KeyRecord{{Key: "k", Runs: 1, Last: &Outcome{Summary: &RunSummary{RunID: "c/d/9"}}}}})}}})
+	h.signal("k", "r1")
+	w := &watcher{slots: map[string]*slot{}}
+	keys := map[int64]string{}
+	for _, e := range h.events {
+		_, _ = w.event(e, keys)
+	}
+	got := answered(w, "r1")
+	require.NotNil(t, got)
+	assert.Equal(t, "c/d/9", got.sum.RunID)
+}

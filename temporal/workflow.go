@@ -47,6 +47,15 @@ type Params struct {
 	// RetryInterval is the wait before the first retry, doubled each
 	// time up to a minute; default a second.
 	RetryInterval time.Duration `json:"retryIntervalNs,omitempty"`
+	// MaxRunsPerHistory, when positive, continues the workflow as new
+	// after that many runs; it always does once Temporal suggests it (the
+	// history nears its limits). The runs in progress end first.
+	MaxRunsPerHistory int `json:"maxRunsPerHistory,omitempty"`
+
+	// Done and Pending are what a workflow continued as new was handed:
+	// the keys that ran with their record, and the requests not started.
+	Done    []KeyRecord  `json:"done,omitempty"`
+	Pending []RunRequest `json:"pending,omitempty"`
 }
 
 // Defaults of Params.
@@ -95,46 +104,74 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 		p.Queue = workflow.GetInfo(ctx).TaskQueueName
 	}
 	type keyState struct {
-		n       int  // activities started for the key
+		n       int  // activities started for the key, here and before
 		running bool // one is in progress
 		final   bool // the last one ended with the run's record
+		last    *Outcome
 		cancel  workflow.CancelFunc
 	}
 	var (
-		keys    = map[string]*keyState{}
-		pending int
-		seq     int // changes with every signal and every run that ends
+		keys     = map[string]*keyState{}
+		order    []string // the keys, in the order first asked for
+		pending  int
+		started  int  // activities started by this run of the workflow
+		draining bool // continuing as new once the runs in progress end
+		buffered []RunRequest
+		seq      int // changes with every signal and every run that ends
 	)
-	start := func(run orchestrator.PlannedRun) {
+	for _, k := range p.Done { // what the runs before this one ran
+		keys[k.Key] = &keyState{n: k.Runs, final: true, last: k.Last}
+		order = append(order, k.Key)
+	}
+	p.Done = nil
+	start := func(req RunRequest) {
+		run := req.Run
 		st := keys[run.Key]
 		if st == nil {
 			st = &keyState{}
 			keys[run.Key] = st
+			order = append(order, run.Key)
 		}
 		if st.running || st.final {
 			return // its outcome is, or will be, in the history
 		}
+		if !draining && (p.MaxRunsPerHistory > 0 && started >= p.MaxRunsPerHistory || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+			draining = true
+		}
+		if draining {
+			buffered = append(buffered, req)
+			return
+		}
 		st.n++
+		started++
 		actx, cancel := workflow.WithCancel(ctx)
 		st.running, st.cancel = true, cancel
 		pending++
 		actx = workflow.WithActivityOptions(actx, activityOptions(p, &run, st.n))
 		workflow.Go(actx, func(gctx workflow.Context) {
-			err := workflow.ExecuteActivity(gctx, RunActivityName, run).Get(gctx, nil)
+			var sum RunSummary
+			err := workflow.ExecuteActivity(gctx, RunActivityName, run).Get(gctx, &sum)
 			st.running, st.final = false, finalOutcome(err)
+			if st.final {
+				st.last = newOutcome(&sum, err)
+			}
 			pending--
 			seq++
 		})
 	}
 	runs := workflow.GetSignalChannel(ctx, RunSignal)
 	cancelCh := workflow.GetSignalChannel(ctx, CancelSignal)
+	for _, req := range p.Pending {
+		start(req)
+	}
+	p.Pending = nil
 	workflow.Go(ctx, func(gctx workflow.Context) {
 		for {
 			sel := workflow.NewSelector(gctx)
 			sel.AddReceive(runs, func(c workflow.ReceiveChannel, _ bool) {
 				var req RunRequest
 				c.Receive(gctx, &req)
-				start(req.Run)
+				start(req)
 			})
 			sel.AddReceive(cancelCh, func(c workflow.ReceiveChannel, _ bool) {
 				var key string
@@ -152,7 +189,7 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	})
 	for {
 		last := seq
-		ok, err := workflow.AwaitWithTimeout(ctx, p.IdleTimeout, func() bool { return seq != last || pending > 0 })
+		ok, err := workflow.AwaitWithTimeout(ctx, p.IdleTimeout, func() bool { return seq != last || pending > 0 || draining })
 		if err != nil {
 			break // cancelled
 		}
@@ -162,12 +199,58 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 		if err := workflow.Await(ctx, func() bool { return pending == 0 }); err != nil {
 			break
 		}
+		if draining {
+			// The history is long: go on in a fresh one, with what this
+			// one ran and the requests it holds.
+			for {
+				var req RunRequest
+				if !runs.ReceiveAsync(&req) {
+					break
+				}
+				buffered = append(buffered, req)
+			}
+			next := p
+			for _, k := range order {
+				if st := keys[k]; st.final {
+					next.Done = append(next.Done, KeyRecord{Key: k, Runs: st.n, Last: st.last})
+				}
+			}
+			next.Pending = buffered
+			return nil, workflow.NewContinueAsNewError(ctx, RunsWorkflowName, next)
+		}
 	}
 	// Cancelled: the runs in progress were cancelled with ctx; wait for
 	// their records.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return pending == 0 })
 	return &RunsResult{Runs: len(keys)}, temporal.NewCanceledError()
+}
+
+// KeyRecord is what a runs workflow hands the run it continues as of a
+// key whose run ended with its record: a request for the key is
+// answered by that outcome, never by a new run.
+type KeyRecord struct {
+	Key  string   `json:"key"`
+	Runs int      `json:"runs"` // activities started for the key
+	Last *Outcome `json:"last,omitempty"`
+}
+
+// Outcome is how a run's activity ended, as a continued workflow passes
+// it on: its summary, and the failure's text when it failed.
+type Outcome struct {
+	Summary *RunSummary `json:"summary,omitempty"`
+	Error   string      `json:"error,omitempty"`
+}
+
+func newOutcome(sum *RunSummary, err error) *Outcome {
+	if err == nil {
+		return &Outcome{Summary: sum}
+	}
+	o := &Outcome{Error: err.Error()}
+	if f := failed(err); f.sum != nil {
+		o.Summary = f.sum
+	}
+	return o
 }
 
 // finalOutcome reports whether an activity that ended with err ended

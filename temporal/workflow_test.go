@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -209,4 +210,40 @@ func TestAKeyRunsAgainOnlyAfterACancelledRun(t *testing.T) {
 	env.ExecuteWorkflow(RunsWorkflowName, Params{HeartbeatTimeout: time.Hour, IdleTimeout: 10 * time.Minute})
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, []string{"x", "x#2"}, f.ids, "run again once: the second run ended with its record")
+}
+
+func TestALongHistoryContinuesAsNewWithWhatItRanAndWhatItHolds(t *testing.T) {
+	f := &fakeRuns{outcome: func(ctx context.Context, key string, _ int) (*RunSummary, error) {
+		if key == "b" {
+			return nil, temporal.NewApplicationErrorWithOptions("fail", ErrRunOutcome,
+				temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{&RunSummary{Key: key, RunID: "c/d/b", Verdict: "fail"}}})
+		}
+		return &RunSummary{Key: key, RunID: "c/d/" + key}, nil
+	}}
+	env := newEnv(t, f)
+	signalRuns(env, "a", "b", "c")
+	env.ExecuteWorkflow(RunsWorkflowName, Params{MaxRunsPerHistory: 2})
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	assert.Equal(t, []string{"a", "b"}, f.ids, "the third run waits for the next history")
+	var next Params
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	require.Len(t, next.Done, 2)
+	assert.Equal(t, "a", next.Done[0].Key)
+	assert.Equal(t, "c/d/a", next.Done[0].Last.Summary.RunID)
+	assert.Equal(t, "c/d/b", next.Done[1].Last.Summary.RunID, "a run's outcome carries its summary")
+	assert.Contains(t, next.Done[1].Last.Error, "fail")
+	require.Len(t, next.Pending, 1)
+	assert.Equal(t, "c", next.Pending[0].Run.Key)
+	assert.Equal(t, 2, next.MaxRunsPerHistory)
+
+	// The next run starts the held request, and never runs a done key
+	// again.
+	f2 := &fakeRuns{outcome: f.outcome}
+	env2 := newEnv(t, f2)
+	signalRuns(env2, "a")
+	env2.ExecuteWorkflow(RunsWorkflowName, next)
+	require.NoError(t, env2.GetWorkflowError())
+	assert.Equal(t, []string{"c"}, f2.ids)
 }
