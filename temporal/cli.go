@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -128,7 +130,20 @@ func serve(ctx context.Context, reg *lux.Registry, hostPort, namespace, queue, r
 	}
 	defer c.Close()
 	host, _ := os.Hostname()
-	a := &Activities{Registry: reg, Store: store, Options: orchestrator.Options{Fsync: fsync},
+	var mu sync.Mutex
+	progress := func(u orchestrator.Update) { // one line per run that ends
+		if u.Kind != orchestrator.RunFinished {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		rel, err := filepath.Rel(store.Root(), u.RunDir)
+		if err != nil {
+			rel = u.RunDir
+		}
+		fmt.Fprintf(stdout, "%s %s #%d: %s (%s) %s\n", time.Now().UTC().Format(time.RFC3339), u.CaseID, u.Repetition, u.Verdict, u.ExitReason, rel)
+	}
+	a := &Activities{Registry: reg, Store: store, Options: orchestrator.Options{Fsync: fsync, Progress: progress},
 		Identity: fmt.Sprintf("%d@%s", os.Getpid(), host)}
 	w := NewWorker(c, queue, slots, a)
 	if err := w.Start(); err != nil {

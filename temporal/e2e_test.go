@@ -106,6 +106,7 @@ func TestDistributedSuite(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(gate, "release"), nil, 0o644))
 		require.Equal(t, 0, client.wait(), client.out.String())
 		assert.Len(t, started(gate), 6, "the killed worker's two runs started again on the other")
+		assert.Contains(t, w2.out.String(), ": pass (done) kill-", "the worker prints each run it ends")
 
 		s, err := record.ReadSuite(mustResolve(t, root, "label:distributed"))
 		require.NoError(t, err)
@@ -157,7 +158,6 @@ func TestDistributedSuite(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, d.GetWorkflowExecutionInfo().GetStatus())
 	})
-	_ = w2
 }
 
 func mustResolve(t *testing.T, root, ref string) string {
