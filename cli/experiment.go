@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -61,7 +62,13 @@ func experimentFlags(fs *flag.FlagSet) action {
 	proj.register(fs, false)
 	return func(ctx context.Context, e *env, args []string) int {
 		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs, Force: *force}
-		x, closeX, xerr := e.executor(ctx, executor, root)
+		xroot := root
+		if *resume != "" { // the runs go beside the ledger, <root>/.experiments/<id>
+			if abs, err := filepath.Abs(*resume); err == nil {
+				xroot = filepath.Dir(filepath.Dir(abs))
+			}
+		}
+		x, closeX, xerr := e.executor(ctx, executor, xroot)
 		if xerr != nil {
 			e.errorf("experiment: %v", xerr)
 			return ExitUsage
