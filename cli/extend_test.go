@@ -14,6 +14,7 @@ import (
 
 	"github.com/luxeval/lux/cli"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 )
 
 func TestAnExtensionAddsCommandsAndExecutors(t *testing.T) {
@@ -39,7 +40,7 @@ func TestAnExtensionAddsCommandsAndExecutors(t *testing.T) {
 		}}},
 		Executor: func(_ context.Context, value, runsRoot string) (orchestrator.Executor, func(), error) {
 			got.value, got.root = value, runsRoot
-			x := executorFunc(func(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error) {
+			x := executorFunc(func(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error) {
 				mu.Lock()
 				got.keys = append(got.keys, run.Key)
 				mu.Unlock()
@@ -77,8 +78,8 @@ func TestTheDefaultBinaryRefusesAnExecutorItDoesNotHave(t *testing.T) {
 	require.Contains(t, errOut, "this lux binary runs only locally")
 }
 
-type executorFunc func(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error)
+type executorFunc func(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error)
 
-func (f executorFunc) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error) {
+func (f executorFunc) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error) {
 	return f(ctx, run)
 }

@@ -23,7 +23,7 @@ type Executor interface {
 	// does: Dir is under the Orchestrator's runs root. When ctx is
 	// cancelled the run is stopped and still recorded (exit reason
 	// cancelled), and the error wraps ctx's error.
-	Execute(ctx context.Context, run *PlannedRun) (*RunResult, error)
+	Execute(ctx context.Context, run *PlannedRun) (*record.Run, error)
 }
 
 // PlannedRun is one run of a validated case, as JSON: what a process with
@@ -158,7 +158,7 @@ func (o *Orchestrator) planned(ctx context.Context, p *plan, info runInfo, item 
 
 // run executes p, here or by Options.Executor: the one place a suite's
 // workers and Run start a run.
-func (o *Orchestrator) run(ctx context.Context, p *plan, info runInfo, item int) (*RunResult, error) {
+func (o *Orchestrator) run(ctx context.Context, p *plan, info runInfo, item int) (*record.Run, error) {
 	if o.opts.Executor == nil {
 		return o.attempt(ctx, p, info)
 	}
@@ -171,7 +171,7 @@ func (o *Orchestrator) run(ctx context.Context, p *plan, info runInfo, item int)
 // *IdentityMismatchError when the identity it computes is not the one
 // planned, and runs it as the planning process would have. onEvent, when
 // set, sees each event as it is recorded (it must be quick).
-func ExecutePlanned(ctx context.Context, reg *lux.Registry, opts Options, run *PlannedRun, onEvent func(lux.Event)) (*RunResult, error) {
+func ExecutePlanned(ctx context.Context, reg *lux.Registry, opts Options, run *PlannedRun, onEvent func(lux.Event)) (*record.Run, error) {
 	if run == nil {
 		return nil, errors.New("orchestrator: nil planned run")
 	}

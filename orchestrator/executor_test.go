@@ -27,7 +27,7 @@ type jsonExecutor struct {
 	events int
 }
 
-func (x *jsonExecutor) Execute(ctx context.Context, run *PlannedRun) (*RunResult, error) {
+func (x *jsonExecutor) Execute(ctx context.Context, run *PlannedRun) (*record.Run, error) {
 	data, err := json.Marshal(run)
 	require.NoError(x.t, err)
 	var got PlannedRun
@@ -84,7 +84,7 @@ func TestExecutePlannedRefusesAnotherIdentity(t *testing.T) {
 	scen := addScenario(t, writeHello)
 	root := filepath.Join(t.TempDir(), "runs")
 	var planned *PlannedRun
-	x := executorFunc(func(ctx context.Context, run *PlannedRun) (*RunResult, error) {
+	x := executorFunc(func(ctx context.Context, run *PlannedRun) (*record.Run, error) {
 		planned = run
 		return nil, errors.New("not executed")
 	})
@@ -111,8 +111,8 @@ func TestExecutePlannedRefusesAnotherIdentity(t *testing.T) {
 	assert.Empty(t, runs, "nothing ran")
 }
 
-type executorFunc func(ctx context.Context, run *PlannedRun) (*RunResult, error)
+type executorFunc func(ctx context.Context, run *PlannedRun) (*record.Run, error)
 
-func (f executorFunc) Execute(ctx context.Context, run *PlannedRun) (*RunResult, error) {
+func (f executorFunc) Execute(ctx context.Context, run *PlannedRun) (*record.Run, error) {
 	return f(ctx, run)
 }

@@ -136,7 +136,7 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 
 // outcome turns ExecutePlanned's result into the activity's, by error
 // class (see the Err* types).
-func (a *Activities) outcome(ctx context.Context, run *orchestrator.PlannedRun, res *orchestrator.RunResult, err error, worker string) (*RunSummary, error) {
+func (a *Activities) outcome(ctx context.Context, run *orchestrator.PlannedRun, res *record.Run, err error, worker string) (*RunSummary, error) {
 	var mismatch *orchestrator.IdentityMismatchError
 	switch {
 	case errors.As(err, &mismatch):

@@ -12,6 +12,7 @@ import (
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
 )
 
@@ -61,7 +62,7 @@ func testOptions(root string) orchestrator.Options {
 func planOf(t testing.TB, reg *lux.Registry, opts orchestrator.Options, c *lux.Case) orchestrator.PlannedRun {
 	t.Helper()
 	var got *orchestrator.PlannedRun
-	opts.Executor = executorFunc(func(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error) {
+	opts.Executor = executorFunc(func(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error) {
 		got = run
 		return nil, errors.New("planned only")
 	})
@@ -70,9 +71,9 @@ func planOf(t testing.TB, reg *lux.Registry, opts orchestrator.Options, c *lux.C
 	return *got
 }
 
-type executorFunc func(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error)
+type executorFunc func(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error)
 
-func (f executorFunc) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error) {
+func (f executorFunc) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error) {
 	return f(ctx, run)
 }
 

@@ -52,7 +52,7 @@ type outcome struct {
 }
 
 // Execute implements orchestrator.Executor.
-func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*orchestrator.RunResult, error) {
+func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error) {
 	prefix := x.WorkflowPrefix
 	if prefix == "" {
 		prefix = "lux/"
@@ -86,7 +86,7 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 }
 
 // result reads the run's record from the runs root.
-func (x *Executor) result(ctx context.Context, run *orchestrator.PlannedRun, out outcome) (*orchestrator.RunResult, error) {
+func (x *Executor) result(ctx context.Context, run *orchestrator.PlannedRun, out outcome) (*record.Run, error) {
 	if out.sum == nil || out.sum.RunID == "" {
 		if out.err == nil {
 			out.err = errors.New("no record")
@@ -94,11 +94,10 @@ func (x *Executor) result(ctx context.Context, run *orchestrator.PlannedRun, out
 		return nil, fmt.Errorf("temporal: run %s: %w", run.Key, out.err)
 	}
 	dir := filepath.Join(x.RunsRoot, filepath.FromSlash(out.sum.RunID))
-	meta, g, err := record.ReadMetadata(dir)
+	res, err := record.ReadRun(dir, record.ReadOptions{Events: true})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: run %s: reading its record: %w", run.Key, err)
 	}
-	res := &orchestrator.RunResult{Dir: dir, Metadata: meta, Grading: g}
 	if out.sum.Failure != "" {
 		res.Failure = errors.New(out.sum.Failure)
 	}
