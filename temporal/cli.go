@@ -97,8 +97,8 @@ under -runs-root, the directory the client reads (shared by every machine, at
 the same path). This binary must register the plugins the client does: a run
 whose identity it computes differently is refused. The agents run here: their
 commands, and the cases' files and fixtures, must be at the paths the client
-planned with. Ctrl-C stops the worker; runs in progress are taken up by
-another worker.`,
+planned with. Ctrl-C stops the worker: its runs in progress are stopped,
+recorded as cancelled, and run again on another worker.`,
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			hostPort := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend, HOST:PORT")
 			namespace := fs.String("namespace", "", "the Temporal namespace (default: default)")
