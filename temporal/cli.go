@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/luxeval/lux"
@@ -97,8 +98,10 @@ under -runs-root, the directory the client reads (shared by every machine, at
 the same path). This binary must register the plugins the client does: a run
 whose identity it computes differently is refused. The agents run here: their
 commands, and the cases' files and fixtures, must be at the paths the client
-planned with. Ctrl-C stops the worker: its runs in progress are stopped,
-recorded as cancelled, and run again on another worker.`,
+planned with. Ctrl-C stops the worker at once: its runs in progress are
+stopped (their records may be left without run.json, which no listing
+counts) and run again on another worker once their heartbeats lapse;
+-drain lets them finish first, up to the time it gives.`,
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			hostPort := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend, HOST:PORT")
 			namespace := fs.String("namespace", "", "the Temporal namespace (default: default)")
@@ -106,18 +109,19 @@ recorded as cancelled, and run again on another worker.`,
 			root := fs.String("runs-root", record.DefaultRoot, "the shared directory runs are recorded under")
 			slots := fs.Int("slots", 1, "how many runs execute at once")
 			fsync := fs.Bool("fsync", false, "make every record file durable across a power loss")
+			drain := fs.Duration("drain", 0, "on Ctrl-C, how long the runs in progress may go on to finish before they are stopped")
 			return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				if len(args) > 0 || *queue == "" || *slots < 1 {
 					fmt.Fprintln(stderr, "lux: worker: give -queue, and -slots at least 1, and no arguments (run 'lux worker -h')")
 					return cli.ExitUsage
 				}
-				return serve(ctx, reg, *hostPort, *namespace, *queue, *root, *slots, *fsync, stdout, stderr)
+				return serve(ctx, reg, *hostPort, *namespace, *queue, *root, *slots, *drain, *fsync, stdout, stderr)
 			}
 		},
 	}
 }
 
-func serve(ctx context.Context, reg *lux.Registry, hostPort, namespace, queue, root string, slots int, fsync bool, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, reg *lux.Registry, hostPort, namespace, queue, root string, slots int, drain time.Duration, fsync bool, stdout, stderr io.Writer) int {
 	store := SharedDir(root)
 	if err := record.CheckRoot(store.Root()); err != nil {
 		fmt.Fprintf(stderr, "lux: worker: %v\n", err)
@@ -145,7 +149,8 @@ func serve(ctx context.Context, reg *lux.Registry, hostPort, namespace, queue, r
 	}
 	a := &Activities{Registry: reg, Store: store, Options: orchestrator.Options{Fsync: fsync, Progress: progress},
 		Identity: fmt.Sprintf("%d@%s", os.Getpid(), host)}
-	w := NewWorker(c, queue, slots, a)
+	w := worker.New(c, queue, worker.Options{MaxConcurrentActivityExecutionSize: slots, WorkerStopTimeout: drain})
+	Register(w, a)
 	if err := w.Start(); err != nil {
 		fmt.Fprintf(stderr, "lux: worker: %v\n", err)
 		return cli.ExitUsage
