@@ -127,6 +127,30 @@ func TestDistributedSuite(t *testing.T) {
 		assert.NotContains(t, out, "not comparable")
 	})
 
+	t.Run("an interrupted client's suite resumes on the workers", func(t *testing.T) {
+		gate3 := filepath.Join(dir, "gate3")
+		require.NoError(t, os.MkdirAll(gate3, 0o755))
+		cases3 := filepath.Join(dir, "cases3")
+		writeGatedCases(t, cases3, "resume", 2, agent, gate3)
+		client := start(t, bin, dir, "", "run", "-q", "-runs-root", root, "-j", "2", "-sandbox", "none",
+			"-executor", executor, "-label", "resumed", cases3)
+		waitStarted(t, gate3, 2, client)
+		require.NoError(t, client.cmd.Process.Signal(os.Interrupt)) // Ctrl-C: its runs are cancelled, and recorded
+		assert.Equal(t, 130, client.wait(), client.out.String())
+		for _, pid := range started(gate3) {
+			assert.False(t, alive(pid), "agent %d survived the interruption", pid)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(gate3, "release"), nil, 0o644))
+		out, code := runLux(t, bin, dir, "run", "-q", "-resume", "label:resumed", "-runs-root", root, "-sandbox", "none", "-executor", executor)
+		require.Equal(t, 0, code, out)
+		s, err := record.ReadSuite(mustResolve(t, root, "label:resumed"))
+		require.NoError(t, err)
+		for _, it := range s.Manifest.Items {
+			assert.Equal(t, record.VerdictPass, it.Verdict(), "%s ran again", it.CaseID)
+		}
+		assert.Len(t, started(gate3), 4, "each cancelled run ran again once")
+	})
+
 	t.Run("cancelling the workflow stops every agent and records each run", func(t *testing.T) {
 		gate2 := filepath.Join(dir, "gate2")
 		require.NoError(t, os.MkdirAll(gate2, 0o755))
