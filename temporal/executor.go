@@ -73,7 +73,7 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 		// Cancel the run as a local one is cancelled: it stops and is
 		// still recorded; wait for its record as long as that takes.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		_ = x.Client.SignalWorkflow(sctx, wr.GetID(), wr.GetRunID(), CancelSignal, run.Key)
+		_ = x.Client.SignalWorkflow(sctx, wr.GetID(), "", CancelSignal, run.Key) // the current run: it may have continued as new
 		cancel()
 		limit := run.Spec.CleanupTimeout + x.Params.withDefaults().HeartbeatTimeout + time.Minute
 		select {
