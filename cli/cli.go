@@ -51,6 +51,7 @@ type env struct {
 	reg    *lux.Registry
 	stdout io.Writer
 	stderr io.Writer
+	ext    Extension // what a custom build added (see MainWith)
 }
 
 func (e *env) errorf(format string, args ...any) {
@@ -78,8 +79,8 @@ func commands() []command {
 	}
 }
 
-func lookup(name string) (command, bool) {
-	for _, c := range commands() {
+func lookup(cmds []command, name string) (command, bool) {
+	for _, c := range cmds {
 		if c.name == name {
 			return c, true
 		}
@@ -91,36 +92,43 @@ func lookup(name string) (command, bool) {
 // returns the exit status. SIGINT and SIGTERM cancel ctx's work: runs in
 // flight stop and are still recorded.
 func Main(ctx context.Context, reg *lux.Registry, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, reg, Extension{}, args, stdout, stderr)
+}
+
+// MainWith is Main with what a custom build adds: more commands, and
+// the executors -executor names (see Extension).
+func MainWith(ctx context.Context, reg *lux.Registry, ext Extension, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := &env{reg: reg, stdout: stdout, stderr: stderr}
+	e := &env{reg: reg, stdout: stdout, stderr: stderr, ext: ext}
+	cmds := append(commands(), ext.commands()...)
 	if len(args) == 0 {
-		usage(e.stderr)
+		usage(e.stderr, cmds)
 		return ExitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(e.stdout)
+		usage(e.stdout, cmds)
 		return ExitOK
 	case "-version", "--version", "version":
 		fmt.Fprintf(e.stdout, "lux %s\n", lux.Version)
 		return ExitOK
 	case "help":
 		if len(args) == 1 {
-			usage(e.stdout)
+			usage(e.stdout, cmds)
 			return ExitOK
 		}
-		c, ok := lookup(args[1])
+		c, ok := lookup(cmds, args[1])
 		if !ok || len(args) > 2 {
-			e.errorf("help: unknown command %q (commands: %s)", strings.Join(args[1:], " "), strings.Join(commandNames(), ", "))
+			e.errorf("help: unknown command %q (commands: %s)", strings.Join(args[1:], " "), strings.Join(commandNames(cmds), ", "))
 			return ExitUsage
 		}
 		c.writeHelp(e.stdout)
 		return ExitOK
 	}
-	c, ok := lookup(args[0])
+	c, ok := lookup(cmds, args[0])
 	if !ok {
-		e.errorf("unknown command %q (commands: %s; run 'lux help')", args[0], strings.Join(commandNames(), ", "))
+		e.errorf("unknown command %q (commands: %s; run 'lux help')", args[0], strings.Join(commandNames(cmds), ", "))
 		return ExitUsage
 	}
 	code := c.exec(ctx, e, args[1:])
@@ -130,22 +138,22 @@ func Main(ctx context.Context, reg *lux.Registry, args []string, stdout, stderr 
 	return code
 }
 
-func commandNames() []string {
+func commandNames(cmds []command) []string {
 	var names []string
-	for _, c := range commands() {
+	for _, c := range cmds {
 		names = append(names, c.name)
 	}
 	sort.Strings(names)
 	return names
 }
 
-func usage(w io.Writer) {
+func usage(w io.Writer, cmds []command) {
 	fmt.Fprintln(w, "lux evaluates coding agents.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: lux <command> [flags] [arguments]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
-	for _, c := range commands() {
+	for _, c := range cmds {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)

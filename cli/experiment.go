@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -53,12 +54,27 @@ func experimentFlags(fs *flag.FlagSet) action {
 	plan := fs.Bool("plan", false, "print the plan and whether it fits the budget; start nothing")
 	jobs := fs.Int("j", 1, "how many units run at once")
 	quiet := fs.Bool("q", false, "no progress lines")
+	var executor string
+	executorFlag(fs, &executor)
 	force := fs.Bool("force", false, "plan or run a campaign with a constraint its split has too few units to decide (it can only end inconclusive)")
 	asJSON := jsonFlag(fs, "the report (lux.experiment-report/v1) or, with -plan, the plan (lux.experiment-plan/v1)")
 	var proj projectFlags
 	proj.register(fs, false)
 	return func(ctx context.Context, e *env, args []string) int {
 		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs, Force: *force}
+		xroot := root
+		if *resume != "" { // the runs go beside the ledger, <root>/.experiments/<id>
+			if abs, err := filepath.Abs(*resume); err == nil {
+				xroot = filepath.Dir(filepath.Dir(abs))
+			}
+		}
+		x, closeX, xerr := e.executor(ctx, executor, xroot)
+		if xerr != nil {
+			e.errorf("experiment: %v", xerr)
+			return ExitUsage
+		}
+		defer closeX()
+		opts.Executor = x
 		if !*quiet {
 			opts.Progress = experimentProgress(e.stderr)
 		}

@@ -122,6 +122,7 @@ type runFlags struct {
 	limits      limitFlags
 	confirm     confirmFlags
 	sandbox     sandboxFlags
+	executor    string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -142,6 +143,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.project.register(fs, true)
 	f.limits.register(fs)
 	f.sandbox.register(fs)
+	executorFlag(fs, &f.executor)
 }
 
 // runsRootFlag registers -runs-root, the one place records are read from
@@ -296,6 +298,13 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 	if code := f.project.apply(e, &opts); code != ExitOK {
 		return code
 	}
+	x, closeX, xerr := e.executor(ctx, f.executor, opts.RunsRoot)
+	if xerr != nil {
+		e.errorf("%v", xerr)
+		return ExitUsage
+	}
+	defer closeX()
+	opts.Executor = x
 	o := orchestrator.New(e.reg, opts)
 	if f.plan {
 		return listDrivers(e, o, cases, *f.json)

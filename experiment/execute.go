@@ -297,7 +297,7 @@ func (s *state) runUnit(ctx context.Context, u plannedUnit, t *tree, total int) 
 	if err != nil || before != t.hash {
 		tamper = fmt.Sprintf("the subject tree of candidate %s was changed before the run started (by another run); the unit fails", u.cand.ID)
 	}
-	res, runErr := t.orch[u.key.Profile].Run(ctx, u.c)
+	res, runErr := t.orch[u.key.Profile].Run(orchestrator.WithRunKey(ctx, s.runKey(u.key)), u.c)
 	if ctx.Err() != nil {
 		return nil // not finished: it runs again on resume
 	}
@@ -535,4 +535,10 @@ func (s *state) end(ctx context.Context, m *Manifest, status Status, cause error
 		return res, fmt.Errorf("experiment: %s %s: %w", status, s.dir, cause)
 	}
 	return res, nil
+}
+
+// runKey is a unit's orchestrator.PlannedRun key: the experiment and the
+// unit's key, so that a remote executor never runs one unit twice.
+func (s *state) runKey(k unitKey) string {
+	return fmt.Sprintf("%s/%s@%s/%s/%s/%s/%d", filepath.Base(s.dir), k.Candidate, k.CandidateHash, k.Profile, k.Split, k.CaseID, k.Repetition)
 }

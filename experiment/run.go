@@ -45,6 +45,9 @@ type Options struct {
 	// Sandbox confines each unit's agent (see orchestrator.Options.Sandbox):
 	// the candidate's subject tree is readable, not writable.
 	Sandbox sandbox.Config
+	// Executor, when set, executes the units (see
+	// orchestrator.Options.Executor); each unit's key is its run key.
+	Executor orchestrator.Executor
 }
 
 // Progress reports one unit.
@@ -505,7 +508,7 @@ func (s *state) orchestrator(profile string, cand *Candidate, root string) *orch
 	}
 	return orchestrator.New(s.reg, orchestrator.Options{
 		RunsRoot: s.runsRoot, Driver: pr.Driver, Answerer: pr.Answerer, Environment: env,
-		SubjectRoot: root, Fsync: s.opts.Fsync, Sandbox: s.opts.Sandbox,
+		SubjectRoot: root, Fsync: s.opts.Fsync, Sandbox: s.opts.Sandbox, Executor: s.opts.Executor,
 		Experiment: orchestrator.ExperimentInfo{ID: filepath.Base(s.dir), CandidateID: cand.ID, SubjectHash: cand.Hash},
 	})
 }

@@ -125,6 +125,10 @@ type Options struct {
 	// this order, cleaned up in reverse (see lux.Hook). They are part of
 	// each run's identity.
 	Hooks []lux.PluginRef
+	// Executor, when set, executes the runs of suites and of Run instead
+	// of this process (see Executor); they are planned, identified and
+	// recorded as ever, under RunsRoot, which the executor must share.
+	Executor Executor
 }
 
 // DefaultRetryBackoff is the wait before a run's first retry.

@@ -23,7 +23,8 @@ type Orchestrator struct {
 	prov    *provenanceCache
 	progMu  sync.Mutex
 	sealer  sealer
-	hooks   []resolvedHook // Options.Hooks, parsed
+	hooks   []resolvedHook  // Options.Hooks, parsed
+	onEvent func(lux.Event) // sees each event recorded (see ExecutePlanned)
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options

@@ -39,7 +39,7 @@ func (o *Orchestrator) Run(ctx context.Context, c *lux.Case) (*record.Run, error
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	o.progress(Update{Kind: RunStarted, CaseID: p.caseID, Total: 1})
-	res, err := o.attempt(ctx, p, runInfo{})
+	res, err := o.run(ctx, p, runInfo{}, 0)
 	o.progress(finishedUpdate(Update{CaseID: p.caseID, Total: 1, Done: 1}, res, err))
 	return res, err
 }
@@ -273,6 +273,9 @@ func (r *runState) record(e lux.Event) bool {
 	if err == nil {
 		if r.log.Exceeded() == nil {
 			r.events = append(r.events, e)
+		}
+		if r.o.onEvent != nil {
+			r.o.onEvent(e)
 		}
 		return true
 	}

@@ -136,7 +136,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 				i := j.item
 				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
-				res, err := o.attempt(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot})
+				res, err := o.run(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot}, i)
 				budget.add(res)
 				item := completedItem(dir, res, err)
 				w.update(func(m *record.SuiteManifest) {
