@@ -177,7 +177,7 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 		return nil, nil
 	}
 	r.stderr = record.NewStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes)
-	r.write(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
+	r.create(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
 	// The agent works outside the record: it is never told where the
 	// record is, and its workspace joins the record once it is stopped.
 	// The key exists before the run's record does (see record.VerifySeal).
@@ -313,9 +313,25 @@ func (r *runState) stage(s lux.Stage) {
 	r.record(lux.Event{Type: lux.EventLifecycle, Time: now, Stage: s})
 }
 
-// write writes one JSON file of the record; a failure is kept for Run's error.
+// write replaces one JSON file of the record atomically (run.json, the
+// file that makes the directory a run, written last); a failure is kept
+// for Run's error.
 func (r *runState) write(name string, v any) {
 	sum, err := r.o.writer.WriteJSONSum(filepath.Join(r.dir, name), v)
+	r.keep(name, sum, err)
+}
+
+// create writes a JSON file of the record that is written once and read
+// only once run.json is there (see record.Writer.CreateJSONSum): in place,
+// without a temporary file and a rename.
+func (r *runState) create(name string, v any) {
+	sum, err := r.o.writer.CreateJSONSum(filepath.Join(r.dir, name), v)
+	r.keep(name, sum, err)
+}
+
+// keep notes the outcome of writing the record file name: its SHA-256, to
+// seal, or the first failure.
+func (r *runState) keep(name, sum string, err error) {
 	if err != nil && r.writeErr == nil {
 		r.writeErr = err
 	}

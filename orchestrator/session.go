@@ -134,7 +134,7 @@ func clip(s string, n int) string {
 }
 
 // collect stops the agent's process tree, then collects its artifacts and
-// writes the record as it stands before grading.
+// writes artifacts.json.
 func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 	bctx, watch, cancel := r.bookkeeping(ctx, limit)
 	defer cancel()
@@ -179,8 +179,9 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 	if r.stderr != nil {
 		r.meta.StderrTail = r.stderr.Tail()
 	}
-	r.write(record.MetadataFile, r.meta)
-	r.write(record.ArtifactsFile, r.artifacts)
+	// run.json is written once, when the record is complete (finish): a
+	// directory without it is not read as a run.
+	r.create(record.ArtifactsFile, r.artifacts)
 }
 
 // keepWorkspace moves the agent's workspace, now that the agent is
@@ -296,7 +297,7 @@ func (r *runState) finish(s lux.Session, ans lux.Answerer) {
 	}
 	r.removeLive()
 	r.meta.EndedAt = time.Now().UTC()
-	r.write(record.GradingFile, r.grading)
+	r.create(record.GradingFile, r.grading)
 	// The event log is complete: run.json fingerprints it as written.
 	if r.log != nil {
 		if err := r.log.Close(); err != nil && r.writeErr == nil {

@@ -64,6 +64,58 @@ func (w Writer) WriteJSONSum(path string, v any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// CreateJSONSum is WriteJSONSum for a file of a record that no reader
+// reads before the record is committed (a run's case.json, artifacts.json
+// and grading.json, read only once its run.json names the run complete):
+// when path does not exist yet it is created and written in place, with no
+// temporary file and no rename; a crash while writing it leaves a record
+// that is never read as complete (run.json, written last and atomically,
+// is missing or older). When path exists (something else put it there) it
+// is replaced as WriteFile does. With Sync the file is synced; its name
+// becomes durable with the directory sync of the record's next WriteFile.
+func (w Writer) CreateJSONSum(path string, v any) (string, error) {
+	var buf bytes.Buffer
+	if err := encode(&buf, v, "  "); err != nil {
+		return "", fmt.Errorf("record: encode %s: %w", path, err)
+	}
+	if err := w.CreateFile(path, buf.Bytes()); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// CreateFile writes data to path as CreateJSONSum does: in place when path
+// is free, otherwise replacing it atomically.
+func (w Writer) CreateFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm()) // O_EXCL: never through a link
+	if errors.Is(err, fs.ErrExist) {
+		return w.WriteFile(path, data)
+	}
+	if err != nil {
+		return fmt.Errorf("record: write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil && w.Sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return fmt.Errorf("record: write %s: %w", path, err)
+	}
+	return nil
+}
+
+func (w Writer) perm() fs.FileMode {
+	if w.Perm == 0 {
+		return FilePerm
+	}
+	return w.Perm
+}
+
 // encode writes v as JSON and a newline to buf, HTML characters as they
 // are; an error (or a panic of a MarshalJSON method) is an *UnencodableError.
 func encode(buf *bytes.Buffer, v any, indent string) (err error) {
@@ -120,11 +172,7 @@ func (w Writer) writeTemp(path string, data []byte) (string, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
-	perm := w.Perm
-	if perm == 0 {
-		perm = FilePerm
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm())
 	if err != nil {
 		return "", err
 	}
