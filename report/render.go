@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 //go:embed templates/*.tmpl
@@ -29,27 +30,31 @@ var contentSecurityPolicy = func() string {
 		"script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"join": joinTags,
-	"mark": func(verdict string) string {
-		switch verdict {
-		case "pass":
-			return "✓"
-		case "fail":
-			return "✗"
-		case "error":
-			return "!"
-		case "cancelled":
-			return "⊘"
-		case "not-run":
-			return "·"
-		}
-		return "?"
-	},
-	"pct":       pct,
-	"difflines": diffLines,
-	"sides":     func(a, b SideInfo) []SideInfo { return []SideInfo{a, b} },
-}).ParseFS(templateFS, "templates/*.tmpl"))
+// pageTemplate is parsed when a page is first rendered, not when the
+// program starts: most commands render none.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"join": joinTags,
+		"mark": func(verdict string) string {
+			switch verdict {
+			case "pass":
+				return "✓"
+			case "fail":
+				return "✗"
+			case "error":
+				return "!"
+			case "cancelled":
+				return "⊘"
+			case "not-run":
+				return "·"
+			}
+			return "?"
+		},
+		"pct":       pct,
+		"difflines": diffLines,
+		"sides":     func(a, b SideInfo) []SideInfo { return []SideInfo{a, b} },
+	}).ParseFS(templateFS, "templates/*.tmpl"))
+})
 
 // servedSecurityPolicy is the policy of a served page: the same, and the
 // page may ask its own server whether the record changed (the live view).
@@ -96,7 +101,7 @@ func writePage(w io.Writer, p any, served bool) error {
 		return fmt.Errorf("report: cannot render a %T (want *SuitePage, *RunPage, *ComparisonPage or *ExperimentPage)", p)
 	}
 	var buf bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&buf, "layout", pg); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&buf, "layout", pg); err != nil {
 		return fmt.Errorf("report: render %s page: %w", pg.Kind, err)
 	}
 	// Whatever field a control character came in by (a tag, a file name,
