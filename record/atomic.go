@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,8 +119,9 @@ func (w Writer) perm() fs.FileMode {
 }
 
 // encode writes v as JSON and a newline to buf, HTML characters as they
-// are; an error (or a panic of a MarshalJSON method) is an *UnencodableError.
-func encode(buf *bytes.Buffer, v any, indent string) (err error) {
+// are; an error (or a panic of a MarshalJSON method) is an *UnencodableError,
+// and an error writing to buf is returned as it is.
+func encode(buf io.Writer, v any, indent string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &UnencodableError{Detail: fmt.Sprintf("panic: %v", p)}
@@ -130,6 +133,9 @@ func encode(buf *bytes.Buffer, v any, indent string) (err error) {
 		enc.SetIndent("", indent)
 	}
 	if err := enc.Encode(v); err != nil {
+		if ew, ok := buf.(*errWriter); ok && ew.err != nil {
+			return ew.err // the file, not the value
+		}
 		// jsonerr names the value that failed, not each MarshalJSON on the way.
 		return &UnencodableError{Detail: jsonerr.Of(err).Text}
 	}
@@ -139,17 +145,60 @@ func encode(buf *bytes.Buffer, v any, indent string) (err error) {
 // WriteFile replaces path with data.
 func (w Writer) WriteFile(path string, data []byte) error {
 	tmp, err := w.writeTemp(path, data)
-	if err == nil {
-		if err = os.Rename(tmp, path); err != nil {
-			_ = os.Remove(tmp)
-		} else if w.Sync {
-			err = syncDir(filepath.Dir(path))
-		}
+	if err != nil {
+		return fmt.Errorf("record: write %s: %w", path, err)
+	}
+	return w.commitTemp(tmp, path)
+}
+
+// commitTemp renames the complete temporary file tmp over path (syncing
+// the directory when w.Sync); on error tmp is removed.
+func (w Writer) commitTemp(tmp, path string) error {
+	err := os.Rename(tmp, path)
+	if err != nil {
+		_ = os.Remove(tmp)
+	} else if w.Sync {
+		err = syncDir(filepath.Dir(path))
 	}
 	if err != nil {
 		return fmt.Errorf("record: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// encodeTemp writes v, encoded as WriteJSON does, to a new temporary file
+// next to path (synced when w.Sync) without holding the encoding in memory
+// a second time, and returns its name and the SHA-256 (hex) of its bytes.
+// On error nothing is left.
+func (w Writer) encodeTemp(path string, v any) (tmp, sum string, err error) {
+	f, tmp, err := w.createTemp(path)
+	if err != nil {
+		return "", "", fmt.Errorf("record: write %s: %w", path, err)
+	}
+	h := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 32<<10)
+	ew := &errWriter{w: bw}
+	err = encode(ew, v, "  ")
+	var bad *UnencodableError
+	if errors.As(err, &bad) {
+		err = fmt.Errorf("record: encode %s: %w", path, err)
+	} else if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil && w.Sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		if bad == nil {
+			err = fmt.Errorf("record: write %s: %w", path, err)
+		}
+		return "", "", err
+	}
+	return tmp, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // syncDir flushes a directory, so that a rename in it survives a crash of
@@ -166,13 +215,20 @@ func syncDir(dir string) error {
 	return err
 }
 
-// writeTemp writes data to a new temporary file next to path (synced when
-// w.Sync) and returns its name; on error nothing is left.
-func (w Writer) writeTemp(path string, data []byte) (string, error) {
+// createTemp creates a new temporary file next to path and returns it and
+// its name.
+func (w Writer) createTemp(path string) (*os.File, string, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm())
+	return f, tmp, err
+}
+
+// writeTemp writes data to a new temporary file next to path (synced when
+// w.Sync) and returns its name; on error nothing is left.
+func (w Writer) writeTemp(path string, data []byte) (string, error) {
+	f, tmp, err := w.createTemp(path)
 	if err != nil {
 		return "", err
 	}
@@ -221,4 +277,19 @@ func publish(tmp string, name func(n int) string) (string, error) {
 		return path, nil
 	}
 	return "", errors.New("no free name")
+}
+
+// errWriter keeps the first error of writing to w, telling a file that
+// cannot be written from a value that cannot be encoded.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

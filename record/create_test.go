@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -58,4 +59,39 @@ func TestCreateFileReplacesWhatIsThere(t *testing.T) {
 	err = Writer{}.CreateFile(filepath.Join(dir, "missing", "x.json"), []byte("x"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(dir, "missing", "x.json"))
+}
+
+// WriteJSONSealed writes what WriteJSON would, sealed; a value that does
+// not encode leaves the directory as it was.
+func TestWriteJSONSealed(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, SuitesDir, "2020-01-01T00-00-00-000Z")
+	require.NoError(t, os.MkdirAll(dir, DirPerm))
+	key, err := OpenSealKey(root)
+	require.NoError(t, err)
+	v := map[string]any{"html": "<b>", "n": []int{1, 2}}
+	require.NoError(t, Writer{Sync: true}.WriteJSONSealed(dir, "suite", key, SuiteSummaryFile, v))
+	got, err := os.ReadFile(filepath.Join(dir, SuiteSummaryFile))
+	require.NoError(t, err)
+	require.NoError(t, WriteJSON(filepath.Join(t.TempDir(), "x.json"), v))
+	var want bytes.Buffer
+	require.NoError(t, encode(&want, v, "  "))
+	assert.Equal(t, want.String(), string(got))
+	state, err := VerifySeal(dir)
+	require.NoError(t, err)
+	assert.Equal(t, SealVerified, state)
+	seal, err := os.ReadFile(filepath.Join(dir, SealFile))
+	require.NoError(t, err)
+
+	err = Writer{}.WriteJSONSealed(dir, "suite", key, SuiteSummaryFile, func() {})
+	require.ErrorIs(t, err, ErrUnencodable)
+	after, err := os.ReadFile(filepath.Join(dir, SuiteSummaryFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(got), string(after))
+	sealAfter, err := os.ReadFile(filepath.Join(dir, SealFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(seal), string(sealAfter), "the seal is untouched")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no temporary file left")
 }

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -232,13 +231,29 @@ func (w Writer) WriteSealed(dir, kind string, key *SealKey, name string, data []
 	return w.writeSeal(dir, key, &Seal{Kind: kind, Files: base})
 }
 
-// WriteJSONSealed is WriteSealed of v encoded as WriteJSON does.
+// WriteJSONSealed is WriteSealed of v encoded as WriteJSON does. The JSON
+// goes straight to a temporary file, hashed on the way (a suite's summary
+// is large: it is not held in memory a second time); the seal allows it as
+// pending before the file takes name, so the crash states are WriteSealed's.
 func (w Writer) WriteJSONSealed(dir, kind string, key *SealKey, name string, v any) error {
-	var buf bytes.Buffer
-	if err := encode(&buf, v, "  "); err != nil {
-		return fmt.Errorf("record: encode %s: %w", filepath.Join(dir, name), err)
+	base, err := w.sealBase(dir, kind, key, name)
+	if err != nil {
+		return err
 	}
-	return w.WriteSealed(dir, kind, key, name, buf.Bytes())
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	tmp, sum, err := w.encodeTemp(path, v)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // gone once renamed
+	if err := w.writeSeal(dir, key, &Seal{Kind: kind, Files: base, Pending: map[string]string{name: sum}}); err != nil {
+		return err
+	}
+	if err := w.commitTemp(tmp, path); err != nil {
+		return err
+	}
+	base[name] = sum
+	return w.writeSeal(dir, key, &Seal{Kind: kind, Files: base})
 }
 
 // sealBase returns the sums a new seal of dir starts from: its current
