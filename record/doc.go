@@ -33,9 +33,15 @@
 // 2025-01-02T03-04-05-678Z; -N (2, 3, ...) keeps two runs that start in the
 // same millisecond apart. Directories are created 0700 and files 0600.
 //
-// Every JSON file is written atomically (a temporary file in the same
-// directory renamed into place; see Writer), so a crash never leaves a
-// half-written file. A run graded again later keeps its grading.json and
+// A file that is rewritten (run.json by a retry or a regrading, a suite's
+// files, every seal.json) is written atomically: a temporary file in the
+// same directory renamed into place (see Writer), so a crash never leaves
+// it half-written. A run's directory is a run only once it holds run.json,
+// which the harness writes once, last, after every other file of the
+// record and before its seal; the files written once before it (case.json,
+// artifacts.json, grading.json) are written in place (Writer.CreateJSONSum),
+// so a crash can leave them half-written only in a directory no reader
+// takes for a run. A run graded again later keeps its grading.json and
 // gets gradings/<timestamp>[-N].json (see Regrading). Readers ignore fields
 // they do not know, so records written by a newer version stay readable, and their errors name the file and what is
 // wrong with it.
