@@ -95,3 +95,45 @@ func TestWriteJSONSealed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no temporary file left")
 }
+
+func TestReadSized(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		size  int
+		limit int64
+		want  int
+	}{
+		{"empty", 0, 10, 0},
+		{"under the limit", 7, 10, 7},
+		{"at the limit", 10, 10, 10},
+		{"over the limit: the limit", 25, 10, 10},
+		{"larger than a first guess", 5000, 1 << 20, 5000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			data := bytes.Repeat([]byte("x"), tc.size)
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			got, err := readSized(f, tc.limit)
+			require.NoError(t, err)
+			assert.Equal(t, string(data[:tc.want]), string(got))
+		})
+	}
+}
+
+// A record file larger than a reader accepts is an error naming it.
+func TestReadJSONTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(maxJSONFile+1))
+	require.NoError(t, f.Close())
+	var v any
+	err = ReadJSON(path, &v)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than")
+	assert.Contains(t, err.Error(), path)
+}

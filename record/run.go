@@ -280,7 +280,7 @@ func readCapped(path string) ([]byte, bool, error) {
 		return nil, false, &FileError{Path: path, Err: pathProblem(err)}
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxJSONFile+1))
+	data, err := readSized(f, maxJSONFile+1)
 	if err != nil {
 		return nil, false, &FileError{Path: path, Err: pathProblem(err)}
 	}
@@ -288,6 +288,35 @@ func readCapped(path string) ([]byte, bool, error) {
 		return nil, false, &FileError{Path: path, Err: fmt.Errorf("larger than %d bytes", maxJSONFile)}
 	}
 	return data, true, nil
+}
+
+// readSized reads f to its end, at most limit bytes, into a buffer sized
+// from its length (io.ReadAll grows one from 512 bytes, leaving garbage
+// several times the file's size; readers of many records feel it).
+func readSized(f *os.File, limit int64) ([]byte, error) {
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = fi.Size() + 1 // + 1: the end of the file is seen without growing
+	}
+	size = min(size, limit)
+	data := make([]byte, 0, size)
+	r := io.LimitReader(f, limit)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+		if len(data) == cap(data) {
+			if int64(len(data)) >= limit {
+				return data, nil
+			}
+			data = append(data, 0)[:len(data)] // the file grew: let append pick the room
+		}
+	}
 }
 
 // pathProblem is err without the path a *fs.PathError repeats: "open:
