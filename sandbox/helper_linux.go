@@ -38,6 +38,10 @@ type spec struct {
 	Scope    uint64   `json:"scope,omitempty"`
 	Rules    []rule   `json:"rules,omitempty"`
 	Ports    []uint16 `json:"ports,omitempty"`
+	// Seccomp installs the socket filter after Landlock (see
+	// installFilter); AllowUDP lets UDP through it.
+	Seccomp  bool `json:"seccomp,omitempty"`
+	AllowUDP bool `json:"allowUDP,omitempty"`
 	// NS is set up first when the helper starts in namespaces of its own.
 	NS *nsSpec `json:"ns,omitempty"`
 }

@@ -169,5 +169,8 @@ func attackErr(name string, a []string) error {
 	if f := netAttacks[name]; f != nil {
 		return f(a)
 	}
+	if f := sockAttacks[name]; f != nil {
+		return f(a)
+	}
 	return errors.New("unknown attack " + name)
 }

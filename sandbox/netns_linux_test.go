@@ -111,9 +111,11 @@ func serveTCP(t *testing.T, body string) int {
 
 // TestNetnsHostileAgentsAreDenied: inside landlock+netns, a hostile agent
 // reaches no loopback service of the host (TCP, UDP, a unix socket by its
-// path), resolves no name and reaches no outside host; each attack
-// succeeds without the namespace (at level landlock), so the test can
-// fail. The agent still reaches its model endpoint, forwarded.
+// path, even one outside the masked directories, which the seccomp
+// filter denies), resolves no name and reaches no outside host; each
+// attack succeeds at level limits (no namespace, Landlock or filter), so
+// the test can fail. The agent still reaches its model endpoint,
+// forwarded.
 func TestNetnsHostileAgentsAreDenied(t *testing.T) {
 	requireNetns(t)
 	w := newWorld(t)
@@ -142,7 +144,8 @@ func TestNetnsHostileAgentsAreDenied(t *testing.T) {
 	}
 	defer os.RemoveAll(sockDir)
 	var socks []string
-	for _, p := range []string{filepath.Join(sockDir, "s"), filepath.Join(w.home, "agent.sock")} {
+	// And one in the workspace, which no mount hides from the agent.
+	for _, p := range []string{filepath.Join(sockDir, "s"), filepath.Join(w.home, "agent.sock"), filepath.Join(w.workspace, "tool.sock")} {
 		ul, err := net.Listen("unix", p)
 		if err != nil {
 			t.Fatal(err)
@@ -170,14 +173,15 @@ func TestNetnsHostileAgentsAreDenied(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		// control: the attack succeeds at level landlock, outside the
-		// namespace.
+		// control: the attack succeeds at level limits, outside the
+		// namespace, Landlock and the seccomp filter.
 		control bool
 	}{
 		{"UDP to a loopback port", []string{"udp", strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)}, true},
 		{"TCP to a loopback service not allowed", []string{"dial", "127.0.0.1:" + strconv.Itoa(other)}, true},
 		{"a unix socket in /tmp", []string{"unix", socks[0]}, true},
 		{"a unix socket in $HOME", []string{"unix", socks[1]}, true},
+		{"a unix socket in the workspace", []string{"unix", socks[2]}, true},
 		{"DNS", []string{"dns", "example.com"}, false},
 		{"an outside host", []string{"dial", "1.1.1.1:443"}, false},
 	}
@@ -191,8 +195,8 @@ func TestNetnsHostileAgentsAreDenied(t *testing.T) {
 				t.Errorf("info = %+v, want level %s and its network", in, LevelNetns)
 			}
 			if tt.control {
-				if got := run(withModel(Config{Level: LevelLandlock}), tt.args...); got != "ALLOWED" {
-					t.Errorf("at level landlock the attack fails too, so the test proves nothing: %s", got)
+				if got := run(withModel(Config{Level: LevelLimits}), tt.args...); got != "ALLOWED" {
+					t.Errorf("at level limits the attack fails too, so the test proves nothing: %s", got)
 				}
 			}
 		})

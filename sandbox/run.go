@@ -47,6 +47,10 @@ type Info struct {
 	MemoryLimit string `json:"memoryLimit,omitempty"`
 	// ConnectPorts are the TCP ports the agent may connect to.
 	ConnectPorts []int `json:"connectPorts,omitempty"`
+	// Seccomp lists what the seccomp filter denies the agent beyond
+	// Landlock (levels landlock and above), and why UDP is allowed when
+	// it is: "unix sockets, UDP, ...".
+	Seccomp string `json:"seccomp,omitempty"`
 	// AgentSandbox says how the agent's own sandbox was set, when the
 	// driver turned it off because this one confines the agent:
 	// "codex: --sandbox danger-full-access".

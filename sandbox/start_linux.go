@@ -190,8 +190,8 @@ func waitReadable(fd int) error {
 }
 
 // confineThread confines the calling thread, which must be locked to its
-// goroutine: the bounding set, no_new_privs and the Landlock ruleset
-// (when ruleset >= 0) of s.
+// goroutine: the bounding set, no_new_privs, the Landlock ruleset (when
+// ruleset >= 0) and the seccomp filter of s.
 func confineThread(s *spec, ruleset int) error {
 	if s.DropCaps {
 		if err := dropCaps(); err != nil {
@@ -204,6 +204,11 @@ func confineThread(s *spec, ruleset int) error {
 	if ruleset >= 0 {
 		if err := restrictSelf(ruleset); err != nil {
 			return fmt.Errorf("landlock: restrict: %v", err)
+		}
+	}
+	if s.Seccomp {
+		if err := installFilter(!s.AllowUDP); err != nil {
+			return fmt.Errorf("seccomp: %v", err)
 		}
 	}
 	return nil

@@ -205,6 +205,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 			s.Scope = scopeAbstractUnix | scopeSignal
 		}
 		s.Rules = r.rules(cmd, env, extra)
+		r.seccompPlan(&s, &info, env, cmd.Args, extra.URLs)
 		s.DropCaps = os.Geteuid() == 0
 		if err := hideHarness(); err != nil {
 			info.Refused = append(info.Refused, "non-dumpable harness: "+err.Error()+" (an agent may read the harness's /proc/<pid>/environ)")

@@ -1,0 +1,298 @@
+package sandbox
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// sockAttacks are the hostile agent's socket attacks that Landlock alone
+// does not stop.
+var sockAttacks = map[string]func(a []string) error{
+	// udpsend sends a datagram to a loopback port, waiting for no answer:
+	// the test's listener counts what arrives.
+	"udpsend": func(a []string) error {
+		c, err := net.Dial("udp", "127.0.0.1:"+a[0])
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Write([]byte("ping"))
+		return err
+	},
+	// pairsend sends a datagram to a unix datagram socket by its path
+	// from one end of a datagram socket pair, without socket(AF_UNIX).
+	"pairsend": func(a []string) error {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fds[0])
+		defer syscall.Close(fds[1])
+		return syscall.Sendto(fds[0], []byte("ping"), 0, &syscall.SockaddrUnix{Name: a[0]})
+	},
+	// streampair makes a stream socket pair, as node, shells and Rust do
+	// for a child's pipes, and passes a byte through it.
+	"streampair": func(a []string) error {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fds[0])
+		defer syscall.Close(fds[1])
+		if _, err := syscall.Write(fds[0], []byte{1}); err != nil {
+			return err
+		}
+		_, err = syscall.Read(fds[1], make([]byte, 1))
+		return err
+	},
+	// mptcp connects to a loopback port with a multipath TCP socket,
+	// which Landlock's TCP rules do not cover.
+	"mptcp": func(a []string) error {
+		const ipprotoMPTCP = 262
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, ipprotoMPTCP)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		p, _ := strconv.Atoi(a[0])
+		return syscall.Connect(fd, &syscall.SockaddrInet4{Port: p, Addr: [4]byte{127, 0, 0, 1}})
+	},
+	// iouring sets up an io_uring, whose operations (IORING_OP_SOCKET,
+	// IORING_OP_CONNECT) no seccomp filter sees.
+	"iouring": func(a []string) error {
+		var params [120]byte // struct io_uring_params
+		fd, _, e := syscall.RawSyscall(425, 4, uintptr(unsafe.Pointer(&params)), 0)
+		if e != 0 {
+			return e
+		}
+		return syscall.Close(int(fd))
+	},
+	// netlink opens a netlink route socket, as getifaddrs does.
+	"netlink": func(a []string) error {
+		fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_RAW|syscall.SOCK_CLOEXEC, syscall.NETLINK_ROUTE)
+		if err != nil {
+			return err
+		}
+		return syscall.Close(fd)
+	},
+}
+
+// counted is a listener of the test's that counts what reaches it.
+type counted struct{ n atomic.Int64 }
+
+// listenUnix listens on a unix stream socket at path and counts the
+// connections it accepts.
+func (c *counted) listenUnix(t *testing.T, path string) {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.n.Add(1)
+			conn.Close()
+		}
+	}()
+}
+
+// listenPacket listens on network ("udp", "unixgram") at addr, counts the
+// datagrams that arrive and echoes each; it returns the address.
+func (c *counted) listenPacket(t *testing.T, network, addr string) net.Addr {
+	t.Helper()
+	pc, err := net.ListenPacket(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			c.n.Add(1)
+			if from != nil && from.String() != "" {
+				_, _ = pc.WriteTo(buf[:n], from)
+			}
+		}
+	}()
+	return pc.LocalAddr()
+}
+
+// settle waits until c has counted want, or for a while when want is 0:
+// a datagram sent is not received at once.
+func (c *counted) settle(want int64) int64 {
+	deadline := time.Now().Add(2 * time.Second)
+	if want == 0 {
+		deadline = time.Now().Add(100 * time.Millisecond)
+	}
+	for c.n.Load() < max(want, 1) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return c.n.Load()
+}
+
+// TestHostileSocketsAreDenied: at the default level, an agent reaches no
+// unix socket by its path (in /tmp, in $HOME, from a datagram socket
+// pair), no loopback UDP port, no loopback TCP port through multipath
+// TCP, and gets no io_uring; the test's listeners see nothing. Each
+// attack succeeds at level limits (no Landlock, no filter), so the test
+// can fail. Stream socket pairs and netlink sockets still work.
+func TestHostileSocketsAreDenied(t *testing.T) {
+	requireLandlock(t)
+	w := newWorld(t)
+	sockDir, err := os.MkdirTemp("/tmp", "lux-seccomp-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var tcp counted
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			tcp.n.Add(1)
+			c.Close()
+		}
+	}()
+	tcpPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	var inTmp, inHome, gram, udp counted
+	inTmp.listenUnix(t, filepath.Join(sockDir, "s"))
+	inHome.listenUnix(t, filepath.Join(w.home, "agent.sock"))
+	gram.listenPacket(t, "unixgram", filepath.Join(sockDir, "g"))
+	udpPort := strconv.Itoa(udp.listenPacket(t, "udp", "127.0.0.1:0").(*net.UDPAddr).Port)
+	tests := []struct {
+		name string
+		args []string
+		seen *counted
+	}{
+		{"a unix socket in /tmp", []string{"unix", filepath.Join(sockDir, "s")}, &inTmp},
+		{"a unix socket in $HOME", []string{"unix", filepath.Join(w.home, "agent.sock")}, &inHome},
+		{"a unix datagram socket from a socket pair", []string{"pairsend", filepath.Join(sockDir, "g")}, &gram},
+		{"UDP to a loopback port", []string{"udpsend", udpPort}, &udp},
+		{"multipath TCP to a loopback port not allowed", []string{"mptcp", tcpPort}, &tcp},
+		{"io_uring", []string{"iouring"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := w.run(Config{})
+			if got := hostile(t, r, tt.args...); !strings.HasPrefix(got, "DENIED") {
+				t.Errorf("sandboxed: %s", got)
+			}
+			if tt.seen != nil {
+				if n := tt.seen.settle(0); n != 0 {
+					t.Errorf("the test's listener saw %d connections or datagrams from the sandboxed agent", n)
+				}
+				tt.seen.n.Store(0)
+			}
+			if in := r.Info(); in == nil || in.Seccomp != "unix sockets, UDP, sockets other than TCP, UDP and netlink, io_uring" {
+				t.Errorf("info = %+v, want what the filter denies", in)
+			}
+			if got := hostile(t, w.run(Config{Level: LevelLimits}), tt.args...); got != "ALLOWED" {
+				t.Errorf("at level limits the attack fails too, so the test proves nothing: %s", got)
+			}
+			if tt.seen != nil {
+				if n := tt.seen.settle(1); n != 1 {
+					t.Errorf("at level limits the test's listener saw %d connections or datagrams, want 1", n)
+				}
+				tt.seen.n.Store(0)
+			}
+		})
+	}
+	for _, args := range [][]string{{"streampair"}, {"netlink"}} {
+		if got := hostile(t, w.run(Config{}), args...); got != "ALLOWED" {
+			t.Errorf("%v: %s", args, got)
+		}
+	}
+}
+
+// TestNameResolutionAllowsUDP: a run whose allowed endpoints name a host
+// to resolve may send UDP (a name server is reached over it), and the
+// record says why; unix sockets stay denied.
+func TestNameResolutionAllowsUDP(t *testing.T) {
+	requireLandlock(t)
+	w := newWorld(t)
+	var udp, sock counted
+	udpPort := strconv.Itoa(udp.listenPacket(t, "udp", "127.0.0.1:0").(*net.UDPAddr).Port)
+	path := filepath.Join(w.home, "agent.sock")
+	sock.listenUnix(t, path)
+	for _, tc := range []struct {
+		name string
+		c    Config
+		env  []string
+		want string
+	}{
+		{"an endpoint in the environment", Config{}, []string{"ANTHROPIC_BASE_URL=https://api.example.com"}, "api.example.com"},
+		{"allowHosts", Config{AllowHosts: []string{"127.0.0.1:8080", "models.example.org:443"}}, nil, "models.example.org"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := w.run(tc.c)
+			if got := hostileEnv(t, r, tc.env, "udpsend", udpPort); got != "ALLOWED" {
+				t.Errorf("UDP: %s", got)
+			}
+			if n := udp.settle(1); n != 1 {
+				t.Errorf("the UDP listener saw %d datagrams, want 1", n)
+			}
+			udp.n.Store(0)
+			want := "unix sockets, sockets other than TCP, UDP and netlink, io_uring (UDP allowed: name resolution for " + tc.want + ")"
+			if in := r.Info(); in == nil || in.Seccomp != want {
+				t.Errorf("info = %+v, want seccomp %q", in, want)
+			}
+			if got := hostileEnv(t, w.run(tc.c), tc.env, "unix", path); !strings.HasPrefix(got, "DENIED") {
+				t.Errorf("a unix socket: %s", got)
+			}
+			if n := sock.settle(0); n != 0 {
+				t.Errorf("the unix listener saw %d connections", n)
+			}
+			sock.n.Store(0)
+		})
+	}
+	// An IP literal or localhost needs no name server.
+	r := w.run(Config{AllowHosts: []string{"localhost:8080", "[::1]:9000"}})
+	if got := hostileEnv(t, r, []string{"OPENAI_BASE_URL=http://127.0.0.1:9"}, "udpsend", udpPort); !strings.HasPrefix(got, "DENIED") {
+		t.Errorf("UDP with only IP literals and localhost allowed: %s", got)
+	}
+}
+
+// TestSeccompThroughTheHelper: the helper installs the same filter
+// before it execs the agent.
+func TestSeccompThroughTheHelper(t *testing.T) {
+	requireLandlock(t)
+	forceHelper.Store(true)
+	defer forceHelper.Store(false)
+	w := newWorld(t)
+	var sock counted
+	path := filepath.Join(w.home, "agent.sock")
+	sock.listenUnix(t, path)
+	if got := hostile(t, w.run(Config{}), "unix", path); !strings.HasPrefix(got, "DENIED") {
+		t.Errorf("a unix socket through the helper: %s", got)
+	}
+	if got := hostile(t, w.run(Config{}), "streampair"); got != "ALLOWED" {
+		t.Errorf("a stream socket pair through the helper: %s", got)
+	}
+	if n := sock.settle(0); n != 0 {
+		t.Errorf("the unix listener saw %d connections", n)
+	}
+}
