@@ -2,8 +2,8 @@
 // and without a container runtime.
 //
 // The harness does not confine itself. It starts the agent from one OS
-// thread it confines for that start only (no_new_privs, Landlock, the
-// bounding set: all per thread), with the agent traced so that it stops
+// thread it confines for that start only (no_new_privs, Landlock, a
+// seccomp filter, the bounding set: all per thread), with the agent traced so that it stops
 // at its exec while its limits and cgroups are set from an unconfined
 // thread; that thread ends before the agent runs (see startConfined). A
 // harness that is itself traced uses a helper instead: its own
@@ -23,6 +23,9 @@
 //     are neither readable nor writable), TCP connect only to allowed
 //     ports, no signals or abstract unix sockets out of the sandbox, and no
 //     ptrace or /proc/<pid>/{environ,mem,...} of a process outside it;
+//     and a seccomp filter: no unix socket by its path, no UDP unless the
+//     run names a host to resolve, no socket but TCP, UDP and netlink, no
+//     io_uring (see seccomp_linux.go);
 //   - landlock+netns: landlock, in an empty network namespace of the
 //     run's own (a user namespace too when unprivileged) and a private
 //     mount namespace hiding /tmp, /run and the protected directories:
