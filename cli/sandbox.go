@@ -85,6 +85,9 @@ func sandboxDiagnostic(c sandbox.Config) orchestrator.Diagnostic {
 	if in.Network != "" {
 		detail = append(detail, "network: "+in.Network)
 	}
+	if in.Seccomp != "" {
+		detail = append(detail, "seccomp denies: "+in.Seccomp)
+	}
 	if len(in.Refused) > 0 {
 		detail = append(detail, "refused: "+strings.Join(in.Refused, "; "))
 	}

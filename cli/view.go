@@ -355,6 +355,9 @@ func writeSandbox(w io.Writer, in *sandbox.Info) {
 	if in.Network != "" {
 		parts = append(parts, "network: "+in.Network)
 	}
+	if in.Seccomp != "" {
+		parts = append(parts, "seccomp denies: "+in.Seccomp)
+	}
 	if len(in.Denied) > 0 {
 		parts = append(parts, "proxy denied: "+strings.Join(in.Denied, ", "))
 	}
