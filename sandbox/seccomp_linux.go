@@ -55,12 +55,15 @@ type seccompArch struct {
 	sysSeccomp, socket, socketpr uint32
 }
 
-// filterArch is this architecture's, or nil where the filter is not
-// built (the record says so).
-var filterArch = map[string]*seccompArch{
+// filterArches are the architectures the filter is built for, by GOARCH.
+var filterArches = map[string]*seccompArch{
 	"amd64": {audit: 0xc000003e, x32: true, sysSeccomp: 317, socket: 41, socketpr: 53},
 	"arm64": {audit: 0xc00000b7, sysSeccomp: 277, socket: 198, socketpr: 199},
-}[runtime.GOARCH]
+}
+
+// filterArch is this architecture's, or nil where the filter is not
+// built (the record says so).
+var filterArch = filterArches[runtime.GOARCH]
 
 // sockFilter is struct sock_filter; sockFprog struct sock_fprog.
 type sockFilter struct {

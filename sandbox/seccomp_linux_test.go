@@ -296,3 +296,103 @@ func TestSeccompThroughTheHelper(t *testing.T) {
 		t.Errorf("the unix listener saw %d connections", n)
 	}
 }
+
+// runFilter interprets prog, as the kernel does, for a system call nr of
+// audit architecture arch with args.
+func runFilter(t *testing.T, prog []sockFilter, arch, nr uint32, args ...uint64) uint32 {
+	t.Helper()
+	data := make([]byte, 64)
+	le := func(off int, v uint32) {
+		data[off], data[off+1], data[off+2], data[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	}
+	le(offNr, nr)
+	le(offArch, arch)
+	for i, a := range args {
+		le(offArg+8*i, uint32(a))
+		le(offArg+8*i+4, uint32(a>>32))
+	}
+	var acc uint32
+	for pc := 0; pc < len(prog); pc++ {
+		in := prog[pc]
+		switch in.code {
+		case bpfLdWAbs:
+			k := int(in.k)
+			acc = uint32(data[k]) | uint32(data[k+1])<<8 | uint32(data[k+2])<<16 | uint32(data[k+3])<<24
+		case bpfAndK:
+			acc &= in.k
+		case bpfJeqK, bpfJgeK:
+			hold := acc == in.k
+			if in.code == bpfJgeK {
+				hold = acc >= in.k
+			}
+			if hold {
+				pc += int(in.jt)
+			} else {
+				pc += int(in.jf)
+			}
+		case bpfRetK:
+			return in.k
+		default:
+			t.Fatalf("instruction %d: unknown code %#x", pc, in.code)
+		}
+	}
+	t.Fatal("the program ran off its end")
+	return 0
+}
+
+// TestSocketFilterProgram checks the filter's decisions on each
+// architecture it is built for, this machine's or not.
+func TestSocketFilterProgram(t *testing.T) {
+	const (
+		allow  = seccompRetAllow
+		deny   = seccompRetErrno | uint32(syscall.EACCES)
+		enosys = seccompRetErrno | uint32(syscall.ENOSYS)
+		kill   = seccompRetKillProcess
+		mptcp  = 262
+		flags  = syscall.SOCK_NONBLOCK | syscall.SOCK_CLOEXEC
+	)
+	for name, arch := range filterArches {
+		for _, denyUDP := range []bool{true, false} {
+			prog := socketFilter(arch, denyUDP)
+			udp := uint32(allow)
+			if denyUDP {
+				udp = deny
+			}
+			for _, tc := range []struct {
+				what string
+				arch uint32
+				nr   uint32
+				args []uint64
+				want uint32
+			}{
+				{"read", arch.audit, 0, nil, allow},
+				{"another ABI", 0x40000003, 1, nil, kill},
+				{"unix stream", arch.audit, arch.socket, []uint64{syscall.AF_UNIX, syscall.SOCK_STREAM | flags, 0}, deny},
+				{"unix, high bits set in the domain", arch.audit, arch.socket, []uint64{1<<32 | syscall.AF_UNIX, syscall.SOCK_STREAM, 0}, deny},
+				{"tcp", arch.audit, arch.socket, []uint64{syscall.AF_INET, syscall.SOCK_STREAM | flags, 0}, allow},
+				{"tcp6 IPPROTO_TCP", arch.audit, arch.socket, []uint64{syscall.AF_INET6, syscall.SOCK_STREAM, syscall.IPPROTO_TCP}, allow},
+				{"mptcp", arch.audit, arch.socket, []uint64{syscall.AF_INET, syscall.SOCK_STREAM, mptcp}, deny},
+				{"sctp seqpacket", arch.audit, arch.socket, []uint64{syscall.AF_INET, syscall.SOCK_SEQPACKET, 132}, deny},
+				{"udp", arch.audit, arch.socket, []uint64{syscall.AF_INET, syscall.SOCK_DGRAM | flags, 0}, udp},
+				{"udp6", arch.audit, arch.socket, []uint64{syscall.AF_INET6, syscall.SOCK_DGRAM, syscall.IPPROTO_UDP}, udp},
+				{"raw", arch.audit, arch.socket, []uint64{syscall.AF_INET, syscall.SOCK_RAW, 1}, deny},
+				{"packet", arch.audit, arch.socket, []uint64{syscall.AF_PACKET, syscall.SOCK_DGRAM, 0}, deny},
+				{"netlink", arch.audit, arch.socket, []uint64{syscall.AF_NETLINK, syscall.SOCK_RAW | flags, 0}, allow},
+				{"vsock", arch.audit, arch.socket, []uint64{40, syscall.SOCK_STREAM, 0}, deny},
+				{"stream pair", arch.audit, arch.socketpr, []uint64{syscall.AF_UNIX, syscall.SOCK_STREAM | flags, 0}, allow},
+				{"seqpacket pair", arch.audit, arch.socketpr, []uint64{syscall.AF_UNIX, syscall.SOCK_SEQPACKET, 0}, allow},
+				{"datagram pair", arch.audit, arch.socketpr, []uint64{syscall.AF_UNIX, syscall.SOCK_DGRAM | flags, 0}, deny},
+				{"io_uring_setup", arch.audit, sysIoUringSetup, nil, enosys},
+			} {
+				if got := runFilter(t, prog, tc.arch, tc.nr, tc.args...); got != tc.want {
+					t.Errorf("%s, deny UDP %v, %s: %#x, want %#x", name, denyUDP, tc.what, got, tc.want)
+				}
+			}
+			if arch.x32 {
+				if got := runFilter(t, prog, arch.audit, x32SyscallBit|arch.socket, syscall.AF_UNIX, syscall.SOCK_STREAM, 0); got != kill {
+					t.Errorf("%s: an x32 system call: %#x, want kill", name, got)
+				}
+			}
+		}
+	}
+}
