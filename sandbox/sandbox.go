@@ -162,7 +162,9 @@ type Config struct {
 	// AllowHosts are host:port pairs the agent may reach at level
 	// landlock+netns beyond the endpoints in its environment and
 	// arguments ("api.anthropic.com:443"): a loopback one is forwarded
-	// into the run's network namespace, any other through the proxy.
+	// into the run's network namespace, any other through the proxy. At
+	// every level from landlock, one naming a host to resolve (not an IP
+	// literal or localhost) lets the agent send UDP, for the name server.
 	AllowHosts []string `json:"allowHosts,omitempty"`
 	// ReadOnly and ReadWrite are more paths the agent may read (and
 	// execute), or read and write.
