@@ -396,3 +396,21 @@ func TestSocketFilterProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfTestSeesTheFilter: lux doctor's self-test finds the filter in
+// force in its confined shell, at the default level and through the
+// helper.
+func TestSelfTestSeesTheFilter(t *testing.T) {
+	requireLandlock(t)
+	for _, helper := range []bool{false, true} {
+		forceHelper.Store(helper)
+		in, err := SelfTest(Config{})
+		forceHelper.Store(false)
+		if err != nil {
+			t.Fatalf("helper %v: %v", helper, err)
+		}
+		if in.Seccomp == "" {
+			t.Errorf("helper %v: info = %+v, want what the filter denies", helper, in)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 
 // SelfTest starts a shell through the helper at level c asks for and
 // checks that it can write its workspace and, under Landlock, cannot
-// write beside it: the helper hook is linked into this program and the
+// write beside it and runs under the seccomp filter: the helper hook is linked into this program and the
 // kernel applies what it was asked. It returns the sandbox's Info.
 func SelfTest(c Config) (Info, error) {
 	dir, err := os.MkdirTemp("", "lux-sandbox-selftest-")
@@ -28,6 +28,7 @@ func SelfTest(c Config) (Info, error) {
 	// In a network namespace of its own, the shell sees one interface:
 	// lo (/proc/net/dev names each with a colon).
 	cmd := exec.Command("/bin/sh", "-c", `: > "$1/ok" || exit 3; (: > "$2/escaped") 2>/dev/null
+grep '^Seccomp:' /proc/self/status > "$1/seccomp"
 [ "$3" != netns ] || [ "$(grep -c : /proc/net/dev)" = 1 ] || exit 4`, "sh", ws, outside, netnsArg(r.plan().level))
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	h, err := r.Wrap(cmd, Extra{})
@@ -53,6 +54,10 @@ func SelfTest(c Config) (Info, error) {
 	_, err = os.Stat(filepath.Join(outside, "escaped"))
 	if in.Level.AtLeast(LevelLandlock) && err == nil {
 		return in, fmt.Errorf("sandbox: the confined shell wrote outside its workspace: Landlock is not in force")
+	}
+	// Seccomp: 2 is filter mode.
+	if b, _ := os.ReadFile(filepath.Join(ws, "seccomp")); in.Seccomp != "" && strings.Join(strings.Fields(string(b)), " ") != "Seccomp: 2" {
+		return in, fmt.Errorf("sandbox: the confined shell has no seccomp filter (%q): the filter is not in force", strings.TrimSpace(string(b)))
 	}
 	return in, nil
 }
