@@ -92,9 +92,11 @@ type ifreq struct {
 	_     [22]byte
 }
 
-// loopbackUp sets lo up (a fresh network namespace has it down).
+// loopbackUp sets lo up (a fresh network namespace has it down), through
+// a TCP socket: a helper started by a harness that runs under the seccomp
+// filter itself (lux inside a sandboxed agent) may not open UDP ones.
 func loopbackUp() error {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
