@@ -75,6 +75,15 @@ var sockAttacks = map[string]func(a []string) error{
 		}
 		return syscall.Close(int(fd))
 	},
+	// listen listens on a loopback TCP port with Go's defaults, which
+	// try multipath TCP first (Go 1.24) and fall back to TCP.
+	"listen": func(a []string) error {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		return ln.Close()
+	},
 	// netlink opens a netlink route socket, as getifaddrs does.
 	"netlink": func(a []string) error {
 		fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_RAW|syscall.SOCK_CLOEXEC, syscall.NETLINK_ROUTE)
@@ -152,7 +161,8 @@ func (c *counted) settle(want int64) int64 {
 // pair), no loopback UDP port, no loopback TCP port through multipath
 // TCP, and gets no io_uring; the test's listeners see nothing. Each
 // attack succeeds at level limits (no Landlock, no filter), so the test
-// can fail. Stream socket pairs and netlink sockets still work.
+// can fail. Stream socket pairs, netlink sockets and Go's TCP listeners
+// still work.
 func TestHostileSocketsAreDenied(t *testing.T) {
 	requireLandlock(t)
 	w := newWorld(t)
@@ -221,7 +231,7 @@ func TestHostileSocketsAreDenied(t *testing.T) {
 			}
 		})
 	}
-	for _, args := range [][]string{{"streampair"}, {"netlink"}} {
+	for _, args := range [][]string{{"streampair"}, {"netlink"}, {"listen"}} {
 		if got := hostile(t, w.run(Config{}), args...); got != "ALLOWED" {
 			t.Errorf("%v: %s", args, got)
 		}
