@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion/rubric"
 	"github.com/luxeval/lux/harness"
 	"github.com/luxeval/lux/internal/command"
 	"github.com/luxeval/lux/internal/digest"
@@ -287,13 +288,14 @@ func (c *Campaign) rubricCase(lb *labelled, cand *Candidate) (*lux.Case, error) 
 	return &out, nil
 }
 
-// rubricCalls is how many judge calls grading c takes at least: one per
-// rubric assertion (an invalid answer asks again).
-func rubricCalls(c *lux.Case) int {
+// maxRubricCalls is the most judge calls grading c can make: a rubric
+// assertion asks its judge up to rubric.Attempts times (an invalid answer
+// asks again).
+func maxRubricCalls(c *lux.Case) int {
 	n := 0
 	for _, a := range c.Assertions {
-		if a.Type == "rubric" {
-			n++
+		if a.Type == rubric.Type {
+			n += rubric.Attempts
 		}
 	}
 	return n
@@ -352,7 +354,9 @@ func labelsHash(corp *corpus) (string, error) {
 // written; a grading that fails is recorded in the unit.
 func (s *state) runGraderUnit(ctx context.Context, u plannedUnit, total int) error {
 	s.progress(Progress{Candidate: u.cand.ID, Profile: u.key.Profile, Split: u.key.Split, CaseID: u.key.CaseID, Repetition: u.key.Repetition, Total: total})
-	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id, WallTimeMs: s.activeMs()}); err != nil {
+	// The reservation is on disk before the judge is called: a unit killed
+	// mid-grading counts on resume as having made every call it could.
+	if err := s.journal.appendSynced(journalEntry{Kind: "attempt", Unit: u.id, ReservedJudgeCalls: u.judgeCalls, WallTimeMs: s.activeMs()}); err != nil {
 		return err
 	}
 	lb := s.corp.labels[u.key.CaseID]
@@ -362,7 +366,15 @@ func (s *state) runGraderUnit(ctx context.Context, u plannedUnit, total int) err
 		g, err = s.grader.Grade(ctx, lb.runDir, c)
 	}
 	if ctx.Err() != nil {
-		return nil // not finished: it grades again on resume
+		// Not finished: it grades again on resume, and what it spent is
+		// counted as the journal's replay will count it, at its
+		// reservation.
+		s.mu.Lock()
+		s.reserved -= u.judgeCalls
+		s.spend.JudgeCalls += u.judgeCalls
+		s.spend.InterruptedJudgeCalls += u.judgeCalls
+		s.mu.Unlock()
+		return nil
 	}
 	unit := s.graderUnit(u, lb, g, err)
 	if err := s.record(unit); err != nil {
