@@ -89,6 +89,16 @@ type ProfileIdentity struct {
 	Answerer       string          `json:"answerer,omitempty"`
 	AnswererConfig string          `json:"answererConfigHash,omitempty"`
 	Environment    json.RawMessage `json:"environment,omitempty"`
+	// Judges are, in a grader experiment, the CLIs of the rubrics whose
+	// config runs a judge other than grader.judge's (DriverIdentity).
+	Judges []JudgeIdentity `json:"judges,omitempty"`
+}
+
+// JudgeIdentity is the CLI a rubric's own judge runs, as
+// internal/command identifies an agent's (version, else content hash).
+type JudgeIdentity struct {
+	Assertion string             `json:"assertion"`
+	Command   record.CommandInfo `json:"command"`
 }
 
 // CandidateRef is a candidate in the manifest.
