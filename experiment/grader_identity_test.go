@@ -52,7 +52,10 @@ func TestGraderExperimentRefusesToResumeWithAnotherRubricJudge(t *testing.T) {
 	res, err := Run(ctx(t), reg, c, Options{RunsRoot: filepath.Join(dir, "runs")})
 	require.Error(t, err, "the budget stops it after a few units")
 	require.Contains(t, err.Error(), "maxJudgeCalls")
-	judges := []struct{Assertion string; Command struct{Version string}}{{"quality", struct{Version string}{"3.0.1"}}}
+	judges := []struct {
+		Assertion string
+		Command   struct{ Version string }
+	}{{"quality", struct{ Version string }{"3.0.1"}}}
 	require.Len(t, judges, 1, "the rubric's own judge, beside grader.judge's")
 	assert.Equal(t, "quality", judges[0].Assertion)
 	assert.Equal(t, "3.0.1", judges[0].Command.Version)
