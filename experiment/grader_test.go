@@ -341,6 +341,28 @@ func TestGraderCampaignValidation(t *testing.T) {
 	}
 }
 
+// A constraint on an agreement coefficient is refused with the reason
+// and the rates to gate on instead.
+func TestGraderCampaignRefusesGatesOnKappaAndAlpha(t *testing.T) {
+	dir := t.TempDir()
+	path := writeGraderFixture(t, dir, 1)
+	for _, metric := range []string{"judge.kappa", "judge.alpha"} {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var raw map[string]any
+		require.NoError(t, json.Unmarshal(data, &raw))
+		raw["objectives"] = map[string]any{"constraints": []any{map[string]any{"metric": metric, "min": 0.6}}}
+		data, err = json.Marshal(raw)
+		require.NoError(t, err)
+		other := filepath.Join(dir, "kappa.experiment.json")
+		require.NoError(t, os.WriteFile(other, data, 0o644))
+		_, err = Load(other)
+		require.ErrorIs(t, err, ErrInvalidCampaign)
+		assert.Contains(t, err.Error(), "kappa and alpha are not gates")
+		assert.Contains(t, err.Error(), "gate on judge.agreementRate, judge.falsePositiveRate")
+	}
+}
+
 // A grader experiment resumed with another judge CLI (here: another
 // version) is refused: gradings of two judges are never pooled. The same
 // judge resumes and finishes.
