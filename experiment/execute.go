@@ -135,6 +135,12 @@ feed:
 			// The units running may settle for fewer judge calls than
 			// they reserved: once they have, try again.
 			wg.Wait()
+			errMu.Lock()
+			failed := unitErr != nil
+			errMu.Unlock()
+			if ctx.Err() != nil || failed {
+				break
+			}
 			err = s.reserve(u.judgeCalls)
 		}
 		if err != nil {
