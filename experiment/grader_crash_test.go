@@ -196,7 +196,11 @@ func TestGraderJudgeCallsKilledMidCallStayWithinTheBudget(t *testing.T) {
 		}
 		deadline := time.Now().Add(2 * time.Minute) // a bound on a stuck child, not a pass/fail timing
 		for judgeCallsIn(log) < hangAt {
-			require.True(t, time.Now().Before(deadline), "the child never made judge call %d: %s", hangAt, out.String())
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				_ = cmd.Wait() // out is the child's alone until it has exited
+				t.Fatalf("the child never made judge call %d: %s", hangAt, out.String())
+			}
 			time.Sleep(10 * time.Millisecond)
 		}
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
