@@ -134,6 +134,15 @@ type Spend struct {
 	WallTimeMs            int64   `json:"wallTimeMs"` // active time, over every segment
 }
 
+// JudgeCallsText is the judge calls spent as reports say them: the count,
+// and how many of them interrupted units count at their reservation.
+func (s Spend) JudgeCallsText() string {
+	if s.InterruptedJudgeCalls == 0 {
+		return fmt.Sprint(s.JudgeCalls)
+	}
+	return fmt.Sprintf("%d (%d of them by units interrupted mid-grading, counted at the most they could make; their tokens and cost are not known)", s.JudgeCalls, s.InterruptedJudgeCalls)
+}
+
 // Unit is one finished unit: one ordinary run of one case, for one
 // candidate, profile, split and repetition.
 type Unit struct {
