@@ -79,6 +79,8 @@ func TestAGraderExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testi
 	t.Logf("seed %d", seed)
 	exe, err := os.Executable()
 	require.NoError(t, err)
+	log := filepath.Join(dir, "judge-calls.log")
+	t.Setenv("LUX_TEST_JUDGE_LOG", log) // the children count their judge calls
 	ledger := killUntilDone(t, exe, dir, rand.New(rand.NewPCG(seed, 11)), 6)
 
 	got, err := Open(ledger)
@@ -109,6 +111,13 @@ func TestAGraderExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testi
 	sp := got.Manifest.Spent
 	assert.Equal(t, 48, sp.JudgeCalls-sp.InterruptedJudgeCalls, "each finished unit's judge call counted once")
 	assert.Zero(t, sp.InterruptedJudgeCalls%rubric.Attempts, "a killed unit counts at its reservation")
+	// A killed unit made no call or one (the judge answers validly), and
+	// counts at its reservation: the calls made lie between the finished
+	// units' and the spend.
+	made := judgeCallsIn(log)
+	assert.GreaterOrEqual(t, made, 48)
+	assert.LessOrEqual(t, made, 48+sp.InterruptedJudgeCalls/rubric.Attempts)
+	assert.LessOrEqual(t, made, sp.JudgeCalls)
 	data, err := os.ReadFile(filepath.Join(ledger, JournalFile))
 	require.NoError(t, err)
 	assert.Equal(t, 48, strings.Count(string(data), `"kind":"unit"`), "the journal lists each unit once")
