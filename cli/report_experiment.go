@@ -47,7 +47,7 @@ func experimentPage(r *experiment.Report) *report.ExperimentPage {
 	s, b := r.Spent, r.Budget
 	in.Spend = []report.SpendRow{
 		{What: "runs", Spent: fmt.Sprint(s.Runs), Budget: fmt.Sprint(b.MaxRuns)},
-		{What: "judge calls", Spent: fmt.Sprint(s.JudgeCalls), Budget: fmt.Sprint(b.MaxJudgeCalls)},
+		{What: "judge calls", Spent: s.JudgeCallsText(), Budget: fmt.Sprint(b.MaxJudgeCalls)},
 		{What: "tokens", Spent: fmt.Sprint(s.Tokens), Budget: fmt.Sprint(b.MaxTokens)},
 		{What: "cost", Spent: fmt.Sprintf("$%.4f", s.CostUSD), Budget: fmt.Sprintf("$%.2f", b.MaxCostUSD)},
 		{What: "active time", Spent: (time.Duration(s.WallTimeMs) * time.Millisecond).String(), Budget: time.Duration(b.MaxWallTime).String()},

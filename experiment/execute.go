@@ -24,8 +24,8 @@ type plannedUnit struct {
 	id   string
 	cand *Candidate
 	c    *lux.Case
-	// judgeCalls is how many judge calls the unit takes at least (a
-	// grader unit), reserved against the budget before it starts.
+	// judgeCalls is the most judge calls the unit can make (a grader
+	// unit), reserved against the budget before it starts.
 	judgeCalls int
 }
 
@@ -50,7 +50,7 @@ func (s *state) schedule() []plannedUnit {
 						k := unitKey{cand.ID, cand.Hash, profile, split, lc.CanonicalID(), rep}
 						pu := plannedUnit{key: k, id: k.id(), cand: cand, c: lc}
 						if lb := s.corp.labels[lc.ID]; lb != nil {
-							pu.judgeCalls = rubricCalls(lb.run)
+							pu.judgeCalls = maxRubricCalls(lb.run)
 						}
 						out = append(out, pu)
 					}
@@ -66,7 +66,7 @@ func (s *state) execute(ctx context.Context) (*Result, error) {
 	plan := s.schedule()
 	m := s.manifest(len(plan))
 	s.units = append(s.units, s.prior...)
-	s.spend = s.done.spend
+	s.spend = s.done.spent()
 	// The active time of a killed run is the later of the manifest's last
 	// checkpoint and the journal's last line.
 	s.priorActive = max(s.priorActive, s.done.spend.WallTimeMs)
@@ -130,7 +130,20 @@ feed:
 		if ctx.Err() != nil || failed {
 			break
 		}
-		if err := s.reserve(u.judgeCalls); err != nil {
+		err := s.reserve(u.judgeCalls)
+		if _, ok := err.(*budgetStop); ok && u.judgeCalls > 0 {
+			// The units running may settle for fewer judge calls than
+			// they reserved: once they have, try again.
+			wg.Wait()
+			errMu.Lock()
+			failed := unitErr != nil
+			errMu.Unlock()
+			if ctx.Err() != nil || failed {
+				break
+			}
+			err = s.reserve(u.judgeCalls)
+		}
+		if err != nil {
 			s.mu.Lock()
 			s.stopErr = err
 			s.mu.Unlock()
@@ -162,15 +175,15 @@ func (s *state) reserve(judgeCalls int) error {
 	b := s.camp.Budget
 	switch {
 	case sp.Runs >= b.MaxRuns:
-		return &budgetStop{"maxRuns"}
+		return &budgetStop{budget: "maxRuns"}
 	case sp.Tokens >= b.MaxTokens:
-		return &budgetStop{"maxTokens"}
+		return &budgetStop{budget: "maxTokens"}
 	case sp.CostUSD >= b.MaxCostUSD:
-		return &budgetStop{"maxCostUsd"}
+		return &budgetStop{budget: "maxCostUsd"}
 	case sp.JudgeCalls+s.reserved+max(1, judgeCalls) > b.MaxJudgeCalls:
-		return &budgetStop{"maxJudgeCalls"}
+		return &budgetStop{budget: "maxJudgeCalls", next: judgeCalls}
 	case s.activeMs() >= time.Duration(b.MaxWallTime).Milliseconds():
-		return &budgetStop{"maxWallTime"}
+		return &budgetStop{budget: "maxWallTime"}
 	}
 	s.spend.Runs++
 	s.reserved += judgeCalls
@@ -178,7 +191,11 @@ func (s *state) reserve(judgeCalls int) error {
 }
 
 // budgetStop is a budget that was used up before every unit ran.
-type budgetStop struct{ budget string }
+type budgetStop struct {
+	budget string
+	// next is the most judge calls the unit refused could make.
+	next int
+}
 
 func (b *budgetStop) Error() string { return "the " + b.budget + " budget is used up" }
 
@@ -197,6 +214,12 @@ func (b *budgetStop) message(sp Spend, budget Budget, planned int) string {
 		used = fmt.Sprintf("the maxCostUsd budget of $%.4f is used up: $%.4f spent", budget.MaxCostUSD, sp.CostUSD)
 	case "maxJudgeCalls":
 		used = fmt.Sprintf("the maxJudgeCalls budget of %d is used up: %d judge calls made", budget.MaxJudgeCalls, sp.JudgeCalls)
+		if sp.InterruptedJudgeCalls > 0 {
+			used += fmt.Sprintf(" (%d of them by interrupted units, counted at the most they could make)", sp.InterruptedJudgeCalls)
+		}
+		if b.next > 1 && sp.JudgeCalls+b.next > budget.MaxJudgeCalls {
+			used += fmt.Sprintf(", and the next unit could make up to %d", b.next)
+		}
 	default:
 		used = fmt.Sprintf("the maxWallTime budget of %s is used up: %s active", time.Duration(budget.MaxWallTime), time.Duration(sp.WallTimeMs)*time.Millisecond)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion/rubric"
 	"github.com/luxeval/lux/harness"
-	"github.com/luxeval/lux/internal/command"
 	"github.com/luxeval/lux/internal/digest"
 	"github.com/luxeval/lux/labels"
 	"github.com/luxeval/lux/orchestrator"
@@ -287,13 +287,14 @@ func (c *Campaign) rubricCase(lb *labelled, cand *Candidate) (*lux.Case, error) 
 	return &out, nil
 }
 
-// rubricCalls is how many judge calls grading c takes at least: one per
-// rubric assertion (an invalid answer asks again).
-func rubricCalls(c *lux.Case) int {
+// maxRubricCalls is the most judge calls grading c can make: a rubric
+// assertion asks its judge up to rubric.Attempts times (an invalid answer
+// asks again).
+func maxRubricCalls(c *lux.Case) int {
 	n := 0
 	for _, a := range c.Assertions {
-		if a.Type == "rubric" {
-			n++
+		if a.Type == rubric.Type {
+			n += rubric.Attempts
 		}
 	}
 	return n
@@ -307,29 +308,6 @@ func (s *state) graderOrchestrator() *orchestrator.Orchestrator {
 		judge = s.camp.Grader.Judge
 	}
 	return orchestrator.New(s.reg, orchestrator.Options{RunsRoot: s.runsRoot, Harness: judge, Fsync: s.opts.Fsync})
-}
-
-// graderIdentity is the judge's identity in the manifest — its config's
-// hash and its CLI (version, else content hash) — so that a resume never
-// pools gradings of another judge.
-func graderIdentity(ctx context.Context, c *Campaign) (map[string]ProfileIdentity, error) {
-	j := c.Grader.Judge
-	h, err := digest.Value(j)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: grader.judge: %w", err)
-	}
-	name := j.Command
-	if name == "" {
-		name = "claude"
-		if j.Provider == harness.Codex {
-			name = "codex"
-		}
-	}
-	ident, err := json.Marshal(command.IdentifyCLI(ctx, name))
-	if err != nil {
-		return nil, fmt.Errorf("experiment: grader.judge: %w", err)
-	}
-	return map[string]ProfileIdentity{GraderProfile: {Driver: GraderProfile, DriverConfig: h, DriverIdentity: ident}}, nil
 }
 
 // labelsHash identifies the selected labels per split.
@@ -352,7 +330,9 @@ func labelsHash(corp *corpus) (string, error) {
 // written; a grading that fails is recorded in the unit.
 func (s *state) runGraderUnit(ctx context.Context, u plannedUnit, total int) error {
 	s.progress(Progress{Candidate: u.cand.ID, Profile: u.key.Profile, Split: u.key.Split, CaseID: u.key.CaseID, Repetition: u.key.Repetition, Total: total})
-	if err := s.journal.append(journalEntry{Kind: "attempt", Unit: u.id, WallTimeMs: s.activeMs()}); err != nil {
+	// The reservation is on disk before the judge is called: a unit killed
+	// mid-grading counts on resume as having made every call it could.
+	if err := s.journal.appendSynced(journalEntry{Kind: "attempt", Unit: u.id, ReservedJudgeCalls: u.judgeCalls, WallTimeMs: s.activeMs()}); err != nil {
 		return err
 	}
 	lb := s.corp.labels[u.key.CaseID]
@@ -362,7 +342,15 @@ func (s *state) runGraderUnit(ctx context.Context, u plannedUnit, total int) err
 		g, err = s.grader.Grade(ctx, lb.runDir, c)
 	}
 	if ctx.Err() != nil {
-		return nil // not finished: it grades again on resume
+		// Not finished: it grades again on resume, and what it spent is
+		// counted as the journal's replay will count it, at its
+		// reservation.
+		s.mu.Lock()
+		s.reserved -= u.judgeCalls
+		s.spend.JudgeCalls += u.judgeCalls
+		s.spend.InterruptedJudgeCalls += u.judgeCalls
+		s.mu.Unlock()
+		return nil
 	}
 	unit := s.graderUnit(u, lb, g, err)
 	if err := s.record(unit); err != nil {

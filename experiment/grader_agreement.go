@@ -26,6 +26,14 @@ type Agreement struct {
 	Annotators *labels.Coefficient `json:"annotators,omitempty"`
 }
 
+// agreementCoefficient reports whether a metric name asks for an
+// agreement coefficient (Cohen's kappa, Krippendorff's alpha), which a
+// grader experiment reports but does not gate on.
+func agreementCoefficient(metric string) bool {
+	m := strings.ToLower(metric)
+	return strings.Contains(m, "kappa") || strings.Contains(m, "alpha")
+}
+
 // agreementSeed fixes the bootstrap of the agreement intervals, so that a
 // report recomputes the same ones.
 const agreementSeed = 1

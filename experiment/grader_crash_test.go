@@ -5,13 +5,19 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/luxeval/lux/assertion/rubric"
 )
 
 // childGrader runs (or, given a ledger, resumes) the grader campaign of
@@ -28,7 +34,11 @@ func childGrader(dir, ledger string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	opts := Options{RunsRoot: filepath.Join(dir, "crash-runs"), Concurrency: 2, Progress: func(p Progress) {
+	conc := 2
+	if n, err := strconv.Atoi(os.Getenv("LUX_TEST_CONCURRENCY")); err == nil {
+		conc = n
+	}
+	opts := Options{RunsRoot: filepath.Join(dir, "crash-runs"), Concurrency: conc, Progress: func(p Progress) {
 		if p.Finished {
 			fmt.Printf("unit %d\n", p.Done)
 		}
@@ -69,6 +79,8 @@ func TestAGraderExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testi
 	t.Logf("seed %d", seed)
 	exe, err := os.Executable()
 	require.NoError(t, err)
+	log := filepath.Join(dir, "judge-calls.log")
+	t.Setenv("LUX_TEST_JUDGE_LOG", log) // the children count their judge calls
 	ledger := killUntilDone(t, exe, dir, rand.New(rand.NewPCG(seed, 11)), 6)
 
 	got, err := Open(ledger)
@@ -96,7 +108,16 @@ func TestAGraderExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testi
 	}
 	assert.Equal(t, ids(ref), ids(got), "the same units")
 	assert.Len(t, slices.Compact(ids(got)), 48, "no unit twice")
-	assert.Equal(t, 48, got.Manifest.Spent.JudgeCalls, "each unit's judge call counted once")
+	sp := got.Manifest.Spent
+	assert.Equal(t, 48, sp.JudgeCalls-sp.InterruptedJudgeCalls, "each finished unit's judge call counted once")
+	assert.Zero(t, sp.InterruptedJudgeCalls%rubric.Attempts, "a killed unit counts at its reservation")
+	// A killed unit made no call or one (the judge answers validly), and
+	// counts at its reservation: the calls made lie between the finished
+	// units' and the spend.
+	made := judgeCallsIn(log)
+	assert.GreaterOrEqual(t, made, 48)
+	assert.LessOrEqual(t, made, 48+sp.InterruptedJudgeCalls/rubric.Attempts)
+	assert.LessOrEqual(t, made, sp.JudgeCalls)
 	data, err := os.ReadFile(filepath.Join(ledger, JournalFile))
 	require.NoError(t, err)
 	assert.Equal(t, 48, strings.Count(string(data), `"kind":"unit"`), "the journal lists each unit once")
@@ -105,4 +126,122 @@ func TestAGraderExperimentKilledAtRandomMomentsEndsAsAnUninterruptedOne(t *testi
 	refEv, err := ref.Evaluate(ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, AgreementLines(refEv.Agreement), AgreementLines(gotEv.Agreement))
+}
+
+// countJudgeCall counts a call of the test judge, across processes, as a
+// line of the file LUX_TEST_JUDGE_LOG names (when set); the call whose
+// line is number LUX_TEST_JUDGE_HANG_AT never answers, so that the test
+// can kill its process in the middle of it.
+func countJudgeCall(ctx context.Context) error {
+	log := os.Getenv("LUX_TEST_JUDGE_LOG")
+	if log == "" {
+		return nil
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("call\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if at := os.Getenv("LUX_TEST_JUDGE_HANG_AT"); at != "" && at == strconv.Itoa(judgeCallsIn(log)) {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
+}
+
+// judgeCallsIn is how many calls the log of countJudgeCall counts.
+func judgeCallsIn(log string) int {
+	data, _ := os.ReadFile(log)
+	return strings.Count(string(data), "\n")
+}
+
+// Judge calls obey maxJudgeCalls across kills: a unit killed in the
+// middle of its judge call reserved its calls in the journal before it
+// made any, so the resumed experiment counts them as spent. The judge
+// counts every call it answers, in every process; the experiment makes
+// no more than the budget, and its spend is what the judge counted, the
+// killed units' calls at the most they could make.
+func TestGraderJudgeCallsKilledMidCallStayWithinTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the experiment in child processes")
+	}
+	dir := t.TempDir()
+	path := writeGraderFixture(t, dir, 1) // 24 units, a judge call each
+	const budget = 24
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	raw = []byte(strings.Replace(string(raw), `"repetitions"`, fmt.Sprintf(`"budget": {"maxJudgeCalls": %d}, "repetitions"`, budget), 1))
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	log := filepath.Join(dir, "judge-calls.log")
+	exe, err := os.Executable()
+	require.NoError(t, err)
+
+	// child runs (or resumes) the experiment with one unit at a time; with
+	// hangAt > 0 it is killed in the middle of that judge call.
+	ledger := ""
+	child := func(hangAt int) {
+		t.Helper()
+		if ledger == "" {
+			if ls, _ := List(filepath.Join(dir, "crash-runs")); len(ls) == 1 {
+				ledger = ls[0]
+			}
+		}
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "LUX_TEST_EXPERIMENT="+dir, "LUX_TEST_LEDGER="+ledger,
+			"LUX_TEST_CONCURRENCY=1", "LUX_TEST_JUDGE_LOG="+log, fmt.Sprintf("LUX_TEST_JUDGE_HANG_AT=%d", hangAt))
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		if hangAt == 0 {
+			_ = cmd.Wait() // the budget stops it: an error exit
+			require.NotContains(t, out.String(), "panic", out.String())
+			return
+		}
+		deadline := time.Now().Add(2 * time.Minute) // a bound on a stuck child, not a pass/fail timing
+		for judgeCallsIn(log) < hangAt {
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				_ = cmd.Wait() // out is the child's alone until it has exited
+				t.Fatalf("the child never made judge call %d: %s", hangAt, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+		_ = cmd.Wait()
+	}
+	kills := []int{5, 12}
+	for _, at := range kills {
+		child(at)
+	}
+	child(0)
+
+	l, err := Open(ledger)
+	require.NoError(t, err)
+	made := judgeCallsIn(log)
+	sp := l.Manifest.Spent
+	t.Logf("judge calls made %d, spent %+v, error %q", made, sp, l.Manifest.Error)
+	assert.LessOrEqual(t, made, budget, "the judge was called more often than the budget allows")
+	assert.Equal(t, StatusFailed, l.Manifest.Status)
+	assert.Contains(t, l.Manifest.Error, "maxJudgeCalls")
+	// Each killed unit made one call and reserved rubric.Attempts.
+	assert.Equal(t, len(kills)*rubric.Attempts, sp.InterruptedJudgeCalls)
+	assert.Equal(t, made+len(kills)*(rubric.Attempts-1), sp.JudgeCalls, "the spend is the calls made, a killed unit's at its reservation")
+	settled := 0
+	for _, u := range l.Units {
+		settled += u.JudgeCalls
+	}
+	assert.Equal(t, made-len(kills), settled, "the finished units' calls are the ones the judge answered them")
+	assert.Equal(t, settled+sp.InterruptedJudgeCalls, sp.JudgeCalls)
+	rep, err := BuildReport(ctx(t), ledger)
+	require.NoError(t, err)
+	var md strings.Builder
+	require.NoError(t, rep.WriteMarkdown(&md))
+	assert.Contains(t, md.String(), fmt.Sprintf("| judge calls | %d (%d of them by units interrupted mid-grading, counted at the most they could make; their tokens and cost are not known) | %d |",
+		sp.JudgeCalls, sp.InterruptedJudgeCalls, budget))
 }

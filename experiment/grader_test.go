@@ -52,7 +52,10 @@ func judgeAnswer(prompt string) string {
 type routeJudge struct{}
 
 func (routeJudge) Name() string { return "test:route-judge" }
-func (routeJudge) Complete(_ context.Context, req harness.Request) (harness.Response, error) {
+func (routeJudge) Complete(ctx context.Context, req harness.Request) (harness.Response, error) {
+	if err := countJudgeCall(ctx); err != nil {
+		return harness.Response{}, err
+	}
 	cost := 0.001
 	return harness.Response{Text: judgeAnswer(req.Prompt), Usage: lux.TokenUsage{Input: 100, Output: 10}, CostUSD: &cost, Model: "route-judge"}, nil
 }
@@ -231,7 +234,8 @@ func TestGraderExperimentRejectsALenientRubricAndPromotesAStricterOne(t *testing
 	require.NoError(t, err)
 	plan, err := Plan(ctx(t), reg, c)
 	require.NoError(t, err)
-	assert.Equal(t, Projected{Candidates: 3, Runs: 48, JudgeCalls: 48}, plan.Projected)
+	// At most: each unit reserves a rubric's rubric.Attempts calls.
+	assert.Equal(t, Projected{Candidates: 3, Runs: 48, JudgeCalls: 48 * rubric.Attempts}, plan.Projected)
 	assert.Equal(t, []string{GraderProfile}, plan.Profiles)
 	res, err := Run(ctx(t), reg, c, Options{RunsRoot: filepath.Join(dir, "runs"), Concurrency: 2})
 	require.NoError(t, err)
@@ -298,8 +302,8 @@ func TestGraderExperimentRefusesChangedRuns(t *testing.T) {
 	assert.Contains(t, err.Error(), "the label names another run")
 }
 
-// Judge calls obey the budget: a unit starts only when the calls it
-// takes fit in maxJudgeCalls.
+// Judge calls obey the budget: a unit starts only when the most calls it
+// can make fit in maxJudgeCalls.
 func TestGraderExperimentStopsAtTheJudgeCallBudget(t *testing.T) {
 	dir := t.TempDir()
 	path := writeGraderFixture(t, dir, 1)
@@ -310,8 +314,10 @@ func TestGraderExperimentStopsAtTheJudgeCallBudget(t *testing.T) {
 	require.NoError(t, err)
 	res, err := Run(ctx(t), reg, c, Options{RunsRoot: filepath.Join(dir, "runs"), Concurrency: 3})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the maxJudgeCalls budget of 5 is used up: 5 judge calls made")
-	assert.Equal(t, 5, res.Manifest.Spent.JudgeCalls)
+	// A unit reserves the most calls it can make (rubric.Attempts): the
+	// fifth unit, one call short, does not start.
+	assert.Contains(t, err.Error(), "the maxJudgeCalls budget of 5 is used up: 4 judge calls made, and the next unit could make up to 2")
+	assert.Equal(t, 4, res.Manifest.Spent.JudgeCalls)
 	assert.Equal(t, StatusFailed, res.Manifest.Status)
 }
 
@@ -332,6 +338,28 @@ func TestGraderCampaignValidation(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidCampaign)
 	for _, want := range []string{"profiles: a grader experiment has no profiles", "splits.validation.patterns: a grader experiment selects labels", "splits.validation.tags: required"} {
 		assert.Contains(t, err.Error(), want)
+	}
+}
+
+// A constraint on an agreement coefficient is refused with the reason
+// and the rates to gate on instead.
+func TestGraderCampaignRefusesGatesOnKappaAndAlpha(t *testing.T) {
+	dir := t.TempDir()
+	path := writeGraderFixture(t, dir, 1)
+	for _, metric := range []string{"judge.kappa", "judge.alpha"} {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var raw map[string]any
+		require.NoError(t, json.Unmarshal(data, &raw))
+		raw["objectives"] = map[string]any{"constraints": []any{map[string]any{"metric": metric, "min": 0.6}}}
+		data, err = json.Marshal(raw)
+		require.NoError(t, err)
+		other := filepath.Join(dir, "kappa.experiment.json")
+		require.NoError(t, os.WriteFile(other, data, 0o644))
+		_, err = Load(other)
+		require.ErrorIs(t, err, ErrInvalidCampaign)
+		assert.Contains(t, err.Error(), "kappa and alpha are not gates")
+		assert.Contains(t, err.Error(), "gate on judge.agreementRate, judge.falsePositiveRate")
 	}
 }
 

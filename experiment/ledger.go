@@ -89,6 +89,16 @@ type ProfileIdentity struct {
 	Answerer       string          `json:"answerer,omitempty"`
 	AnswererConfig string          `json:"answererConfigHash,omitempty"`
 	Environment    json.RawMessage `json:"environment,omitempty"`
+	// Judges are, in a grader experiment, the CLIs of the rubrics whose
+	// config runs a judge other than grader.judge's (DriverIdentity).
+	Judges []JudgeIdentity `json:"judges,omitempty"`
+}
+
+// JudgeIdentity is the CLI a rubric's own judge runs, as
+// internal/command identifies an agent's (version, else content hash).
+type JudgeIdentity struct {
+	Assertion string             `json:"assertion"`
+	Command   record.CommandInfo `json:"command"`
 }
 
 // CandidateRef is a candidate in the manifest.
@@ -110,12 +120,27 @@ type CaseRef struct {
 
 // Spend is what an experiment spent.
 type Spend struct {
-	Runs       int     `json:"runs"`  // agent runs started (units attempted)
-	Units      int     `json:"units"` // units finished
-	JudgeCalls int     `json:"judgeCalls"`
-	Tokens     int64   `json:"tokens"` // agent and harness tokens
-	CostUSD    float64 `json:"costUsd"`
-	WallTimeMs int64   `json:"wallTimeMs"` // active time, over every segment
+	Runs       int `json:"runs"`  // agent runs started (units attempted)
+	Units      int `json:"units"` // units finished
+	JudgeCalls int `json:"judgeCalls"`
+	// InterruptedJudgeCalls are the judge calls, counted in JudgeCalls, of
+	// grader units interrupted mid-grading (killed or cancelled): what
+	// such a unit made was never reported, so it counts at the most it
+	// could make, the calls it reserved before it started. Their tokens and
+	// cost are not known and not in Tokens and CostUSD.
+	InterruptedJudgeCalls int     `json:"interruptedJudgeCalls,omitempty"`
+	Tokens                int64   `json:"tokens"` // agent and harness tokens
+	CostUSD               float64 `json:"costUsd"`
+	WallTimeMs            int64   `json:"wallTimeMs"` // active time, over every segment
+}
+
+// JudgeCallsText is the judge calls spent as reports say them: the count,
+// and how many of them interrupted units count at their reservation.
+func (s Spend) JudgeCallsText() string {
+	if s.InterruptedJudgeCalls == 0 {
+		return fmt.Sprint(s.JudgeCalls)
+	}
+	return fmt.Sprintf("%d (%d of them by units interrupted mid-grading, counted at the most they could make; their tokens and cost are not known)", s.JudgeCalls, s.InterruptedJudgeCalls)
 }
 
 // Unit is one finished unit: one ordinary run of one case, for one
@@ -171,6 +196,11 @@ type journalEntry struct {
 	Tokens     int64   `json:"tokens,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty"`
 	JudgeCalls int     `json:"judgeCalls,omitempty"`
+	// ReservedJudgeCalls is, on the attempt line of a grader unit, the
+	// most judge calls the unit can make, written (and synced) before it
+	// makes any: the unit's line settles it with the calls it made, and a
+	// reservation never settled (a kill mid-grading) counts as spent.
+	ReservedJudgeCalls int `json:"reservedJudgeCalls,omitempty"`
 	// WallTimeMs is the experiment's active time when the unit was
 	// recorded, so a resume after a kill -9 counts the time spent since
 	// the manifest's last checkpoint.
@@ -187,7 +217,11 @@ type journal struct {
 	units    map[string]journalEntry // finished, by unit id
 	order    []string
 	spend    Spend
-	torn     int64 // offset of a torn last line; -1 when none
+	// open are the judge-call reservations not yet settled, by unit;
+	// lost those a later attempt of the same unit left unsettled.
+	open map[string]int
+	lost int
+	torn int64 // offset of a torn last line; -1 when none
 	// lastRound is the last sequential round journaled; nil when none.
 	lastRound *roundRecord
 }
@@ -197,7 +231,7 @@ type journal struct {
 // offset returned so that a writer can cut it off. Any other bad line is
 // an error.
 func readJournal(dir string) (*journal, error) {
-	j := &journal{units: map[string]journalEntry{}, torn: -1}
+	j := &journal{units: map[string]journalEntry{}, open: map[string]int{}, torn: -1}
 	data, err := os.ReadFile(filepath.Join(dir, JournalFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return j, nil
@@ -230,9 +264,14 @@ func (j *journal) add(e journalEntry) {
 	case "attempt":
 		j.attempts++
 		j.spend.Runs++
+		if e.ReservedJudgeCalls > 0 {
+			j.lost += j.open[e.Unit] // an earlier attempt never settled
+			j.open[e.Unit] = e.ReservedJudgeCalls
+		}
 	case "round":
 		j.lastRound = e.Round
 	case "unit":
+		delete(j.open, e.Unit)
 		if _, dup := j.units[e.Unit]; dup {
 			return
 		}
@@ -243,6 +282,20 @@ func (j *journal) add(e journalEntry) {
 		j.spend.CostUSD += e.CostUSD
 		j.spend.JudgeCalls += e.JudgeCalls
 	}
+}
+
+// spent is what the journal records as spent, every judge-call
+// reservation never settled counted at its reserved amount (replayed with
+// nothing running, each was cut short by a kill or a cancel).
+func (j *journal) spent() Spend {
+	sp := j.spend
+	n := j.lost
+	for _, r := range j.open {
+		n += r
+	}
+	sp.JudgeCalls += n
+	sp.InterruptedJudgeCalls += n
+	return sp
 }
 
 // journalWriter appends to the journal.
@@ -266,7 +319,13 @@ func openJournal(dir string, torn int64, sync bool) (*journalWriter, error) {
 	return &journalWriter{f: f, sync: sync}, nil
 }
 
-func (w *journalWriter) append(e journalEntry) error {
+func (w *journalWriter) append(e journalEntry) error { return w.write(e, w.sync) }
+
+// appendSynced appends e and syncs it to disk whatever the experiment's
+// Fsync option: a judge-call reservation must outlive a power loss.
+func (w *journalWriter) appendSynced(e journalEntry) error { return w.write(e, true) }
+
+func (w *journalWriter) write(e journalEntry, sync bool) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -276,7 +335,7 @@ func (w *journalWriter) append(e journalEntry) error {
 	if _, err := w.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("experiment: journal: %w", err)
 	}
-	if w.sync {
+	if sync {
 		return w.f.Sync()
 	}
 	return nil

@@ -270,7 +270,11 @@ func (c *Campaign) checkObjectives(p *lux.Problems) {
 		splits[s.name] = true
 	}
 	checkRef := func(at, metric, profile, split string) {
-		if !knownMetric(metric) && !(c.Grader != nil && slices.Contains(GraderMetrics, metric)) {
+		switch {
+		case c.Grader != nil && agreementCoefficient(metric):
+			p.AddFix(at+".metric", fmt.Sprintf("%q: kappa and alpha are not gates (they are not per-unit values to pair and cluster; see docs/labels-and-hooks.md)", metric),
+				"gate on judge.agreementRate, judge.falsePositiveRate, judge.falseNegativeRate or judge.abstentionRate, and read kappa and alpha in the report's agreement section")
+		case !knownMetric(metric) && !(c.Grader != nil && slices.Contains(GraderMetrics, metric)):
 			p.AddFix(at+".metric", fmt.Sprintf("unknown metric %q", metric),
 				"use quality.passRate, quality.score, subject.bytes or a run metric such as agent.total, cost.usd, durationMs, interrupts.ask, toolCalls")
 		}

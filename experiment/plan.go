@@ -87,7 +87,7 @@ func Plan(ctx context.Context, reg *lux.Registry, c *Campaign) (*CampaignPlan, e
 		for _, lc := range s.corp.cases[split] {
 			sp.Cases = append(sp.Cases, lc.CanonicalID())
 			if lb := s.corp.labels[lc.ID]; lb != nil {
-				judges += rubricCalls(lb.run) // a grader unit grades the labelled run's case
+				judges += maxRubricCalls(lb.run) // a grader unit reserves the most calls its grading can make
 			}
 			for _, a := range lc.Assertions {
 				if strings.Contains(a.Type, "rubric") || strings.Contains(a.Type, "judge") {

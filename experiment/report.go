@@ -214,8 +214,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	s, bu := r.Spent, r.Budget
 	b.WriteString("\n## Spend\n\n| | spent | budget |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| runs | %d | %d |\n| judge calls | %d | %d |\n| tokens | %d | %d |\n| cost (USD) | %.4f | %.2f |\n| active time | %dms | %s |\n",
-		s.Runs, bu.MaxRuns, s.JudgeCalls, bu.MaxJudgeCalls, s.Tokens, bu.MaxTokens, s.CostUSD, bu.MaxCostUSD, s.WallTimeMs, bu.MaxWallTime)
+	fmt.Fprintf(&b, "| runs | %d | %d |\n| judge calls | %s | %d |\n| tokens | %d | %d |\n| cost (USD) | %.4f | %.2f |\n| active time | %dms | %s |\n",
+		s.Runs, bu.MaxRuns, md(s.JudgeCallsText()), bu.MaxJudgeCalls, s.Tokens, bu.MaxTokens, s.CostUSD, bu.MaxCostUSD, s.WallTimeMs, bu.MaxWallTime)
 	b.WriteString("\n## Reproduce\n\n```sh\n")
 	for _, c := range r.Reproduce {
 		b.WriteString(c + "\n")

@@ -289,9 +289,6 @@ func (s *state) startGrader(ctx context.Context, reg *lux.Registry) (*state, err
 	if s.corpHash, err = labelsHash(s.corp); err != nil {
 		return nil, err
 	}
-	if s.profiles, err = graderIdentity(ctx, &s.camp); err != nil {
-		return nil, err
-	}
 	if err := s.verifyLabels(ctx); err != nil {
 		return nil, err
 	}
@@ -312,6 +309,9 @@ func (s *state) startGrader(ctx context.Context, reg *lux.Registry) (*state, err
 	}
 	if len(probs) > 0 {
 		return nil, fmt.Errorf("experiment: campaign %s: the rubrics cannot grade:\n  %s", s.camp.ID, strings.Join(probs, "\n  "))
+	}
+	if s.profiles, err = s.graderIdentity(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -474,12 +474,24 @@ func (s *state) sameAs(m *Manifest) error {
 			diffs = append(diffs, fmt.Sprintf("profile %s: the environment changed: was %s, now %s", name, orNull(was.Environment), orNull(now.Environment)))
 		case was.Answerer != now.Answerer || was.AnswererConfig != now.AnswererConfig:
 			diffs = append(diffs, fmt.Sprintf("profile %s: the answerer changed", name))
+		case !jsonEqual(judgesJSON(was.Judges), judgesJSON(now.Judges)):
+			wj, nj := judgesJSON(was.Judges), judgesJSON(now.Judges)
+			diffs = append(diffs, fmt.Sprintf("profile %s: a rubric's own judge changed (its CLI's version or content): was %s, now %s", name, wj, nj))
 		}
 	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("experiment: cannot resume %s: arms measured under different conditions are never pooled:\n  - %s", s.dir, strings.Join(diffs, "\n  - "))
 	}
 	return nil
+}
+
+// judgesJSON is js as JSON, null when there are none.
+func judgesJSON(js []JudgeIdentity) json.RawMessage {
+	if len(js) == 0 {
+		return json.RawMessage("null")
+	}
+	b, _ := json.Marshal(js)
+	return b
 }
 
 func jsonEqual(a, b json.RawMessage) bool {

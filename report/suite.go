@@ -49,6 +49,9 @@ type SuitePage struct {
 	// which were left out.
 	Pairs     []*PairPage
 	PairsNote string
+	// Errors are the suite's own, beside its runs' verdicts (suite.json):
+	// what stopped it, its error, and a suite hook's failed cleanup.
+	Errors []Fact
 	// Live, on a served page of a suite still running, refreshes it as
 	// runs finish.
 	Live          *Live
@@ -246,6 +249,7 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		{"agent cost", costTotal(cost, costRuns, ran)},
 		{"duration", fmt.Sprintf("%s in all, %s per run on average", msText(dur), msText(dur/float64(max(1, ran))))},
 	}
+	p.Errors = suiteErrors(m)
 	tags, clusters := map[string]bool{}, map[string]bool{}
 	verdicts := map[string]bool{}
 	for _, id := range order {
@@ -274,6 +278,21 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		embedPairs(p, o)
 	}
 	return p, nil
+}
+
+// suiteErrors are m's own errors, as suite.json records them.
+func suiteErrors(m *record.SuiteManifest) []Fact {
+	var out []Fact
+	if m.StoppedBy != "" {
+		out = append(out, Fact{"stopped by", m.StoppedBy})
+	}
+	if m.Error != "" {
+		out = append(out, Fact{"error", m.Error})
+	}
+	if m.CleanupError != "" {
+		out = append(out, Fact{"suite hook cleanup failed", m.CleanupError + " (the runs' verdicts stand; what the hooks started may still be running)"})
+	}
+	return out
 }
 
 // cssName is a verdict as a class name: "not run" is "not-run".
