@@ -36,7 +36,10 @@ type PlannedRun struct {
 	Key string `json:"key"`
 	// Group is what the run belongs to: "suite/<id>", "experiment/<id>",
 	// or the key for a run of its own.
-	Group      string `json:"group"`
+	Group string `json:"group"`
+	// Queue is where the executor sends the run (Options.Queue); empty
+	// for its default.
+	Queue      string `json:"queue,omitempty"`
 	SuiteID    string `json:"suiteId,omitempty"`
 	Repetition int    `json:"repetition,omitempty"`
 	// Case is the case as authored, and its file: the file's directory
@@ -138,7 +141,7 @@ func (o *Orchestrator) spec() RunSpec {
 // planned is p's run for info, to be executed by Options.Executor.
 func (o *Orchestrator) planned(ctx context.Context, p *plan, info runInfo, item int) *PlannedRun {
 	r := &PlannedRun{SuiteID: info.suiteID, Repetition: info.repetition,
-		Case: record.CaseRecord{Case: *p.c, CasePath: absPath(p.c.Path)}, Spec: o.spec(), Identity: p.identity()}
+		Case: record.CaseRecord{Case: *p.c, CasePath: absPath(p.c.Path)}, Spec: o.spec(), Identity: p.identity(), Queue: o.opts.Queue}
 	switch key, _ := ctx.Value(runKeyKey{}).(string); {
 	case info.suiteID != "":
 		r.Key, r.Group = info.suiteID+"/"+strconv.Itoa(item), "suite/"+info.suiteID

@@ -24,6 +24,7 @@ type jsonExecutor struct {
 	root   string
 	mu     sync.Mutex
 	keys   []string
+	queues []string
 	events int
 }
 
@@ -34,6 +35,7 @@ func (x *jsonExecutor) Execute(ctx context.Context, run *PlannedRun) (*record.Ru
 	require.NoError(x.t, json.Unmarshal(data, &got))
 	x.mu.Lock()
 	x.keys = append(x.keys, got.Key)
+	x.queues = append(x.queues, got.Queue)
 	x.mu.Unlock()
 	return ExecutePlanned(ctx, x.reg, Options{RunsRoot: x.root}, &got, func(lux.Event) {
 		x.mu.Lock()
@@ -56,12 +58,13 @@ func TestExecutorRunsASuiteThroughJSONAsLocally(t *testing.T) {
 	require.NoError(t, err)
 
 	x := &jsonExecutor{t: t, reg: testRegistry(t), root: root}
-	remote, err := New(testRegistry(t), Options{RunsRoot: root, Repetitions: 2, Concurrency: 2, Environment: env, Executor: x}).
+	remote, err := New(testRegistry(t), Options{RunsRoot: root, Repetitions: 2, Concurrency: 2, Environment: env, Executor: x, Queue: "big"}).
 		RunSuite(context.Background(), cases)
 	require.NoError(t, err)
 
 	sid := remote.Manifest.SuiteID
 	assert.ElementsMatch(t, []string{sid + "/0", sid + "/1", sid + "/2", sid + "/3"}, x.keys, "one key per item")
+	assert.Equal(t, []string{"big", "big", "big", "big"}, x.queues, "each planned run carries Options.Queue")
 	assert.Positive(t, x.events, "the worker's events were observed")
 	for i, it := range remote.Manifest.Items {
 		want := local.Manifest.Items[i]
