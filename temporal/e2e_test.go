@@ -151,6 +151,45 @@ func TestDistributedSuite(t *testing.T) {
 		assert.Len(t, started(gate3), 4, "each cancelled run ran again once")
 	})
 
+	t.Run("each profile's runs go to its queue's worker", func(t *testing.T) {
+		wb := start(t, bin, filepath.Join(dir, "w1"), "serving queue", "worker", "-temporal", hostPort, "-queue", "e2e-b", "-runs-root", root)
+		cfg := filepath.Join(dir, "route", "lux.json")
+		require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
+		require.NoError(t, os.WriteFile(cfg, []byte(`{"profiles": {"a": {}, "b": {"queue": "e2e-b"}}}`), 0o644))
+		cases4 := filepath.Join(dir, "cases4")
+		require.NoError(t, os.MkdirAll(cases4, 0o755))
+		for i := range 2 {
+			b, err := json.Marshal(agentCase(fmt.Sprintf("route-%d", i), "hello", "hello", agent, gate))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(cases4, fmt.Sprintf("route-%d.case.json", i)), b, 0o644))
+		}
+		for _, profile := range []string{"a", "b"} {
+			out, code := runLux(t, bin, dir, "run", "-q", "-config", cfg, "-profile", profile, "-runs-root", root, "-j", "2", "-sandbox", "none",
+				"-executor", executor, "-label", "route-"+profile, cases4)
+			require.Equal(t, 0, code, out)
+		}
+		ranOn := func(profile string) (queueA, queueB int) {
+			s, err := record.ReadSuite(mustResolve(t, root, "label:route-"+profile))
+			require.NoError(t, err)
+			require.Len(t, s.Manifest.Items, 2)
+			for _, it := range s.Manifest.Items {
+				meta, _, err := record.ReadMetadata(filepath.Join(s.Dir, filepath.FromSlash(it.RunDir)))
+				require.NoError(t, err)
+				if strings.Contains(w1.out.String()+w2.out.String(), " "+meta.RunID+"\n") {
+					queueA++
+				}
+				if strings.Contains(wb.out.String(), " "+meta.RunID+"\n") {
+					queueB++
+				}
+			}
+			return queueA, queueB
+		}
+		a, b := ranOn("a")
+		assert.Equal(t, []int{2, 0}, []int{a, b}, "profile a names no queue: its runs go to the executor's, e2e")
+		a, b = ranOn("b")
+		assert.Equal(t, []int{0, 2}, []int{a, b}, "profile b's runs go to its queue, e2e-b\n%s", wb.out.String())
+	})
+
 	t.Run("cancelling the workflow stops every agent and records each run", func(t *testing.T) {
 		gate2 := filepath.Join(dir, "gate2")
 		require.NoError(t, os.MkdirAll(gate2, 0o755))

@@ -24,13 +24,15 @@ import (
 // Executor is an orchestrator.Executor that executes runs on Temporal
 // workers: the runs of a suite (or of an experiment) go to one runs
 // workflow (RunsWorkflow), whose ID is WorkflowPrefix and the run's
-// group, as signals; each becomes one activity on Queue. The workers
+// group, as signals; each becomes one activity on the run's queue (its
+// profile's, PlannedRun.Queue), else on Queue. The workers
 // record the runs in the store; Execute reads the record from RunsRoot,
 // the client's view of that store. It learns that a run ended by
 // following the workflow's history (a long poll), never by sleeping.
 type Executor struct {
 	Client client.Client
-	// Queue is the task queue the workflows and their runs go to.
+	// Queue is the task queue the workflows go to, and the runs whose
+	// profile names no queue of its own: a worker must serve it.
 	Queue string
 	// RunsRoot is where the client reads the records the workers write
 	// (the shared directory's path here).

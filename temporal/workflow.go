@@ -29,7 +29,8 @@ const (
 
 // Params configures a runs workflow. The zero value has sane defaults.
 type Params struct {
-	// Queue is the task queue the runs go to; default the workflow's.
+	// Queue is the task queue of the runs whose planned run names none
+	// (PlannedRun.Queue, a profile's); default the workflow's.
 	Queue string `json:"queue,omitempty"`
 	// IdleTimeout ends the workflow once no run is in progress and none
 	// was asked for that long; default DefaultIdleTimeout. A key asked
@@ -277,7 +278,8 @@ func activityID(key string, n int) string {
 	return key + "#" + strconv.Itoa(n)
 }
 
-// activityOptions are the options of run's n-th activity: its key as ID, a
+// activityOptions are the options of run's n-th activity: its key as ID,
+// the run's queue (its profile's) else the workflow's, a
 // limit past the run's own (setup and grading are outside it), the
 // heartbeat timeout, retries for infrastructure only, and a cancellation
 // that waits for the run's record.
@@ -286,9 +288,13 @@ func activityOptions(p Params, run *orchestrator.PlannedRun, n int) workflow.Act
 	if limit <= 0 {
 		limit = orchestrator.DefaultRunTimeout
 	}
+	queue := run.Queue
+	if queue == "" {
+		queue = p.Queue
+	}
 	return workflow.ActivityOptions{
 		ActivityID:          activityID(run.Key, n),
-		TaskQueue:           p.Queue,
+		TaskQueue:           queue,
 		StartToCloseTimeout: limit + 2*run.Spec.CleanupTimeout + 10*time.Minute,
 		HeartbeatTimeout:    p.HeartbeatTimeout,
 		WaitForCancellation: true,
