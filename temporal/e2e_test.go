@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
 
@@ -116,6 +118,21 @@ func TestDistributedSuite(t *testing.T) {
 			dirs = append(dirs, it.RunDir)
 		}
 		assert.ElementsMatch(t, dirs, suiteRuns(t, root, s.Manifest.SuiteID), "every run recorded exactly once")
+		// The killed worker's partial directories are kept under the
+		// runs retried, each as attempt 1 (cause lost): none is left
+		// beside them.
+		assert.Empty(t, partialRuns(t, root), "no run directory without run.json")
+		lost := 0
+		for _, d := range dirs {
+			meta, _, err := record.ReadMetadata(filepath.Join(s.Dir, filepath.FromSlash(d)))
+			require.NoError(t, err)
+			if len(meta.Attempts) > 0 && meta.Attempts[0].Cause == "lost" {
+				lost++
+				assert.Equal(t, "attempts/1", meta.Attempts[0].Dir)
+				assert.DirExists(t, filepath.Join(s.Dir, filepath.FromSlash(d), "attempts", "1"))
+			}
+		}
+		assert.Equal(t, 2, lost, "the killed worker's two runs each list their lost attempt")
 
 		out, code := runLux(t, bin, dir, "view", "-runs-root", root, "label:distributed")
 		require.Equal(t, 0, code, out)
@@ -221,6 +238,31 @@ func TestDistributedSuite(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, d.GetWorkflowExecutionInfo().GetStatus())
 	})
+}
+
+// partialRuns returns the run directories under root (named for a time,
+// outside .suites, .live and the runs' attempts/) without run.json.
+func partialRuns(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case !d.IsDir():
+			return nil
+		case strings.HasPrefix(d.Name(), ".") || d.Name() == orchestrator.AttemptsDir:
+			return filepath.SkipDir
+		case record.IsStampName(d.Name()):
+			if _, err := os.Stat(filepath.Join(p, record.MetadataFile)); err != nil {
+				out = append(out, p)
+			}
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
 }
 
 func mustResolve(t *testing.T, root, ref string) string {
