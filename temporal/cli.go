@@ -41,8 +41,8 @@ func Extension(reg *lux.Registry) cli.Extension {
 // ExecutorFromURL returns the Executor a URL names,
 // temporal://HOST:PORT/QUEUE, with optional query parameters namespace,
 // heartbeat (Params.HeartbeatTimeout, "30s"), attempts (MaxAttempts) and
-// idle (IdleTimeout), for runs recorded under runsRoot, and what closes
-// its connection.
+// idle (IdleTimeout), for runs recorded under runsRoot, and what ends its
+// workflows (see Executor.Close) and closes its connection.
 func ExecutorFromURL(ctx context.Context, value, runsRoot string) (orchestrator.Executor, func(), error) {
 	u, err := url.Parse(value)
 	if err != nil || u.Scheme != "temporal" || u.Host == "" || strings.Trim(u.Path, "/") == "" {

@@ -189,6 +189,13 @@ func TestDistributedSuite(t *testing.T) {
 			s, err := record.ReadSuite(mustResolve(t, root, "label:route-"+profile))
 			require.NoError(t, err)
 			require.Len(t, s.Manifest.Items, 2)
+			// The client said its suite ended: the workflow completes
+			// now, not after its idle hour.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var res RunsResult
+			require.NoError(t, c.GetWorkflow(ctx, "lux/suite/"+s.Manifest.SuiteID, "").Get(ctx, &res), "the suite's workflow completed")
+			assert.Equal(t, 2, res.Runs)
 			for _, it := range s.Manifest.Items {
 				meta, _, err := record.ReadMetadata(filepath.Join(s.Dir, filepath.FromSlash(it.RunDir)))
 				require.NoError(t, err)

@@ -42,8 +42,9 @@ type Executor struct {
 	// WorkflowPrefix prefixes the workflows' IDs; default "lux/".
 	WorkflowPrefix string
 
-	mu       sync.Mutex
-	watchers map[string]*watcher // by workflow run ID
+	mu        sync.Mutex
+	watchers  map[string]*watcher // by workflow run ID
+	workflows map[string]bool     // the IDs of the workflows runs were sent to
 }
 
 // outcome is how a run's activity ended, as its history says.
@@ -67,6 +68,12 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 	if err != nil {
 		return nil, fmt.Errorf("temporal: run %s: %w", run.Key, err)
 	}
+	x.mu.Lock()
+	if x.workflows == nil {
+		x.workflows = map[string]bool{}
+	}
+	x.workflows[wr.GetID()] = true
+	x.mu.Unlock()
 	w := x.watch(wr.GetID(), wr.GetRunID())
 	done := w.slot(req.Request)
 	select {
@@ -116,10 +123,21 @@ func (x *Executor) result(ctx context.Context, run *orchestrator.PlannedRun, out
 	return res, nil
 }
 
-// Close stops following the workflows' histories.
+// Close tells each workflow this executor sent runs to that its client
+// is done (EndSignal), so that it completes once its runs in progress
+// end rather than after its idle timeout, and stops following their
+// histories. Call it when the suite or the experiment has ended.
 func (x *Executor) Close() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	for id := range x.workflows {
+		// The current run of the workflow: it may have continued as new.
+		// One that ended already (cancelled, idle) needs no word.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = x.Client.SignalWorkflow(ctx, id, "", EndSignal, nil)
+		cancel()
+	}
+	x.workflows = nil
 	for _, w := range x.watchers {
 		w.stop()
 	}

@@ -25,6 +25,11 @@ const (
 	RunSignal = "lux.run"
 	// CancelSignal asks it to cancel the run of a key (a string).
 	CancelSignal = "lux.cancel"
+	// EndSignal says the client's suite (or experiment) ended: the
+	// workflow completes once no run is in progress and no request
+	// waits, without waiting out its idle timeout. A request that still
+	// arrives is run first.
+	EndSignal = "lux.end"
 )
 
 // Params configures a runs workflow. The zero value has sane defaults.
@@ -57,6 +62,8 @@ type Params struct {
 	// the keys that ran with their record, and the requests not started.
 	Done    []KeyRecord  `json:"done,omitempty"`
 	Pending []RunRequest `json:"pending,omitempty"`
+	// Ended is set when the workflow continued as new after EndSignal.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // Defaults of Params.
@@ -96,8 +103,9 @@ type RunsResult struct {
 }
 
 // RunsWorkflow executes the runs signalled to it (RunSignal), one
-// activity each, with the run's key as the activity ID, and ends once it
-// has been idle for Params.IdleTimeout. Its cancellation cancels every
+// activity each, with the run's key as the activity ID, and ends once its
+// client says it is done (EndSignal) and no run is in progress, or once
+// it has been idle for Params.IdleTimeout. Its cancellation cancels every
 // run in progress and waits for each to be recorded.
 func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	p = p.withDefaults()
@@ -162,6 +170,8 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	}
 	runs := workflow.GetSignalChannel(ctx, RunSignal)
 	cancelCh := workflow.GetSignalChannel(ctx, CancelSignal)
+	endCh := workflow.GetSignalChannel(ctx, EndSignal)
+	ended := p.Ended
 	for _, req := range p.Pending {
 		start(req)
 	}
@@ -173,6 +183,10 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 				var req RunRequest
 				c.Receive(gctx, &req)
 				start(req)
+			})
+			sel.AddReceive(endCh, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(gctx, nil)
+				ended = true
 			})
 			sel.AddReceive(cancelCh, func(c workflow.ReceiveChannel, _ bool) {
 				var key string
@@ -190,11 +204,15 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	})
 	for {
 		last := seq
-		ok, err := workflow.AwaitWithTimeout(ctx, p.IdleTimeout, func() bool { return seq != last || pending > 0 || draining })
+		// Nothing to do: no run in progress, no signal waiting.
+		quiet := func() bool { return pending == 0 && !draining && runs.Len() == 0 && cancelCh.Len() == 0 }
+		ok, err := workflow.AwaitWithTimeout(ctx, p.IdleTimeout, func() bool {
+			return seq != last || pending > 0 || draining || ended && quiet()
+		})
 		if err != nil {
 			break // cancelled
 		}
-		if !ok && runs.Len() == 0 && cancelCh.Len() == 0 {
+		if (!ok || ended) && quiet() {
 			return &RunsResult{Runs: len(keys)}, nil
 		}
 		if err := workflow.Await(ctx, func() bool { return pending == 0 }); err != nil {
@@ -217,6 +235,7 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 				}
 			}
 			next.Pending = buffered
+			next.Ended = ended
 			return nil, workflow.NewContinueAsNewError(ctx, RunsWorkflowName, next)
 		}
 	}

@@ -100,6 +100,30 @@ func TestRunsWorkflowSchedulesEachRunOnItsQueue(t *testing.T) {
 	assert.Equal(t, map[string]string{"s/0": "main", "s/1": "gpu", "s/2": "linux-codex"}, f.queues)
 }
 
+// A client whose suite ended says so (EndSignal): the workflow completes
+// once the runs in progress end, without waiting out its idle timeout.
+func TestRunsWorkflowCompletesWhenTheClientEnds(t *testing.T) {
+	f := &fakeRuns{outcome: func(ctx context.Context, key string, _ int) (*RunSummary, error) {
+		return &RunSummary{Key: key, RunID: "c/d/" + key}, nil
+	}}
+	env := newEnv(t, f)
+	began := env.Now()
+	env.RegisterDelayedCallback(func() {
+		for _, k := range []string{"s/0", "s/1", "s/2"} {
+			env.SignalWorkflow(RunSignal, RunRequest{Run: planned(k), Request: k})
+		}
+		env.SignalWorkflow(EndSignal, nil) // with the runs in progress
+	}, time.Second)
+	env.ExecuteWorkflow(RunsWorkflowName, Params{IdleTimeout: time.Hour})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var res RunsResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Equal(t, 3, res.Runs, "the runs in progress ended first")
+	assert.Len(t, f.ids, 3)
+	assert.Less(t, env.Now().Sub(began), time.Minute, "the workflow did not wait out its idle hour")
+}
+
 func TestRunsWorkflowRetriesInfrastructureOnly(t *testing.T) {
 	f := &fakeRuns{outcome: func(ctx context.Context, key string, n int) (*RunSummary, error) {
 		switch {
