@@ -126,8 +126,17 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 		beat = activity.RecordHeartbeat
 	}
 	hbCtx, stopHB := context.WithCancel(ctx)
-	var hbDone sync.WaitGroup
+	var (
+		hbDone   sync.WaitGroup
+		dirKnown = make(chan struct{}) // closed by the first heartbeat, the directory's
+		once     sync.Once
+	)
 	hbDone.Go(func() {
+		select { // the first heartbeat names the directory
+		case <-hbCtx.Done():
+			return
+		case <-dirKnown:
+		}
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -152,6 +161,7 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 				mu.Unlock()
 			}
 			beat(ctx, details())
+			once.Do(func() { close(dirKnown) })
 		},
 		OnEvent: func(e lux.Event) {
 			mu.Lock()
