@@ -178,12 +178,14 @@ type Execution struct {
 	// exists, before anything runs in it.
 	OnDir func(dir string)
 	// Lost are the run directories (absolute, or relative to the runs
-	// root) of earlier attempts at the run that never ended: the process
-	// executing them died (a lost worker), leaving them partial, without
-	// run.json or with an attempt's. They are kept as the run's first
+	// root) of earlier attempts at the run whose process died before it
+	// reported them (a lost worker): partial, without run.json, or
+	// complete but never reported. They are kept as the run's first
 	// attempts, under its attempts/<n>/, each listed in its run.json as
 	// failed for infrastructure with cause "lost", so that the runs root
-	// records the run once and loses nothing.
+	// records the run once and loses nothing. Directories gone already,
+	// outside the runs root or not named as run directories are passed
+	// over.
 	Lost []string
 }
 

@@ -148,12 +148,14 @@ func TestExecutePlannedKeepsLostAttemptsUnderTheRun(t *testing.T) {
 	var dirs []string
 	res, err := ExecutePlanned(context.Background(), testRegistry(t), Options{RunsRoot: root}, planned, &Execution{
 		OnDir: func(d string) { dirs = append(dirs, d) },
-		Lost:  []string{filepath.ToSlash(rel), outside, filepath.Join(root, "c", "gone")},
+		Lost: []string{filepath.ToSlash(rel), outside, filepath.Join(root, "c", "fake", record.Timestamp(started.Add(time.Hour))),
+			filepath.Join(root, record.SuitesDir)},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []string{res.Dir}, dirs, "OnDir sees the run's directory")
 	assert.NoDirExists(t, lost)
 	assert.DirExists(t, outside, "a directory outside the runs root is never moved")
+	assert.NoDirExists(t, filepath.Join(res.Dir, AttemptsDir, "2"), "nor one gone, nor one not named as a run")
 	b, err := os.ReadFile(filepath.Join(res.Dir, AttemptsDir, "1", "stderr.log"))
 	require.NoError(t, err, "the lost attempt is kept under the run")
 	assert.Equal(t, "partial", string(b))

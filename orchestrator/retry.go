@@ -40,8 +40,8 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost 
 			d = filepath.Join(o.opts.RunsRoot, filepath.FromSlash(d))
 		}
 		rel, err := filepath.Rel(o.opts.RunsRoot, d)
-		if err != nil || rel == "." || !filepath.IsLocal(rel) {
-			continue // not a run of this runs root
+		if err != nil || !filepath.IsLocal(rel) || !record.IsStampName(filepath.Base(d)) {
+			continue // not a run directory of this runs root
 		}
 		if _, err := os.Lstat(d); err != nil {
 			continue // gone already: kept by an attempt before this one
@@ -49,7 +49,8 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost 
 		attempts = append(attempts, lostAttempt(d, len(attempts)+1))
 		dirs = append(dirs, d)
 	}
-	for n := len(attempts) + 1; ; n++ {
+	kept := len(attempts)
+	for n := kept + 1; ; n++ {
 		res, err := o.execute(ctx, p, info)
 		if res == nil {
 			return res, err
@@ -60,7 +61,7 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost 
 			a.Phase = f.Phase
 		}
 		a.Failure, a.Cause = classify(res)
-		retry := err == nil && a.Failure == record.FailureInfrastructure && n-len(lost) <= o.opts.Retries && ctx.Err() == nil
+		retry := err == nil && a.Failure == record.FailureInfrastructure && n-kept <= o.opts.Retries && ctx.Err() == nil
 		if retry {
 			a.Retried, a.BackoffMs = true, backoff.Milliseconds()
 		}
