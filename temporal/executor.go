@@ -129,15 +129,18 @@ func (x *Executor) result(ctx context.Context, run *orchestrator.PlannedRun, out
 // histories. Call it when the suite or the experiment has ended.
 func (x *Executor) Close() {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	for id := range x.workflows {
+	ids := x.workflows
+	x.workflows = nil
+	x.mu.Unlock()
+	for id := range ids {
 		// The current run of the workflow: it may have continued as new.
 		// One that ended already (cancelled, idle) needs no word.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_ = x.Client.SignalWorkflow(ctx, id, "", EndSignal, nil)
 		cancel()
 	}
-	x.workflows = nil
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	for _, w := range x.watchers {
 		w.stop()
 	}
