@@ -87,7 +87,7 @@ type Activities struct {
 
 // Run executes one whole planned run: stage the workspace, run the agent,
 // collect, grade and record it in the store. The activity heartbeats
-// while the agent runs (events seen, last event time), first as soon as
+// while the agent runs (events seen, last event time), and as soon as
 // the run's directory exists, with its path; when it is cancelled the
 // run is stopped (the agent's process tree with it) and still recorded,
 // and the activity reports it cancelled with its summary. An attempt
@@ -126,17 +126,8 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 		beat = activity.RecordHeartbeat
 	}
 	hbCtx, stopHB := context.WithCancel(ctx)
-	var (
-		hbDone   sync.WaitGroup
-		dirKnown = make(chan struct{}) // closed by the first heartbeat, the directory's
-		once     sync.Once
-	)
+	var hbDone sync.WaitGroup
 	hbDone.Go(func() {
-		select { // the first heartbeat names the directory
-		case <-hbCtx.Done():
-			return
-		case <-dirKnown:
-		}
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -153,15 +144,15 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 	res, err := orchestrator.ExecutePlanned(ctx, a.Registry, opts, &run, &orchestrator.Execution{
 		Lost: lost,
 		OnDir: func(dir string) {
-			// The first heartbeat goes out at once: should this worker
-			// die now, the next attempt knows the directory it leaves.
+			// Usually the first heartbeat, which goes out at once (the
+			// SDK batches the later ones): should this worker die now,
+			// the next attempt knows the directory it leaves.
 			if rel, err := filepath.Rel(opts.RunsRoot, dir); err == nil {
 				mu.Lock()
 				hb.RunDirs = append(hb.RunDirs, filepath.ToSlash(rel))
 				mu.Unlock()
 			}
 			beat(ctx, details())
-			once.Do(func() { close(dirKnown) })
 		},
 		OnEvent: func(e lux.Event) {
 			mu.Lock()
