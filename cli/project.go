@@ -123,6 +123,7 @@ func (f *projectFlags) apply(e *env, opts *orchestrator.Options) int {
 	opts.Harness = p.Harness
 	opts.Hooks = p.Hooks
 	opts.ProjectDir = p.ProjectDir
+	opts.Queue = p.Queue
 	if err := projectSandbox(opts, p.Sandbox, f.set("sandbox"), f.set("require-sandbox")); err != nil {
 		e.errorf("%s: %v", file.Path, err)
 		return ExitUsage

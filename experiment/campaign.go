@@ -110,6 +110,11 @@ type Profile struct {
 	Answerer *lux.PluginRef `json:"answerer,omitempty"`
 	// Environment declares where the agent runs; recorded in every run.
 	Environment json.RawMessage `json:"environment,omitempty"`
+	// Queue names where the arm's units go when the experiment runs
+	// distributed (a Temporal task queue; see orchestrator.Options.Queue);
+	// empty: the executor's own. Part of the campaign: a resume with
+	// another queue is refused as a changed campaign.
+	Queue string `json:"queue,omitempty"`
 }
 
 // Splits select the cases of each split. Validation is required; a case

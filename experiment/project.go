@@ -9,7 +9,7 @@ import (
 )
 
 // useProject fills the profiles that name a project profile from f (see
-// LoadWithProject).
+// LoadWithProject), its queue included.
 func (c *Campaign) useProject(f *project.File) error {
 	var p lux.Problems
 	for _, name := range sortedKeys(c.Profiles) {
@@ -48,6 +48,9 @@ func (c *Campaign) useProject(f *project.File) error {
 			if len(pr.Environment) == 0 {
 				pr.Environment = f.Environment
 			}
+		}
+		if pr.Queue == "" {
+			pr.Queue = prof.Queue
 		}
 		c.Profiles[name] = pr
 	}

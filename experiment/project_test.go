@@ -21,7 +21,7 @@ func TestCampaignProfilesNameProjectProfiles(t *testing.T) {
   "defaultAnswerer": {"name": "scripted"},
   "environment": {"host": "ci"},
   "profiles": {
-    "fast": {"driver": {"name": "subprocess", "config": {"command": "/bin/true"}}},
+    "fast": {"driver": {"name": "subprocess", "config": {"command": "/bin/true"}}, "queue": "linux-fast"},
     "judged": {"driver": {"name": "subprocess", "config": {"command": "/bin/true"}}, "harness": {"provider": "codex"}}
   }
 }`)
@@ -43,6 +43,7 @@ func TestCampaignProfilesNameProjectProfiles(t *testing.T) {
 	assert.Equal(t, "scripted", a.Answerer.Name, "the file's default answerer")
 	assert.JSONEq(t, `{"host": "ci"}`, string(a.Environment), "the file's environment")
 	assert.JSONEq(t, `{"host": "laptop"}`, string(b.Environment), "the campaign's own wins")
+	assert.Equal(t, "linux-fast", a.Queue, "the project profile's queue")
 
 	_, err = LoadWithProject(campaign(`{"a": {"project": "slow"}, "b": {"project": "judged"}}`), proj)
 	require.Error(t, err)

@@ -520,7 +520,7 @@ func (s *state) orchestrator(profile string, cand *Candidate, root string) *orch
 	}
 	return orchestrator.New(s.reg, orchestrator.Options{
 		RunsRoot: s.runsRoot, Driver: pr.Driver, Answerer: pr.Answerer, Environment: env,
-		SubjectRoot: root, Fsync: s.opts.Fsync, Sandbox: s.opts.Sandbox, Executor: s.opts.Executor,
+		SubjectRoot: root, Fsync: s.opts.Fsync, Sandbox: s.opts.Sandbox, Executor: s.opts.Executor, Queue: pr.Queue,
 		Experiment: orchestrator.ExperimentInfo{ID: filepath.Base(s.dir), CandidateID: cand.ID, SubjectHash: cand.Hash},
 	})
 }

@@ -36,7 +36,10 @@ type PlannedRun struct {
 	Key string `json:"key"`
 	// Group is what the run belongs to: "suite/<id>", "experiment/<id>",
 	// or the key for a run of its own.
-	Group      string `json:"group"`
+	Group string `json:"group"`
+	// Queue is where the executor sends the run (Options.Queue); empty
+	// for its default.
+	Queue      string `json:"queue,omitempty"`
 	SuiteID    string `json:"suiteId,omitempty"`
 	Repetition int    `json:"repetition,omitempty"`
 	// Case is the case as authored, and its file: the file's directory
@@ -138,7 +141,7 @@ func (o *Orchestrator) spec() RunSpec {
 // planned is p's run for info, to be executed by Options.Executor.
 func (o *Orchestrator) planned(ctx context.Context, p *plan, info runInfo, item int) *PlannedRun {
 	r := &PlannedRun{SuiteID: info.suiteID, Repetition: info.repetition,
-		Case: record.CaseRecord{Case: *p.c, CasePath: absPath(p.c.Path)}, Spec: o.spec(), Identity: p.identity()}
+		Case: record.CaseRecord{Case: *p.c, CasePath: absPath(p.c.Path)}, Spec: o.spec(), Identity: p.identity(), Queue: o.opts.Queue}
 	switch key, _ := ctx.Value(runKeyKey{}).(string); {
 	case info.suiteID != "":
 		r.Key, r.Group = info.suiteID+"/"+strconv.Itoa(item), "suite/"+info.suiteID
@@ -160,18 +163,39 @@ func (o *Orchestrator) planned(ctx context.Context, p *plan, info runInfo, item 
 // workers and Run start a run.
 func (o *Orchestrator) run(ctx context.Context, p *plan, info runInfo, item int) (*record.Run, error) {
 	if o.opts.Executor == nil {
-		return o.attempt(ctx, p, info)
+		return o.attempt(ctx, p, info, nil)
 	}
 	return o.opts.Executor.Execute(ctx, o.planned(ctx, p, info, item))
+}
+
+// Execution is what the caller of ExecutePlanned follows of the run, and
+// what it hands on of earlier attempts at it; nil is nothing.
+type Execution struct {
+	// OnEvent, when set, sees each event as it is recorded (it must be
+	// quick).
+	OnEvent func(lux.Event)
+	// OnDir, when set, sees each attempt's run directory as soon as it
+	// exists, before anything runs in it.
+	OnDir func(dir string)
+	// Lost are the run directories (absolute, or relative to the runs
+	// root) of earlier attempts at the run whose process died before it
+	// reported them (a lost worker): partial, without run.json, or
+	// complete but never reported. They are kept as the run's first
+	// attempts, under its attempts/<n>/, each listed in its run.json as
+	// failed for infrastructure with cause "lost", so that the runs root
+	// records the run once and loses nothing. Directories gone already,
+	// outside the runs root or not named as run directories are passed
+	// over.
+	Lost []string
 }
 
 // ExecutePlanned executes run, planned by another process, in this one:
 // an Orchestrator with opts (where records go: RunsRoot; Progress) and
 // the run's Spec plans the case again through reg, refuses with an
 // *IdentityMismatchError when the identity it computes is not the one
-// planned, and runs it as the planning process would have. onEvent, when
-// set, sees each event as it is recorded (it must be quick).
-func ExecutePlanned(ctx context.Context, reg *lux.Registry, opts Options, run *PlannedRun, onEvent func(lux.Event)) (*record.Run, error) {
+// planned, and runs it as the planning process would have. x, when not
+// nil, follows the run and hands on lost attempts (see Execution).
+func ExecutePlanned(ctx context.Context, reg *lux.Registry, opts Options, run *PlannedRun, x *Execution) (*record.Run, error) {
 	if run == nil {
 		return nil, errors.New("orchestrator: nil planned run")
 	}
@@ -190,7 +214,7 @@ func ExecutePlanned(ctx context.Context, reg *lux.Registry, opts Options, run *P
 	opts.CleanupTimeout, opts.Retries, opts.RetryBackoff = s.CleanupTimeout, s.Retries, s.RetryBackoff
 	opts.RunBudget, opts.RunTimeout, opts.Hooks, opts.Executor = s.RunBudget, s.RunTimeout, s.Hooks, nil
 	o := New(reg, opts)
-	o.onEvent = onEvent
+	o.exec = x
 	if o.envErr != nil {
 		return nil, o.envErr
 	}
@@ -207,7 +231,11 @@ func ExecutePlanned(ctx context.Context, reg *lux.Registry, opts Options, run *P
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	o.progress(Update{Kind: RunStarted, CaseID: p.caseID, Repetition: run.Repetition, Total: 1})
-	res, err := o.attempt(ctx, p, runInfo{suiteID: run.SuiteID, repetition: run.Repetition})
+	var lost []string
+	if x != nil {
+		lost = x.Lost
+	}
+	res, err := o.attempt(ctx, p, runInfo{suiteID: run.SuiteID, repetition: run.Repetition}, lost)
 	o.progress(finishedUpdate(Update{CaseID: p.caseID, Repetition: run.Repetition, Total: 1, Done: 1}, res, err))
 	return res, err
 }

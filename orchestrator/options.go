@@ -129,6 +129,11 @@ type Options struct {
 	// of this process (see Executor); they are planned, identified and
 	// recorded as ever, under RunsRoot, which the executor must share.
 	Executor Executor
+	// Queue names where Executor sends the runs (a Temporal task queue:
+	// a machine class, an agent CLI version); empty for the executor's
+	// default. Where a run executes is not part of its identity, and
+	// this process ignores Queue when it executes the runs itself.
+	Queue string
 }
 
 // DefaultRetryBackoff is the wait before a run's first retry.

@@ -23,8 +23,8 @@ type Orchestrator struct {
 	prov    *provenanceCache
 	progMu  sync.Mutex
 	sealer  sealer
-	hooks   []resolvedHook  // Options.Hooks, parsed
-	onEvent func(lux.Event) // sees each event recorded (see ExecutePlanned)
+	hooks   []resolvedHook // Options.Hooks, parsed
+	exec    *Execution     // ExecutePlanned's caller's hooks; nil here
 }
 
 // New returns an Orchestrator using the plugins of reg. The zero Options

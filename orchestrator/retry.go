@@ -24,9 +24,10 @@ const AttemptsDir = "attempts"
 // classify), waiting Options.RetryBackoff (doubled each time) on ctx's
 // clock between attempts. The result is the last attempt's; with retries
 // allowed its run.json lists every attempt, and the earlier attempts'
-// records move under its attempts/<n>/.
-func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*record.Run, error) {
-	if o.opts.Retries <= 0 {
+// records move under its attempts/<n>/. lost are the directories of
+// attempts lost elsewhere (see Execution.Lost): the first attempts.
+func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost []string) (*record.Run, error) {
+	if o.opts.Retries <= 0 && len(lost) == 0 {
 		return o.execute(ctx, p, info)
 	}
 	var (
@@ -34,7 +35,22 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*rec
 		dirs     []string
 		backoff  = o.opts.RetryBackoff
 	)
-	for n := 1; ; n++ {
+	for _, d := range lost {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(o.opts.RunsRoot, filepath.FromSlash(d))
+		}
+		rel, err := filepath.Rel(o.opts.RunsRoot, d)
+		if err != nil || !filepath.IsLocal(rel) || !record.IsStampName(filepath.Base(d)) {
+			continue // not a run directory of this runs root
+		}
+		if _, err := os.Lstat(d); err != nil {
+			continue // gone already: kept by an attempt before this one
+		}
+		attempts = append(attempts, lostAttempt(d, len(attempts)+1))
+		dirs = append(dirs, d)
+	}
+	kept := len(attempts)
+	for n := kept + 1; ; n++ {
 		res, err := o.execute(ctx, p, info)
 		if res == nil {
 			return res, err
@@ -45,7 +61,7 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*rec
 			a.Phase = f.Phase
 		}
 		a.Failure, a.Cause = classify(res)
-		retry := err == nil && a.Failure == record.FailureInfrastructure && n <= o.opts.Retries && ctx.Err() == nil
+		retry := err == nil && a.Failure == record.FailureInfrastructure && n-kept <= o.opts.Retries && ctx.Err() == nil
 		if retry {
 			a.Retried, a.BackoffMs = true, backoff.Milliseconds()
 		}
@@ -60,6 +76,31 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo) (*rec
 		dirs = append(dirs, res.Dir)
 		backoff = min(2*backoff, 8*o.opts.RetryBackoff)
 	}
+}
+
+// CauseLost is the cause of an attempt lost with the process executing it
+// (see Execution.Lost).
+const CauseLost = "lost"
+
+// lostAttempt is the n-th attempt, lost with its process, recorded in dir:
+// it started at the time the directory is named for, and was last seen
+// at its last recorded event (its start when it recorded none).
+func lostAttempt(dir string, n int) record.Attempt {
+	a := record.Attempt{Attempt: n, ExitReason: lux.ExitError, Failure: record.FailureInfrastructure, Cause: CauseLost, Retried: true,
+		Reason: "lost: the process executing it stopped before it was recorded"}
+	if name := filepath.Base(dir); record.IsStampName(name) {
+		if t, err := time.Parse("2006-01-02T15-04-05", name[:19]); err == nil {
+			ms, _ := strconv.Atoi(name[20:23])
+			a.StartedAt = t.Add(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	a.EndedAt = a.StartedAt
+	if events, _ := record.ReadEvents(filepath.Join(dir, record.EventsFile)); len(events) > 0 {
+		if last := events[len(events)-1].Time; !last.IsZero() {
+			a.EndedAt = last
+		}
+	}
+	return a
 }
 
 // keepAttempts moves the earlier attempts' records (each with its own

@@ -112,6 +112,9 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
+	if x := o.exec; x != nil && x.OnDir != nil {
+		x.OnDir(dir)
+	}
 	runID := dir
 	if rel, err := filepath.Rel(o.opts.RunsRoot, dir); err == nil {
 		runID = filepath.ToSlash(rel)
@@ -274,8 +277,8 @@ func (r *runState) record(e lux.Event) bool {
 		if r.log.Exceeded() == nil {
 			r.events = append(r.events, e)
 		}
-		if r.o.onEvent != nil {
-			r.o.onEvent(e)
+		if x := r.o.exec; x != nil && x.OnEvent != nil {
+			x.OnEvent(e)
 		}
 		return true
 	}

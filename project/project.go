@@ -82,6 +82,11 @@ type Profile struct {
 	Answerer    *lux.PluginRef  `json:"answerer,omitempty"`
 	Harness     json.RawMessage `json:"harness,omitempty"`
 	Environment json.RawMessage `json:"environment,omitempty"`
+	// Queue names where a distributed suite's runs go (a Temporal task
+	// queue served by the workers of a machine class or of an agent CLI
+	// version; see orchestrator.Options.Queue). Empty: the executor's
+	// own. A local suite ignores it.
+	Queue string `json:"queue,omitempty"`
 }
 
 // Find reads the project file of dir: the lux.json of dir or of its
@@ -255,6 +260,7 @@ func (f *File) Options(profile string) (orchestrator.Options, error) {
 		if len(prof.Environment) > 0 {
 			env = prof.Environment
 		}
+		o.Queue = prof.Queue
 	}
 	if len(h) > 0 {
 		o.Harness = h

@@ -28,7 +28,7 @@ func TestOptionsWithProfiles(t *testing.T) {
 		"harness": {"provider": "claude-code", "model": "claude-sonnet-4-5", "timeout": "1m"},
 		"environment": {"machine": "laptop"},
 		"profiles": {
-			"codex": {"driver": {"name": "codex"}, "harness": {"provider": "codex"}, "environment": {"machine": "ci"}},
+			"codex": {"driver": {"name": "codex"}, "harness": {"provider": "codex"}, "environment": {"machine": "ci"}, "queue": "linux-codex"},
 			"bigger-judge": {"harness": {"model": "claude-opus-4-5"}}
 		}
 	}`)
@@ -42,6 +42,7 @@ func TestOptionsWithProfiles(t *testing.T) {
 	assert.Equal(t, &lux.PluginRef{Name: "claude-code"}, o.DefaultDriver)
 	assert.JSONEq(t, `{"provider":"claude-code","model":"claude-sonnet-4-5","timeout":"1m0s"}`, string(o.Harness.(json.RawMessage)))
 	assert.JSONEq(t, `{"machine":"laptop"}`, string(o.Environment.(json.RawMessage)))
+	assert.Empty(t, o.Queue, "no profile: the executor's queue")
 
 	o, err = f.Options("codex")
 	require.NoError(t, err)
@@ -49,6 +50,7 @@ func TestOptionsWithProfiles(t *testing.T) {
 	assert.Equal(t, &lux.PluginRef{Name: "persona"}, o.DefaultAnswerer)
 	assert.JSONEq(t, `{"provider":"codex","timeout":"1m0s"}`, string(o.Harness.(json.RawMessage)), "another provider drops the project's model")
 	assert.JSONEq(t, `{"machine":"ci"}`, string(o.Environment.(json.RawMessage)))
+	assert.Equal(t, "linux-codex", o.Queue, "the profile chooses where a distributed suite's runs go")
 
 	o, err = f.Options("bigger-judge")
 	require.NoError(t, err)

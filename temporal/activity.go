@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,6 +59,11 @@ type RunSummary struct {
 type Heartbeat struct {
 	EventsSeen  int       `json:"eventsSeen"`
 	LastEventAt time.Time `json:"lastEventAt,omitzero"`
+	// RunDirs are the run directories (relative to the runs root) this
+	// attempt made, after those of earlier attempts lost with their
+	// worker that it took over: the next attempt, when this one is lost
+	// too, keeps them all under its run (orchestrator.Execution.Lost).
+	RunDirs []string `json:"runDirs,omitempty"`
 }
 
 // Activities holds the run activity of a worker.
@@ -81,9 +87,13 @@ type Activities struct {
 
 // Run executes one whole planned run: stage the workspace, run the agent,
 // collect, grade and record it in the store. The activity heartbeats
-// while the agent runs (events seen, last event time); when it is
-// cancelled the run is stopped (the agent's process tree with it) and
-// still recorded, and the activity reports it cancelled with its summary.
+// while the agent runs (events seen, last event time), and as soon as
+// the run's directory exists, with its path; when it is cancelled the
+// run is stopped (the agent's process tree with it) and still recorded,
+// and the activity reports it cancelled with its summary. An attempt
+// that follows one lost with its worker keeps the lost one's partial
+// directories, which the last heartbeat named, as the run's first
+// attempts (under its attempts/).
 func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*RunSummary, error) {
 	info := activity.GetInfo(ctx)
 	every := a.HeartbeatEvery
@@ -97,12 +107,24 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 		mu sync.Mutex
 		hb Heartbeat
 	)
-	details := func() Heartbeat { mu.Lock(); defer mu.Unlock(); return hb }
+	if activity.HasHeartbeatDetails(ctx) {
+		var prev Heartbeat
+		if err := activity.GetHeartbeatDetails(ctx, &prev); err == nil {
+			hb.RunDirs = prev.RunDirs // lost with the worker before
+		}
+	}
+	lost := slices.Clone(hb.RunDirs)
+	details := func() Heartbeat {
+		mu.Lock()
+		defer mu.Unlock()
+		d := hb
+		d.RunDirs = slices.Clone(hb.RunDirs)
+		return d
+	}
 	beat := a.heartbeat
 	if beat == nil {
 		beat = activity.RecordHeartbeat
 	}
-	beat(ctx, details())
 	hbCtx, stopHB := context.WithCancel(ctx)
 	var hbDone sync.WaitGroup
 	hbDone.Go(func() {
@@ -119,14 +141,28 @@ func (a *Activities) Run(ctx context.Context, run orchestrator.PlannedRun) (*Run
 	})
 	opts := a.Options
 	opts.RunsRoot = a.Store.Root()
-	res, err := orchestrator.ExecutePlanned(ctx, a.Registry, opts, &run, func(e lux.Event) {
-		mu.Lock()
-		hb.EventsSeen++
-		hb.LastEventAt = e.Time
-		if hb.LastEventAt.IsZero() {
-			hb.LastEventAt = time.Now().UTC()
-		}
-		mu.Unlock()
+	res, err := orchestrator.ExecutePlanned(ctx, a.Registry, opts, &run, &orchestrator.Execution{
+		Lost: lost,
+		OnDir: func(dir string) {
+			// Usually the first heartbeat, which goes out at once (the
+			// SDK batches the later ones): should this worker die now,
+			// the next attempt knows the directory it leaves.
+			if rel, err := filepath.Rel(opts.RunsRoot, dir); err == nil {
+				mu.Lock()
+				hb.RunDirs = append(hb.RunDirs, filepath.ToSlash(rel))
+				mu.Unlock()
+			}
+			beat(ctx, details())
+		},
+		OnEvent: func(e lux.Event) {
+			mu.Lock()
+			hb.EventsSeen++
+			hb.LastEventAt = e.Time
+			if hb.LastEventAt.IsZero() {
+				hb.LastEventAt = time.Now().UTC()
+			}
+			mu.Unlock()
+		},
 	})
 	stopHB()
 	hbDone.Wait()

@@ -175,3 +175,41 @@ func alive(pid int) bool {
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z")
 }
+
+// An attempt that follows one lost with its worker (whose last heartbeat
+// named the directory it left) keeps that directory under the run's
+// attempts/, and heartbeats its own run's directory as soon as it exists.
+func TestRunActivityKeepsTheLostAttemptsDirectoryUnderItsRun(t *testing.T) {
+	dir := t.TempDir()
+	agent, gate := writeAgent(t, dir)
+	root := filepath.Join(dir, "runs")
+	run := planOf(t, builtin.Registry(), testOptions(root), agentCase("hello", "hello", "hello", agent, gate))
+	lost, err := record.ReserveRunDir(root, "hello", "subprocess", time.Now())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(lost, record.EventsFile), nil, 0o600))
+	rel, err := filepath.Rel(root, lost)
+	require.NoError(t, err)
+	env, beats := activityEnv(t, context.Background(), builtin.Registry(), root)
+	env.SetHeartbeatDetails(Heartbeat{EventsSeen: 3, RunDirs: []string{filepath.ToSlash(rel)}})
+	val, err := env.ExecuteActivity(RunActivityName, run)
+	require.NoError(t, err)
+	var sum RunSummary
+	require.NoError(t, val.Get(&sum))
+	var named []string
+	for len(beats) > 0 && named == nil {
+		if hb := <-beats; len(hb.RunDirs) == 2 {
+			named = hb.RunDirs
+		}
+	}
+	assert.Equal(t, []string{filepath.ToSlash(rel), sum.RunID}, named, "the heartbeats name the lost directory and the run's")
+	assert.NoDirExists(t, lost)
+	runDir := filepath.Join(root, filepath.FromSlash(sum.RunID))
+	assert.FileExists(t, filepath.Join(runDir, "attempts", "1", record.EventsFile))
+	meta, _, err := record.ReadMetadata(runDir)
+	require.NoError(t, err)
+	require.Len(t, meta.Attempts, 2)
+	assert.Equal(t, "lost", meta.Attempts[0].Cause)
+	runs, err := record.FindRuns(root)
+	require.NoError(t, err)
+	assert.Equal(t, []string{runDir}, runs, "one run recorded")
+}

@@ -41,8 +41,8 @@ func Extension(reg *lux.Registry) cli.Extension {
 // ExecutorFromURL returns the Executor a URL names,
 // temporal://HOST:PORT/QUEUE, with optional query parameters namespace,
 // heartbeat (Params.HeartbeatTimeout, "30s"), attempts (MaxAttempts) and
-// idle (IdleTimeout), for runs recorded under runsRoot, and what closes
-// its connection.
+// idle (IdleTimeout), for runs recorded under runsRoot, and what ends its
+// workflows (see Executor.Close) and closes its connection.
 func ExecutorFromURL(ctx context.Context, value, runsRoot string) (orchestrator.Executor, func(), error) {
 	u, err := url.Parse(value)
 	if err != nil || u.Scheme != "temporal" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
@@ -99,8 +99,8 @@ the same path). This binary must register the plugins the client does: a run
 whose identity it computes differently is refused. The agents run here: their
 commands, and the cases' files and fixtures, must be at the paths the client
 planned with. Ctrl-C stops the worker at once: its runs in progress are
-stopped (their records may be left without run.json, which no listing
-counts) and run again on another worker once their heartbeats lapse;
+stopped and run again on another worker once their heartbeats lapse
+(which keeps the partial directories they leave under the runs' attempts/);
 -drain lets them finish first, up to the time it gives.`,
 		Setup: func(fs *flag.FlagSet) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			hostPort := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend, HOST:PORT")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
 
@@ -116,6 +118,21 @@ func TestDistributedSuite(t *testing.T) {
 			dirs = append(dirs, it.RunDir)
 		}
 		assert.ElementsMatch(t, dirs, suiteRuns(t, root, s.Manifest.SuiteID), "every run recorded exactly once")
+		// The killed worker's partial directories are kept under the
+		// runs retried, each as attempt 1 (cause lost): none is left
+		// beside them.
+		assert.Empty(t, partialRuns(t, root), "no run directory without run.json")
+		lost := 0
+		for _, d := range dirs {
+			meta, _, err := record.ReadMetadata(filepath.Join(s.Dir, filepath.FromSlash(d)))
+			require.NoError(t, err)
+			if len(meta.Attempts) > 0 && meta.Attempts[0].Cause == "lost" {
+				lost++
+				assert.Equal(t, "attempts/1", meta.Attempts[0].Dir)
+				assert.DirExists(t, filepath.Join(s.Dir, filepath.FromSlash(d), "attempts", "1"))
+			}
+		}
+		assert.Equal(t, 2, lost, "the killed worker's two runs each list their lost attempt")
 
 		out, code := runLux(t, bin, dir, "view", "-runs-root", root, "label:distributed")
 		require.Equal(t, 0, code, out)
@@ -151,6 +168,52 @@ func TestDistributedSuite(t *testing.T) {
 		assert.Len(t, started(gate3), 4, "each cancelled run ran again once")
 	})
 
+	t.Run("each profile's runs go to its queue's worker", func(t *testing.T) {
+		wb := start(t, bin, filepath.Join(dir, "w1"), "serving queue", "worker", "-temporal", hostPort, "-queue", "e2e-b", "-runs-root", root)
+		cfg := filepath.Join(dir, "route", "lux.json")
+		require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
+		require.NoError(t, os.WriteFile(cfg, []byte(`{"profiles": {"a": {}, "b": {"queue": "e2e-b"}}}`), 0o644))
+		cases4 := filepath.Join(dir, "cases4")
+		require.NoError(t, os.MkdirAll(cases4, 0o755))
+		for i := range 2 {
+			b, err := json.Marshal(agentCase(fmt.Sprintf("route-%d", i), "hello", "hello", agent, gate))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(cases4, fmt.Sprintf("route-%d.case.json", i)), b, 0o644))
+		}
+		for _, profile := range []string{"a", "b"} {
+			out, code := runLux(t, bin, dir, "run", "-q", "-config", cfg, "-profile", profile, "-runs-root", root, "-j", "2", "-sandbox", "none",
+				"-executor", executor, "-label", "route-"+profile, cases4)
+			require.Equal(t, 0, code, out)
+		}
+		ranOn := func(profile string) (queueA, queueB int) {
+			s, err := record.ReadSuite(mustResolve(t, root, "label:route-"+profile))
+			require.NoError(t, err)
+			require.Len(t, s.Manifest.Items, 2)
+			// The client said its suite ended: the workflow completes
+			// now, not after its idle hour.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var res RunsResult
+			require.NoError(t, c.GetWorkflow(ctx, "lux/suite/"+s.Manifest.SuiteID, "").Get(ctx, &res), "the suite's workflow completed")
+			assert.Equal(t, 2, res.Runs)
+			for _, it := range s.Manifest.Items {
+				meta, _, err := record.ReadMetadata(filepath.Join(s.Dir, filepath.FromSlash(it.RunDir)))
+				require.NoError(t, err)
+				if strings.Contains(w1.out.String()+w2.out.String(), " "+meta.RunID+"\n") {
+					queueA++
+				}
+				if strings.Contains(wb.out.String(), " "+meta.RunID+"\n") {
+					queueB++
+				}
+			}
+			return queueA, queueB
+		}
+		a, b := ranOn("a")
+		assert.Equal(t, []int{2, 0}, []int{a, b}, "profile a names no queue: its runs go to the executor's, e2e")
+		a, b = ranOn("b")
+		assert.Equal(t, []int{0, 2}, []int{a, b}, "profile b's runs go to its queue, e2e-b\n%s", wb.out.String())
+	})
+
 	t.Run("cancelling the workflow stops every agent and records each run", func(t *testing.T) {
 		gate2 := filepath.Join(dir, "gate2")
 		require.NoError(t, os.MkdirAll(gate2, 0o755))
@@ -182,6 +245,31 @@ func TestDistributedSuite(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, d.GetWorkflowExecutionInfo().GetStatus())
 	})
+}
+
+// partialRuns returns the run directories under root (named for a time,
+// outside .suites, .live and the runs' attempts/) without run.json.
+func partialRuns(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case !d.IsDir():
+			return nil
+		case strings.HasPrefix(d.Name(), ".") || d.Name() == orchestrator.AttemptsDir:
+			return filepath.SkipDir
+		case record.IsStampName(d.Name()):
+			if _, err := os.Stat(filepath.Join(p, record.MetadataFile)); err != nil {
+				out = append(out, p)
+			}
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
 }
 
 func mustResolve(t *testing.T, root, ref string) string {

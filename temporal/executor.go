@@ -24,13 +24,15 @@ import (
 // Executor is an orchestrator.Executor that executes runs on Temporal
 // workers: the runs of a suite (or of an experiment) go to one runs
 // workflow (RunsWorkflow), whose ID is WorkflowPrefix and the run's
-// group, as signals; each becomes one activity on Queue. The workers
+// group, as signals; each becomes one activity on the run's queue (its
+// profile's, PlannedRun.Queue), else on Queue. The workers
 // record the runs in the store; Execute reads the record from RunsRoot,
 // the client's view of that store. It learns that a run ended by
 // following the workflow's history (a long poll), never by sleeping.
 type Executor struct {
 	Client client.Client
-	// Queue is the task queue the workflows and their runs go to.
+	// Queue is the task queue the workflows go to, and the runs whose
+	// profile names no queue of its own: a worker must serve it.
 	Queue string
 	// RunsRoot is where the client reads the records the workers write
 	// (the shared directory's path here).
@@ -40,8 +42,9 @@ type Executor struct {
 	// WorkflowPrefix prefixes the workflows' IDs; default "lux/".
 	WorkflowPrefix string
 
-	mu       sync.Mutex
-	watchers map[string]*watcher // by workflow run ID
+	mu        sync.Mutex
+	watchers  map[string]*watcher // by workflow run ID
+	workflows map[string]bool     // the IDs of the workflows runs were sent to
 }
 
 // outcome is how a run's activity ended, as its history says.
@@ -65,6 +68,12 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 	if err != nil {
 		return nil, fmt.Errorf("temporal: run %s: %w", run.Key, err)
 	}
+	x.mu.Lock()
+	if x.workflows == nil {
+		x.workflows = map[string]bool{}
+	}
+	x.workflows[wr.GetID()] = true
+	x.mu.Unlock()
 	w := x.watch(wr.GetID(), wr.GetRunID())
 	done := w.slot(req.Request)
 	select {
@@ -114,8 +123,22 @@ func (x *Executor) result(ctx context.Context, run *orchestrator.PlannedRun, out
 	return res, nil
 }
 
-// Close stops following the workflows' histories.
+// Close tells each workflow this executor sent runs to that its client
+// is done (EndSignal), so that it completes once its runs in progress
+// end rather than after its idle timeout, and stops following their
+// histories. Call it when the suite or the experiment has ended.
 func (x *Executor) Close() {
+	x.mu.Lock()
+	ids := x.workflows
+	x.workflows = nil
+	x.mu.Unlock()
+	for id := range ids {
+		// The current run of the workflow: it may have continued as new.
+		// One that ended already (cancelled, idle) needs no word.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = x.Client.SignalWorkflow(ctx, id, "", EndSignal, nil)
+		cancel()
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, w := range x.watchers {

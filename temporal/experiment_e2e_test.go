@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/experiment"
+	"github.com/luxeval/lux/orchestrator"
 )
 
 // TestDistributedExperimentResumesToTheLocalDecision runs the example
@@ -35,6 +37,7 @@ func TestDistributedExperimentResumesToTheLocalDecision(t *testing.T) {
 		p := cp.Profiles["echoagent"]
 		p.Driver = &lux.PluginRef{Name: subprocess.Name, Config: map[string]any{
 			"command": echo, "env": map[string]string{"ECHOAGENT_INSTRUCTIONS": "{{lux.subjectRoot}}/AGENTS.md"}}}
+		p.Queue = "experiment-units" // distributed, the arm's units go there; locally it means nothing
 		cp.Profiles["echoagent"] = p
 		return cp
 	}
@@ -43,8 +46,17 @@ func TestDistributedExperimentResumesToTheLocalDecision(t *testing.T) {
 	require.NoError(t, err)
 
 	root := filepath.Join(dir, "shared")
-	for i := range 2 {
-		w := NewWorker(c, "experiment", 2, &Activities{Registry: reg, Store: SharedDir(root), Identity: "w" + string(rune('1'+i))})
+	// One worker serves the executor's queue (the workflows), the other
+	// the profile's (its units).
+	var ran [2]atomic.Int32
+	for i, queue := range []string{"experiment", "experiment-units"} {
+		count := func(u orchestrator.Update) {
+			if u.Kind == orchestrator.RunFinished {
+				ran[i].Add(1)
+			}
+		}
+		w := NewWorker(c, queue, 2, &Activities{Registry: reg, Store: SharedDir(root), Identity: "w" + string(rune('1'+i)),
+			Options: orchestrator.Options{Progress: count}})
 		require.NoError(t, w.Start())
 		t.Cleanup(w.Stop)
 	}
@@ -71,6 +83,8 @@ func TestDistributedExperimentResumesToTheLocalDecision(t *testing.T) {
 	assert.Equal(t, local.Verdicts(), dist.Verdicts())
 	assert.Equal(t, local.Decision.Outcome, dist.Decision.Outcome)
 	assert.Equal(t, local.Decision.Champion, dist.Decision.Champion)
+	assert.Zero(t, ran[0].Load(), "no unit ran on the executor's queue")
+	assert.Positive(t, ran[1].Load(), "the units ran on their profile's queue")
 	d, err := c.DescribeWorkflowExecution(ctx, "lux/experiment/"+filepath.Base(ledgers[0]), "")
 	require.NoError(t, err)
 	info := d.GetWorkflowExecutionInfo()

@@ -25,11 +25,17 @@ const (
 	RunSignal = "lux.run"
 	// CancelSignal asks it to cancel the run of a key (a string).
 	CancelSignal = "lux.cancel"
+	// EndSignal says the client's suite (or experiment) ended: the
+	// workflow completes once no run is in progress and no request
+	// waits, without waiting out its idle timeout. A request that still
+	// arrives is run first.
+	EndSignal = "lux.end"
 )
 
 // Params configures a runs workflow. The zero value has sane defaults.
 type Params struct {
-	// Queue is the task queue the runs go to; default the workflow's.
+	// Queue is the task queue of the runs whose planned run names none
+	// (PlannedRun.Queue, a profile's); default the workflow's.
 	Queue string `json:"queue,omitempty"`
 	// IdleTimeout ends the workflow once no run is in progress and none
 	// was asked for that long; default DefaultIdleTimeout. A key asked
@@ -56,6 +62,8 @@ type Params struct {
 	// the keys that ran with their record, and the requests not started.
 	Done    []KeyRecord  `json:"done,omitempty"`
 	Pending []RunRequest `json:"pending,omitempty"`
+	// Ended is set when the workflow continued as new after EndSignal.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // Defaults of Params.
@@ -95,8 +103,9 @@ type RunsResult struct {
 }
 
 // RunsWorkflow executes the runs signalled to it (RunSignal), one
-// activity each, with the run's key as the activity ID, and ends once it
-// has been idle for Params.IdleTimeout. Its cancellation cancels every
+// activity each, with the run's key as the activity ID, and ends once its
+// client says it is done (EndSignal) and no run is in progress, or once
+// it has been idle for Params.IdleTimeout. Its cancellation cancels every
 // run in progress and waits for each to be recorded.
 func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	p = p.withDefaults()
@@ -161,6 +170,8 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	}
 	runs := workflow.GetSignalChannel(ctx, RunSignal)
 	cancelCh := workflow.GetSignalChannel(ctx, CancelSignal)
+	endCh := workflow.GetSignalChannel(ctx, EndSignal)
+	ended := p.Ended
 	for _, req := range p.Pending {
 		start(req)
 	}
@@ -172,6 +183,10 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 				var req RunRequest
 				c.Receive(gctx, &req)
 				start(req)
+			})
+			sel.AddReceive(endCh, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(gctx, nil)
+				ended = true
 			})
 			sel.AddReceive(cancelCh, func(c workflow.ReceiveChannel, _ bool) {
 				var key string
@@ -189,11 +204,15 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 	})
 	for {
 		last := seq
-		ok, err := workflow.AwaitWithTimeout(ctx, p.IdleTimeout, func() bool { return seq != last || pending > 0 || draining })
+		// Nothing to do: no run in progress, no signal waiting.
+		quiet := func() bool { return pending == 0 && !draining && runs.Len() == 0 && cancelCh.Len() == 0 }
+		ok, err := workflow.AwaitWithTimeout(ctx, p.IdleTimeout, func() bool {
+			return seq != last || pending > 0 || draining || ended && quiet()
+		})
 		if err != nil {
 			break // cancelled
 		}
-		if !ok && runs.Len() == 0 && cancelCh.Len() == 0 {
+		if (!ok || ended) && quiet() {
 			return &RunsResult{Runs: len(keys)}, nil
 		}
 		if err := workflow.Await(ctx, func() bool { return pending == 0 }); err != nil {
@@ -216,6 +235,7 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 				}
 			}
 			next.Pending = buffered
+			next.Ended = ended
 			return nil, workflow.NewContinueAsNewError(ctx, RunsWorkflowName, next)
 		}
 	}
@@ -277,7 +297,8 @@ func activityID(key string, n int) string {
 	return key + "#" + strconv.Itoa(n)
 }
 
-// activityOptions are the options of run's n-th activity: its key as ID, a
+// activityOptions are the options of run's n-th activity: its key as ID,
+// the run's queue (its profile's) else the workflow's, a
 // limit past the run's own (setup and grading are outside it), the
 // heartbeat timeout, retries for infrastructure only, and a cancellation
 // that waits for the run's record.
@@ -286,9 +307,13 @@ func activityOptions(p Params, run *orchestrator.PlannedRun, n int) workflow.Act
 	if limit <= 0 {
 		limit = orchestrator.DefaultRunTimeout
 	}
+	queue := run.Queue
+	if queue == "" {
+		queue = p.Queue
+	}
 	return workflow.ActivityOptions{
 		ActivityID:          activityID(run.Key, n),
-		TaskQueue:           p.Queue,
+		TaskQueue:           queue,
 		StartToCloseTimeout: limit + 2*run.Spec.CleanupTimeout + 10*time.Minute,
 		HeartbeatTimeout:    p.HeartbeatTimeout,
 		WaitForCancellation: true,

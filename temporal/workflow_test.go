@@ -24,6 +24,7 @@ type fakeRuns struct {
 	mu       sync.Mutex
 	attempts map[string]int
 	ids      []string
+	queues   map[string]string // by activity ID: the task queue it was scheduled on
 	outcome  func(ctx context.Context, key string, attempt int) (*RunSummary, error)
 }
 
@@ -36,6 +37,10 @@ func (f *fakeRuns) Run(ctx context.Context, run orchestrator.PlannedRun) (*RunSu
 	f.attempts[run.Key]++
 	n := f.attempts[run.Key]
 	f.ids = append(f.ids, info.ActivityID)
+	if f.queues == nil {
+		f.queues = map[string]string{}
+	}
+	f.queues[info.ActivityID] = info.TaskQueue
 	f.mu.Unlock()
 	return f.outcome(ctx, run.Key, n)
 }
@@ -74,6 +79,49 @@ func TestRunsWorkflowRunsEachKeyOnceAsItsActivityID(t *testing.T) {
 	require.NoError(t, env.GetWorkflowResult(&res))
 	assert.Equal(t, 3, res.Runs)
 	assert.ElementsMatch(t, []string{"s/0", "s/1", "s/2"}, f.ids, "one activity per key, its ID the key")
+}
+
+// Each run's activity goes to the queue its planned run names (its
+// profile's), else to the executor's: one workflow, runs on two queues.
+func TestRunsWorkflowSchedulesEachRunOnItsQueue(t *testing.T) {
+	f := &fakeRuns{outcome: func(ctx context.Context, key string, _ int) (*RunSummary, error) {
+		return &RunSummary{Key: key, RunID: "c/d/" + key}, nil
+	}}
+	env := newEnv(t, f)
+	env.RegisterDelayedCallback(func() {
+		for key, queue := range map[string]string{"s/0": "", "s/1": "gpu", "s/2": "linux-codex"} {
+			run := planned(key)
+			run.Queue = queue
+			env.SignalWorkflow(RunSignal, RunRequest{Run: run, Request: key})
+		}
+	}, time.Second)
+	env.ExecuteWorkflow(RunsWorkflowName, Params{Queue: "main", IdleTimeout: 10 * time.Minute})
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, map[string]string{"s/0": "main", "s/1": "gpu", "s/2": "linux-codex"}, f.queues)
+}
+
+// A client whose suite ended says so (EndSignal): the workflow completes
+// once the runs in progress end, without waiting out its idle timeout.
+func TestRunsWorkflowCompletesWhenTheClientEnds(t *testing.T) {
+	f := &fakeRuns{outcome: func(ctx context.Context, key string, _ int) (*RunSummary, error) {
+		return &RunSummary{Key: key, RunID: "c/d/" + key}, nil
+	}}
+	env := newEnv(t, f)
+	began := env.Now()
+	env.RegisterDelayedCallback(func() {
+		for _, k := range []string{"s/0", "s/1", "s/2"} {
+			env.SignalWorkflow(RunSignal, RunRequest{Run: planned(k), Request: k})
+		}
+		env.SignalWorkflow(EndSignal, nil) // with the runs in progress
+	}, time.Second)
+	env.ExecuteWorkflow(RunsWorkflowName, Params{IdleTimeout: time.Hour})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var res RunsResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Equal(t, 3, res.Runs, "the runs in progress ended first")
+	assert.Len(t, f.ids, 3)
+	assert.Less(t, env.Now().Sub(began), time.Minute, "the workflow did not wait out its idle hour")
 }
 
 func TestRunsWorkflowRetriesInfrastructureOnly(t *testing.T) {
@@ -226,7 +274,7 @@ func TestALongHistoryContinuesAsNewWithWhatItRanAndWhatItHolds(t *testing.T) {
 	require.True(t, env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	assert.Equal(t, []string{"a", "b"}, f.ids, "the third run waits for the next history")
+	assert.ElementsMatch(t, []string{"a", "b"}, f.ids, "the third run waits for the next history")
 	var next Params
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
 	require.Len(t, next.Done, 2)
