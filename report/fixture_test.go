@@ -47,6 +47,7 @@ type fixtureRun struct {
 	durationMs int64
 	artifacts  map[string]string
 	message    string
+	reason     string // the run's reason when it did not end done ("" for one with markup)
 	events     int    // extra agent messages, to make long trajectories
 	extraTool  bool   // a Bash call after the first message, its output multi-line
 	caseHash   string // "" for "case-" + the case id
@@ -77,7 +78,7 @@ func writeRun(t testing.TB, root, suiteID string, fr fixtureRun, start time.Time
 		},
 	}
 	if exit != lux.ExitDone {
-		m.Reason = "the agent stopped: " + hostile
+		m.Reason = cmpOr(fr.reason, "the agent stopped: "+hostile)
 	}
 	c := &record.CaseRecord{Case: lux.Case{ID: fr.caseID, Prompt: "Write hello.txt. " + hostile, Tags: fr.tags, Cluster: fr.cluster}}
 	g := &record.Grading{SchemaVersion: record.SchemaVersion, Passed: fr.passed}

@@ -173,22 +173,8 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		}
 		ran++
 		cb.ran++
-		score, metrics := it.Score, map[string]float64(nil)
-		if sm := samples[i]; sm != nil {
-			score, metrics = sm.Score, sm.Metrics
-		}
-		var meta *record.Metadata
-		var grading *record.Grading
-		if (metrics == nil || verdict != record.VerdictPass) && runDir != "" {
-			meta, grading, _ = record.ReadMetadata(runDir) // an unreadable run shows what the manifest says
-			if meta != nil && metrics == nil {
-				metrics = record.RunMetrics(meta)
-			}
-			if grading != nil {
-				score = grading.Score
-			}
-		}
-		cell.Title = cellTitle(it, verdict, score, meta)
+		row, measured := runRow(it, verdict, runDir, samples[i])
+		cell.Title = cellTitle(row)
 		switch verdict {
 		case record.VerdictPass:
 			cb.passed++
@@ -202,25 +188,25 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		default:
 			embedCandidates = append(embedCandidates, i)
 		}
-		if score != nil {
-			cb.scores = append(cb.scores, *score)
+		if row.Score != nil {
+			cb.scores = append(cb.scores, *row.Score)
 		}
-		if v, ok := metrics["agent.total"]; ok {
-			tokens += v
-			cb.tokens = append(cb.tokens, v)
+		if row.AgentTokens != nil {
+			tokens += float64(*row.AgentTokens)
+			cb.tokens = append(cb.tokens, float64(*row.AgentTokens))
 		} else {
 			noUsage++
 			cb.tokensMissing = true
 		}
-		if v, ok := metrics["cost.usd"]; ok {
-			cost += v
+		if row.AgentCostUSD != nil {
+			cost += *row.AgentCostUSD
 			costRuns++
 		}
-		if v, ok := metrics["durationMs"]; ok {
-			dur += v
-			cb.durs = append(cb.durs, v)
+		if measured {
+			dur += float64(row.DurationMS)
+			cb.durs = append(cb.durs, float64(row.DurationMS))
 		}
-		for _, f := range record.FailedAssertions(grading) {
+		for _, f := range row.FailedAssertions {
 			fa := cb.failed[f.ID]
 			if fa == nil {
 				fa = &FailedAssertion{FailedAssertion: f, Why: clip(f.Text(), 300)}
@@ -298,21 +284,54 @@ func suiteErrors(m *record.SuiteManifest) []Fact {
 // cssName is a verdict as a class name: "not run" is "not-run".
 func cssName(v record.Verdict) string { return strings.ReplaceAll(string(v), " ", "-") }
 
-func cellTitle(it record.SuiteItem, v record.Verdict, sc *float64, meta *record.Metadata) string {
-	title := fmt.Sprintf("repetition %d: %s", it.Repetition, v)
-	if it.ExitReason != "" && it.ExitReason != lux.ExitDone {
-		title += " (" + string(it.ExitReason)
-		if meta != nil && meta.Reason != "" {
-			title += ": " + clip(meta.Reason, 200)
-		} else if it.Error != "" {
-			title += ": " + clip(it.Error, 200)
+// runRow is the run's row as every suite table has it (record.NewRunRow:
+// the CLI's table, JSON and JUnit too), and whether it holds the run's
+// measurements. A run that passed and whose measurements the suite's
+// summary holds is not read again: its row takes them from the summary
+// (what record.RunMetrics gave when the suite ended). Any other run's row
+// is built from its records; an unreadable run's says what the manifest
+// and summary say.
+func runRow(it record.SuiteItem, v record.Verdict, runDir string, sm *record.Sample) (record.RunRow, bool) {
+	if runDir != "" && (v != record.VerdictPass || sm == nil || sm.Metrics == nil) {
+		if meta, g, _ := record.ReadMetadata(runDir); meta != nil {
+			return record.NewRunRow(it.CaseID, it.Repetition, v, runDir, meta, g, it.Error), true
 		}
-		title += ")"
-	} else if it.Error != "" {
-		title += " (" + clip(it.Error, 200) + ")"
 	}
-	if sc != nil {
-		title += ", score " + score(*sc)
+	row := record.NewRunRow(it.CaseID, it.Repetition, v, runDir, nil, nil, it.Error)
+	row.ExitReason, row.Score = it.ExitReason, it.Score
+	if sm == nil {
+		return row, false
+	}
+	row.Score = sm.Score
+	if sm.Metrics == nil {
+		return row, false
+	}
+	row.DurationMS = int64(sm.Metrics["durationMs"])
+	if v, ok := sm.Metrics["agent.total"]; ok {
+		n := int64(v)
+		row.AgentTokens = &n
+	}
+	if c, ok := sm.Metrics["cost.usd"]; ok {
+		row.AgentCostUSD = &c
+	}
+	return row, true
+}
+
+// cellTitle is a run's cell's title: its repetition and verdict, how it
+// ended when not done, and why (the row's reason), and its score.
+func cellTitle(r record.RunRow) string {
+	title := fmt.Sprintf("repetition %d: %s", r.Repetition, r.Verdict)
+	ended := r.ExitReason != "" && r.ExitReason != lux.ExitDone
+	switch {
+	case ended && r.Reason != "":
+		title += " (" + string(r.ExitReason) + ": " + plain(r.Reason) + ")"
+	case ended:
+		title += " (" + string(r.ExitReason) + ")"
+	case r.Reason != "":
+		title += " (" + plain(r.Reason) + ")"
+	}
+	if r.Score != nil {
+		title += ", score " + score(*r.Score)
 	}
 	return title
 }
