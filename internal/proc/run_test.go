@@ -2,8 +2,11 @@ package proc_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,27 +65,6 @@ func TestRun(t *testing.T) {
 				assert.Len(t, r.Stderr, 25)
 				assert.True(t, r.StderrTruncated)
 				assert.Equal(t, 0, r.Code)
-			},
-		},
-		{
-			name: "timeout stops the group",
-			spec: func() proc.Spec { s := sh(`echo started; sleep 60`); s.Timeout = 50 * time.Millisecond; return s }(),
-			check: func(t *testing.T, r proc.Result) {
-				assert.True(t, r.TimedOut)
-				assert.Equal(t, "SIGTERM", r.Signal)
-				assert.Equal(t, "started\n", string(r.Stdout))
-			},
-		},
-		{
-			name: "timeout kills what ignores SIGTERM",
-			spec: func() proc.Spec {
-				s := sh(`trap '' TERM; sleep 60`)
-				s.Timeout, s.Grace = 50*time.Millisecond, 50*time.Millisecond
-				return s
-			}(),
-			check: func(t *testing.T, r proc.Result) {
-				assert.True(t, r.TimedOut)
-				assert.Equal(t, "SIGKILL", r.Signal)
 			},
 		},
 		{
@@ -145,6 +127,58 @@ func TestAlive(t *testing.T) {
 	pid, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 	require.NoError(t, err)
 	assert.False(t, proc.Alive(pid), "a reaped process is not alive")
+}
+
+// The timeout stops the whole group with SIGTERM, then with SIGKILL what
+// ignores SIGTERM. The timeout and the grace run on a manual clock,
+// advanced once the script says (through a FIFO) that it has done what the
+// test checks (written its output, set its trap): however slow the machine
+// is to start the shell, the timeout cannot come first.
+func TestRunTimeoutStopsTheGroup(t *testing.T) {
+	tests := []struct {
+		name, script   string
+		signal, stdout string
+	}{
+		{"SIGTERM", `echo started; echo > "$1"; sleep 60`, "SIGTERM", "started\n"},
+		{"SIGKILL for what ignores SIGTERM", `trap '' TERM; echo > "$1"; sleep 60`, "SIGKILL", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+			defer cancel()
+			reached := filepath.Join(t.TempDir(), "reached")
+			require.NoError(t, syscall.Mkfifo(reached, 0o600))
+			spec := sh(tt.script, reached)
+			spec.Timeout, spec.Grace = time.Hour, time.Hour
+			m := &clock.Manual{}
+			ran := make(chan proc.Result, 1)
+			go func() {
+				r, err := proc.Run(clock.With(ctx, m), spec)
+				assert.NoError(t, err)
+				ran <- r
+			}()
+			// Opening the FIFO waits for the script to open it too.
+			read := make(chan error, 1)
+			go func() { _, err := os.ReadFile(reached); read <- err }()
+			select {
+			case err := <-read:
+				require.NoError(t, err)
+			case <-ctx.Done():
+				t.Fatal("the script never reached the FIFO")
+			}
+			require.NoError(t, m.WaitScheduled(ctx, 1), "the timeout was never armed")
+			m.Advance(time.Hour) // the timeout: SIGTERM
+			if tt.signal == "SIGKILL" {
+				require.NoError(t, m.WaitScheduled(ctx, 2), "the grace was never armed")
+				m.Advance(time.Hour) // the grace: SIGKILL
+			}
+			r := <-ran
+			assert.True(t, r.TimedOut)
+			assert.Equal(t, tt.signal, r.Signal)
+			assert.Equal(t, tt.stdout, string(r.Stdout))
+		})
+	}
 }
 
 // The timeout runs on ctx's clock: a manual one fires it exactly when the
