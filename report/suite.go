@@ -307,8 +307,8 @@ func runRow(it record.SuiteItem, v record.Verdict, runDir string, sm *record.Sam
 		return row, false
 	}
 	row.DurationMS = int64(sm.Metrics["durationMs"])
-	if v, ok := sm.Metrics["agent.total"]; ok {
-		n := int64(v)
+	if total, ok := sm.Metrics["agent.total"]; ok {
+		n := int64(total)
 		row.AgentTokens = &n
 	}
 	if c, ok := sm.Metrics["cost.usd"]; ok {
