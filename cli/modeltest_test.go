@@ -59,7 +59,7 @@ func TestModeltestServe(t *testing.T) {
 			base = m[1]
 		}
 		return m != nil
-	}, 10*time.Second, 10*time.Millisecond, "the base URL is printed\n%s\n%s", stdout.String(), stderr.String())
+	}, time.Minute, 10*time.Millisecond, "the base URL is printed\n%s\n%s", stdout.String(), stderr.String())
 	out := stdout.String()
 	for _, want := range []string{
 		"ANTHROPIC_API_KEY=sk-modeltest",
@@ -93,7 +93,7 @@ func TestModeltestServe(t *testing.T) {
 	select {
 	case code := <-done:
 		require.Equal(t, cli.ExitOK, code, stderr.String())
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a safety net only
 		t.Fatal("serve did not stop when interrupted")
 	}
 	require.Contains(t, stderr.String(), "1 request")
