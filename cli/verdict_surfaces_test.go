@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux"
@@ -133,11 +134,14 @@ func TestEverySurfaceShowsRecordsVerdict(t *testing.T) {
 		Runs []struct {
 			CaseID  string `json:"caseId"`
 			Verdict string `json:"verdict"`
+			Reason  string `json:"reason"`
 		} `json:"runs"`
 	}
 	require.NoError(t, json.Unmarshal(js, &doc))
+	reasons := map[string]string{}
 	for _, r := range doc.Runs {
 		got[key{"json", r.CaseID}] = r.Verdict
+		reasons[r.CaseID] = r.Reason
 	}
 
 	for _, c := range junitOf(rep).Suites[0].Cases {
@@ -158,6 +162,8 @@ func TestEverySurfaceShowsRecordsVerdict(t *testing.T) {
 	for _, row := range page.Cases {
 		for _, cell := range row.Runs {
 			got[key{"html suite cell", row.CaseID}] = cell.Verdict
+			// The cell says why as the JSON row does: one row model.
+			assert.Contains(t, cell.Title, reasons[row.CaseID], "the suite page's cell of %s", row.CaseID)
 		}
 	}
 	for id, rd := range dirs {
