@@ -55,11 +55,17 @@ func (w Writer) WriteJSON(path string, v any) error {
 // bytes written, for sealing what the harness wrote rather than what the
 // file holds later (see NewRun).
 func (w Writer) WriteJSONSum(path string, v any) (string, error) {
+	return writeJSONSum(path, v, w.WriteFile)
+}
+
+// writeJSONSum encodes v as indented JSON, writes it to path with write
+// and returns the SHA-256 (hex) of the bytes written.
+func writeJSONSum(path string, v any, write func(string, []byte) error) (string, error) {
 	var buf bytes.Buffer
 	if err := encode(&buf, v, "  "); err != nil {
 		return "", fmt.Errorf("record: encode %s: %w", path, err)
 	}
-	if err := w.WriteFile(path, buf.Bytes()); err != nil {
+	if err := write(path, buf.Bytes()); err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(buf.Bytes())
@@ -76,15 +82,7 @@ func (w Writer) WriteJSONSum(path string, v any) (string, error) {
 // is replaced as WriteFile does. With Sync the file is synced; its name
 // becomes durable with the directory sync of the record's next WriteFile.
 func (w Writer) CreateJSONSum(path string, v any) (string, error) {
-	var buf bytes.Buffer
-	if err := encode(&buf, v, "  "); err != nil {
-		return "", fmt.Errorf("record: encode %s: %w", path, err)
-	}
-	if err := w.CreateFile(path, buf.Bytes()); err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	return hex.EncodeToString(sum[:]), nil
+	return writeJSONSum(path, v, w.CreateFile)
 }
 
 // CreateFile writes data to path as CreateJSONSum does: in place when path
