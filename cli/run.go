@@ -357,12 +357,16 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 }
 
 // resumeCommand is the command line that finishes the suite in dir: lux
-// run -resume with the flags that gave the cases their defaults, which
-// the suite does not record, and the case paths given.
+// run -resume with the flags that chose what the runs were (the project
+// file and profile, the driver, answerer and environment, the sandbox, the
+// executor), which the suite does not record, and the case paths given.
 func (f *runFlags) resumeCommand(dir string, args []string) string {
 	parts := []string{"lux", "run", "-resume", displayPath(dir)}
 	for _, fl := range []struct{ name, value string }{
+		{"-config", f.project.config}, {"-profile", f.project.profile},
 		{"-driver", f.cases.driver}, {"-answerer", f.cases.answerer}, {"-environment", f.environment},
+		{"-sandbox", unlessDefault(f.sandbox.level, "auto")}, {"-require-sandbox", f.sandbox.require},
+		{"-executor", unlessDefault(f.executor, "local")},
 	} {
 		if fl.value != "" {
 			parts = append(parts, fl.name, shellQuote(fl.value))
@@ -380,6 +384,14 @@ func (f *runFlags) resumeCommand(dir string, args []string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// unlessDefault is v, or "" when v is the flag's default def.
+func unlessDefault(v, def string) string {
+	if v == def {
+		return ""
+	}
+	return v
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.
