@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -95,7 +96,30 @@ var sockAttacks = map[string]func(a []string) error{
 }
 
 // counted is a listener of the test's that counts what reaches it.
-type counted struct{ n atomic.Int64 }
+type counted struct {
+	n   atomic.Int64
+	hit chan struct{} // a value per arrival; made by mark's first use
+	mu  sync.Mutex
+}
+
+// mark counts one arrival and wakes settle.
+func (c *counted) mark() {
+	c.n.Add(1)
+	select {
+	case c.arrivals() <- struct{}{}:
+	default:
+	}
+}
+
+// arrivals is c's arrival channel, made on first use.
+func (c *counted) arrivals() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hit == nil {
+		c.hit = make(chan struct{}, 64)
+	}
+	return c.hit
+}
 
 // listenUnix listens on a unix stream socket at path and counts the
 // connections it accepts.
@@ -112,7 +136,7 @@ func (c *counted) listenUnix(t *testing.T, path string) {
 			if err != nil {
 				return
 			}
-			c.n.Add(1)
+			c.mark()
 			conn.Close()
 		}
 	}()
@@ -134,7 +158,7 @@ func (c *counted) listenPacket(t *testing.T, network, addr string) net.Addr {
 			if err != nil {
 				return
 			}
-			c.n.Add(1)
+			c.mark()
 			if from != nil && from.String() != "" {
 				_, _ = pc.WriteTo(buf[:n], from)
 			}
@@ -143,15 +167,22 @@ func (c *counted) listenPacket(t *testing.T, network, addr string) net.Addr {
 	return pc.LocalAddr()
 }
 
-// settle waits until c has counted want, or for a while when want is 0:
-// a datagram sent is not received at once.
+// settle waits until c has counted want, woken by each arrival (a minute
+// bounds a hang, it decides nothing). With want 0 it gives a datagram or a
+// connection already sent a short grace to arrive: that wait can only let
+// an arrival go unseen, never fail a test that should pass.
 func (c *counted) settle(want int64) int64 {
-	deadline := time.Now().Add(2 * time.Second)
+	bound := time.NewTimer(time.Minute)
 	if want == 0 {
-		deadline = time.Now().Add(100 * time.Millisecond)
+		bound.Reset(100 * time.Millisecond)
 	}
-	for c.n.Load() < max(want, 1) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	defer bound.Stop()
+	for c.n.Load() < max(want, 1) {
+		select {
+		case <-c.arrivals():
+		case <-bound.C:
+			return c.n.Load()
+		}
 	}
 	return c.n.Load()
 }
