@@ -208,7 +208,7 @@ type journalEntry struct {
 	// Round is, for a line of kind "round" (a sequential campaign), every
 	// sequential gate after the round: written once the round's units are
 	// all recorded, so a resume continues the same e-processes from it.
-	Round *roundRecord `json:"round,omitempty"`
+	Round *RoundRecord `json:"round,omitempty"`
 }
 
 // journal is the replayed accounting journal.
@@ -223,7 +223,7 @@ type journal struct {
 	lost int
 	torn int64 // offset of a torn last line; -1 when none
 	// lastRound is the last sequential round journaled; nil when none.
-	lastRound *roundRecord
+	lastRound *RoundRecord
 }
 
 // readJournal replays dir's journal. A last line without its newline, or

@@ -22,7 +22,7 @@ type Ledger struct {
 	Campaign   *Campaign // the snapshot the experiment ran
 	Candidates []*Candidate
 	Units      []*Unit
-	lastRound  *roundRecord // the journal's last sequential round
+	lastRound  *RoundRecord // the journal's last sequential round
 }
 
 // Open reads the ledger dir.

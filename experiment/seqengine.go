@@ -39,7 +39,7 @@ type SeqPoint struct {
 
 // roundRecord is a journal line of kind "round": every sequential gate
 // after the round, and the variants that run the next one.
-type roundRecord struct {
+type RoundRecord struct {
 	Round  int            `json:"round"`
 	Gates  []SeqGateState `json:"gates"`
 	Active []string       `json:"active"`
@@ -188,9 +188,9 @@ func (e *seqEngine) complete(r int, idx sampleIndex, active []string) bool {
 
 // observe feeds round r (the next one) to the gates of the variants still
 // running and returns the journal record of the round.
-func (e *seqEngine) observe(r int, idx sampleIndex) (roundRecord, error) {
+func (e *seqEngine) observe(r int, idx sampleIndex) (RoundRecord, error) {
 	if r != e.round+1 {
-		return roundRecord{}, fmt.Errorf("experiment: round %d observed after round %d", r, e.round)
+		return RoundRecord{}, fmt.Errorf("experiment: round %d observed after round %d", r, e.round)
 	}
 	active := e.activeCandidates()
 	for _, g := range e.gates {
@@ -198,7 +198,7 @@ func (e *seqEngine) observe(r int, idx sampleIndex) (roundRecord, error) {
 			continue
 		}
 		if err := g.observe(e.c, r, e.cases[g.k.Split], idx); err != nil {
-			return roundRecord{}, err
+			return RoundRecord{}, err
 		}
 	}
 	e.round = r
@@ -206,8 +206,8 @@ func (e *seqEngine) observe(r int, idx sampleIndex) (roundRecord, error) {
 }
 
 // record is the engine's state as a journal line.
-func (e *seqEngine) record() roundRecord {
-	rec := roundRecord{Round: e.round, Gates: []SeqGateState{}, Active: e.activeCandidates()}
+func (e *seqEngine) record() RoundRecord {
+	rec := RoundRecord{Round: e.round, Gates: []SeqGateState{}, Active: e.activeCandidates()}
 	for _, g := range e.gates {
 		st := SeqGateState{Candidate: g.cand, Constraint: g.index, Profile: g.profile, Stop: g.stop, StoppedAt: g.stopped, Point: g.point(e.round)}
 		switch {
@@ -228,7 +228,7 @@ func (e *seqEngine) record() roundRecord {
 
 // resume continues every gate from a journaled round: the same
 // e-processes, not new ones.
-func (e *seqEngine) resume(rec roundRecord) error {
+func (e *seqEngine) resume(rec RoundRecord) error {
 	if len(rec.Gates) != len(e.gates) {
 		return fmt.Errorf("experiment: the journal's round %d has %d sequential gates, the campaign %d", rec.Round, len(rec.Gates), len(e.gates))
 	}

@@ -192,7 +192,7 @@ func TestSequentialEngineResumedFromItsRecordIsTheSameProcess(t *testing.T) {
 	}
 	whole, err := newSeqEngine(&c, refsOf(c), cases)
 	require.NoError(t, err)
-	var want []roundRecord
+	var want []RoundRecord
 	for r := 1; r <= 10; r++ {
 		rec, err := whole.observe(r, idx)
 		require.NoError(t, err)
@@ -210,11 +210,11 @@ func TestSequentialEngineResumedFromItsRecordIsTheSameProcess(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, rec roundRecord) roundRecord {
+func roundTrip(t *testing.T, rec RoundRecord) RoundRecord {
 	t.Helper()
 	b, err := json.Marshal(rec)
 	require.NoError(t, err)
-	var out roundRecord
+	var out RoundRecord
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
 }

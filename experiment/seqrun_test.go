@@ -24,11 +24,11 @@ func sequentialize(c *Campaign) {
 }
 
 // journalRounds are the round lines of a ledger's journal.
-func journalRounds(t *testing.T, dir string) []roundRecord {
+func journalRounds(t *testing.T, dir string) []RoundRecord {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, JournalFile))
 	require.NoError(t, err)
-	var out []roundRecord
+	var out []RoundRecord
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
