@@ -48,6 +48,10 @@ type RunSummary struct {
 	Verdict    record.Verdict `json:"verdict"`
 	ExitReason lux.ExitReason `json:"exitReason"`
 	Reason     string         `json:"reason,omitempty"`
+	// Passed and Score are the run's grading (nil when ungraded): what a
+	// sequential rule reads of it.
+	Passed *bool    `json:"passed,omitempty"`
+	Score  *float64 `json:"score,omitempty"`
 	// Failure is why the harness failed the run, when it did.
 	Failure string `json:"failure,omitempty"`
 	// Error says why the record is incomplete, when it is.
@@ -189,6 +193,9 @@ func (a *Activities) outcome(ctx context.Context, run *orchestrator.PlannedRun, 
 		Reason: res.Metadata.Reason, Worker: worker}
 	if rel, rerr := filepath.Rel(a.Store.Root(), res.Dir); rerr == nil {
 		sum.RunID = filepath.ToSlash(rel)
+	}
+	if res.Grading != nil {
+		sum.Passed, sum.Score = res.Grading.Passed, res.Grading.Score
 	}
 	if res.Failure != nil {
 		sum.Failure = res.Failure.Error()

@@ -41,10 +41,15 @@ type Executor struct {
 	Params Params
 	// WorkflowPrefix prefixes the workflows' IDs; default "lux/".
 	WorkflowPrefix string
+	// MaxRoundsPerHistory, when positive, continues a sequential
+	// experiment's workflow as new after that many rounds (see
+	// ExperimentParams).
+	MaxRoundsPerHistory int
 
 	mu        sync.Mutex
 	watchers  map[string]*watcher // by workflow run ID
 	workflows map[string]bool     // the IDs of the workflows runs were sent to
+	routes    map[string]route    // the keys of the rounds in progress (StartRounds)
 }
 
 // outcome is how a run's activity ended, as its history says.
@@ -63,18 +68,30 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 	params := x.Params
 	params.Queue = x.Queue
 	req := RunRequest{Run: *run, Request: newRequestID()}
-	wr, err := x.Client.SignalWithStartWorkflow(ctx, prefix+run.Group, RunSignal, req,
-		client.StartWorkflowOptions{ID: prefix + run.Group, TaskQueue: x.Queue}, RunsWorkflowName, params)
-	if err != nil {
-		return nil, fmt.Errorf("temporal: run %s: %w", run.Key, err)
-	}
 	x.mu.Lock()
-	if x.workflows == nil {
-		x.workflows = map[string]bool{}
-	}
-	x.workflows[wr.GetID()] = true
+	rt, routed := x.routes[run.Key]
 	x.mu.Unlock()
-	w := x.watch(wr.GetID(), wr.GetRunID())
+	if routed {
+		// A unit of a round: its round's runs workflow, started by the
+		// experiment workflow, runs it.
+		if err := x.Client.SignalWorkflow(ctx, rt.id, "", RunSignal, req); err != nil {
+			return nil, fmt.Errorf("temporal: run %s: %w", run.Key, err)
+		}
+	} else {
+		wr, err := x.Client.SignalWithStartWorkflow(ctx, prefix+run.Group, RunSignal, req,
+			client.StartWorkflowOptions{ID: prefix + run.Group, TaskQueue: x.Queue}, RunsWorkflowName, params)
+		if err != nil {
+			return nil, fmt.Errorf("temporal: run %s: %w", run.Key, err)
+		}
+		rt = route{id: wr.GetID(), runID: wr.GetRunID()}
+		x.mu.Lock()
+		if x.workflows == nil {
+			x.workflows = map[string]bool{}
+		}
+		x.workflows[rt.id] = true
+		x.mu.Unlock()
+	}
+	w := x.watch(rt.id, rt.runID)
 	done := w.slot(req.Request)
 	select {
 	case <-done.ch:
@@ -82,7 +99,7 @@ func (x *Executor) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*
 		// Cancel the run as a local one is cancelled: it stops and is
 		// still recorded; wait for its record as long as that takes.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		_ = x.Client.SignalWorkflow(sctx, wr.GetID(), "", CancelSignal, run.Key) // the current run: it may have continued as new
+		_ = x.Client.SignalWorkflow(sctx, rt.id, "", CancelSignal, run.Key) // the current run: it may have continued as new
 		cancel()
 		limit := run.Spec.CleanupTimeout + x.Params.withDefaults().HeartbeatTimeout + time.Minute
 		select {

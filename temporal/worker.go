@@ -7,9 +7,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Register registers the runs workflow and a's run activity on w.
+// Register registers the runs workflow, the experiment workflow and a's
+// run activity on w.
 func Register(w worker.Registry, a *Activities) {
 	w.RegisterWorkflowWithOptions(RunsWorkflow, workflow.RegisterOptions{Name: RunsWorkflowName})
+	w.RegisterWorkflowWithOptions(ExperimentWorkflow, workflow.RegisterOptions{Name: ExperimentWorkflowName})
 	w.RegisterActivityWithOptions(a.Run, activity.RegisterOptions{Name: RunActivityName})
 }
 

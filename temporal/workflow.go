@@ -57,6 +57,9 @@ type Params struct {
 	// after that many runs; it always does once Temporal suggests it (the
 	// history nears its limits). The runs in progress end first.
 	MaxRunsPerHistory int `json:"maxRunsPerHistory,omitempty"`
+	// Outcomes makes the workflow return how each key's run ended
+	// (RunsResult.Outcomes): the round of an experiment does.
+	Outcomes bool `json:"outcomes,omitempty"`
 
 	// Done and Pending are what a workflow continued as new was handed:
 	// the keys that ran with their record, and the requests not started.
@@ -100,6 +103,9 @@ type RunRequest struct {
 // executed.
 type RunsResult struct {
 	Runs int `json:"runs"`
+	// Outcomes are the keys whose run ended with its record, in the order
+	// first asked for, when Params.Outcomes asks for them.
+	Outcomes []KeyRecord `json:"outcomes,omitempty"`
 }
 
 // RunsWorkflow executes the runs signalled to it (RunSignal), one
@@ -213,7 +219,13 @@ func RunsWorkflow(ctx workflow.Context, p Params) (*RunsResult, error) {
 			break // cancelled
 		}
 		if (!ok || ended) && quiet() {
-			return &RunsResult{Runs: len(keys)}, nil
+			res := &RunsResult{Runs: len(keys)}
+			for _, k := range order {
+				if st := keys[k]; p.Outcomes && st.final {
+					res.Outcomes = append(res.Outcomes, KeyRecord{Key: k, Runs: st.n, Last: st.last})
+				}
+			}
+			return res, nil
 		}
 		if err := workflow.Await(ctx, func() bool { return pending == 0 }); err != nil {
 			break
