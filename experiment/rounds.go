@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 )
 
 // RoundsExecutor is an orchestrator.Executor (Options.Executor) that can
@@ -85,7 +88,7 @@ func (s *state) remoteRounds(ctx context.Context, rule *SeqRule, rx RoundsExecut
 	switch {
 	case last == nil || last.Round == rule.Round():
 	case last.Round == rule.Round()+1:
-		if err := s.takeRound(rule, *last, total); err != nil {
+		if err := s.takeRound(rule, spec, *last, total); err != nil {
 			return err
 		}
 	default:
@@ -102,7 +105,7 @@ func (s *state) remoteRounds(ctx context.Context, rule *SeqRule, rx RoundsExecut
 		if err != nil {
 			return err
 		}
-		if want := rule.Active(); fmt.Sprint(order.Active) != fmt.Sprint(want) {
+		if want := rule.Active(); !slices.Equal(order.Active, want) {
 			return fmt.Errorf("experiment: the round loop runs %v in round %d, the journal's rule %v", order.Active, r, want)
 		}
 		todo := s.roundTodo(byRound[r], order.Active)
@@ -116,7 +119,7 @@ func (s *state) remoteRounds(ctx context.Context, rule *SeqRule, rx RoundsExecut
 		if err != nil {
 			return err
 		}
-		if err := s.takeRound(rule, *rec, total); err != nil {
+		if err := s.takeRound(rule, spec, *rec, total); err != nil {
 			return err
 		}
 	}
@@ -136,11 +139,31 @@ func (s *state) roundSamples(r int) []RoundSample {
 	return out
 }
 
-// takeRound resumes the rule from a round's record the loop decided (the
-// rule is then where the loop is) and journals it.
-func (s *state) takeRound(rule *SeqRule, rec RoundRecord, total int) error {
+// takeRound takes a round's record the loop decided: it must be the
+// record the rule gives on the round's recorded units (which is what a
+// later open of the ledger checks the journal against); the rule resumes
+// from it, and the journal records it.
+func (s *state) takeRound(rule *SeqRule, spec SeqRuleSpec, rec RoundRecord, total int) error {
 	if rec.Round != rule.Round()+1 {
 		return fmt.Errorf("experiment: the round loop decided round %d after round %d", rec.Round, rule.Round())
+	}
+	check, err := NewSeqRule(spec)
+	if err != nil {
+		return err
+	}
+	if prev := rule.e.record(); rule.Round() > 0 {
+		if err := check.Resume(prev); err != nil {
+			return err
+		}
+	}
+	want, err := check.Observe(rec.Round, s.roundSamples(rec.Round))
+	if err != nil {
+		return fmt.Errorf("experiment: the round loop decided round %d, which the recorded units do not decide: %w", rec.Round, err)
+	}
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(rec)
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("experiment: the round loop's record of round %d is not the one the rule gives on the recorded units (a loop on another architecture or version?): %s, want %s", rec.Round, b, a)
 	}
 	if err := rule.Resume(rec); err != nil {
 		return err

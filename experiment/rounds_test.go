@@ -34,6 +34,8 @@ type inProcessRounds struct {
 	failEnd int
 	// active, when set, replaces the variants the loop says run a round.
 	active []string
+	// alter, when set, changes each record the loop answers with.
+	alter func(*RoundRecord)
 }
 
 func (x *inProcessRounds) Execute(ctx context.Context, run *orchestrator.PlannedRun) (*record.Run, error) {
@@ -88,6 +90,9 @@ func (x *inProcessRounds) End(_ context.Context, round int, recorded []RoundSamp
 	rec, err := x.rule.Observe(round, recorded)
 	if err != nil {
 		return nil, err
+	}
+	if x.alter != nil {
+		x.alter(&rec)
 	}
 	x.last = &rec
 	if round == x.failEnd {
@@ -168,4 +173,18 @@ func TestARoundsExecutorDisagreeingWithTheJournalIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "the round loop runs [variant-x] in round 1, the journal's rule [variant-x variant-y]")
 	assert.Equal(t, StatusFailed, res.Manifest.Status)
 	assert.True(t, slices.Equal([]int{1}, x.begun))
+}
+
+// A record from the loop that the rule does not give on the recorded
+// units is refused before it reaches the journal: a later open would
+// refuse the ledger.
+func TestARoundsExecutorRecordNotTheRulesIsRefused(t *testing.T) {
+	f, c := promoteFixture(t)
+	sequentialize(c)
+	reg := testRegistry(t)
+	x := &inProcessRounds{reg: reg, root: filepath.Join(f.dir, ".lux-runs"), alter: func(rec *RoundRecord) { rec.Gates[0].Point.LogE += 1e-9 }}
+	res, err := Run(ctx(t), reg, c, Options{RunsRoot: x.root, Executor: x})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the round loop's record of round 1 is not the one the rule gives on the recorded units")
+	assert.Empty(t, journalRounds(t, res.Dir))
 }
