@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -231,9 +233,24 @@ func TestDistributedSequentialExperimentResumesToTheLocalDecision(t *testing.T) 
 				next = a.GetNewExecutionRunId()
 			}
 		}
-		require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, &historypb.History{Events: events},
+		h := &historypb.History{Events: events}
+		require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, h,
 			worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id, RunID: runID}}), "run %d (%s) replays", n, runID)
+		if dir := os.Getenv(RecordHistoriesEnv); dir != "" {
+			data, err := temporalproto.CustomJSONMarshalOptions{}.Marshal(h)
+			require.NoError(t, err)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", n+1)), data, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "workflow-id"), []byte(id+"\n"), 0o644))
+		}
 		runID = next
 	}
 	assert.Equal(t, len(localRounds), n, "one run of the workflow per round")
 }
+
+// RecordHistoriesEnv names a directory the sequential end-to-end test
+// writes the experiment workflow's histories to (one file per run), to
+// refresh testdata/experiment-history, which
+// TestExperimentWorkflowReplaysRecordedHistories replays without a
+// server.
+const RecordHistoriesEnv = "LUX_TEMPORAL_RECORD_HISTORIES"

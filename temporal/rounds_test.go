@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,8 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/luxeval/lux"
@@ -349,4 +353,30 @@ func TestExperimentWorkflowEndsIdle(t *testing.T) {
 	require.NoError(t, env.GetWorkflowResult(&res))
 	assert.True(t, res.Idle)
 	assert.Equal(t, &last, res.Last)
+}
+
+// The experiment workflow replays the histories a real server recorded of
+// it (testdata/experiment-history, written by the sequential end-to-end
+// test with LUX_TEMPORAL_RECORD_HISTORIES): a round begun, its child,
+// its runs ended, the rule, a continue-as-new, an interrupted experiment
+// taking the workflow up again, the end. A change to the workflow that
+// would break the workflows running fails here.
+func TestExperimentWorkflowReplaysRecordedHistories(t *testing.T) {
+	dir := filepath.Join("testdata", "experiment-history")
+	id, err := os.ReadFile(filepath.Join(dir, "workflow-id"))
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(ExperimentWorkflow, workflow.RegisterOptions{Name: ExperimentWorkflowName})
+	for _, f := range files {
+		data, err := os.Open(f)
+		require.NoError(t, err)
+		h, err := client.HistoryFromJSON(data, client.HistoryJSONOptions{})
+		data.Close()
+		require.NoError(t, err, f)
+		assert.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, h,
+			worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: strings.TrimSpace(string(id))}}), f)
+	}
 }
