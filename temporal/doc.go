@@ -18,6 +18,12 @@
 // workflow cancels its runs: each is stopped, its agent's process tree
 // with it, and recorded as cancelled.
 //
+// A sequential experiment's round loop is a workflow of its own
+// (ExperimentWorkflow): each round's runs are a child runs workflow, and
+// the stopping rule (experiment.SeqRule) runs between rounds as workflow
+// code; Executor implements experiment.RoundsExecutor for it, and the
+// experiment journals each round's record as it would locally.
+//
 // This is its own Go module, so that the lux module does not depend on
 // Temporal, gRPC or protobuf; cmd/lux-temporal is the lux command line
 // with the worker command and the -executor flag.
