@@ -1,7 +1,6 @@
 package assertion_test
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/internal/proc"
@@ -80,7 +80,7 @@ func TestCommandBackgroundChildIsStopped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the shell wrote %q", b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitEnded(ctx, pid); err != nil {
 		t.Fatalf("background child %d still running after the command exited: %v", pid, err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/internal/clock"
 	"github.com/luxeval/lux/internal/proc"
@@ -72,7 +74,7 @@ func TestCommandTimeoutStopsTheProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the shell wrote %q", b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := m.WaitScheduled(ctx, 1); err != nil {
 		t.Fatal("the command's timeout was never armed")

@@ -1,10 +1,11 @@
 package driver_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +19,7 @@ import (
 // gone.
 func TestSessionUseAfterClose(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; echo ask q1 which; sleep 60"}}})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	ev, err := s.Next(ctx)
 	require.NoError(t, err)

@@ -1,10 +1,11 @@
 package driver_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,7 +39,7 @@ func TestSessionLineAtTheCap(t *testing.T) {
 				Process:      driver.ProcessSpec{Path: "/bin/sh", Args: script(tt.extra), Env: driver.BuildEnv(false, map[string]string{"PATH": driver.DefaultPath, "LC_ALL": "C.UTF-8"})},
 				MaxLineBytes: size,
 			})
-			ctx, cancel := context.WithTimeout(context.Background(), safety)
+			ctx, cancel := ctxtest.Safety(t)
 			defer cancel()
 			ev, err := s.Next(ctx)
 			require.NoError(t, err)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,7 +50,7 @@ func TestSessionProtocolMayKeepTheLine(t *testing.T) {
 		Protocol: keepProtocol{lines: &n, want: 4, all: all},
 		Process:  fakeSpec(t, "say ready", `say {"first":1}`, `say {"second":22222222}`, `say {"third":3}`, "exit 0"),
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	select { // every line read before the first is looked at
 	case <-all:

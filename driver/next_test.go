@@ -1,11 +1,12 @@
 package driver_test
 
 import (
-	"context"
 	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 
@@ -18,7 +19,7 @@ import (
 func TestSessionConcurrentNext(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t,
 		"say ready", "say progress a", "say progress b", "say progress c", "await", "say done")})
-	ctx, cancel := context.WithTimeout(context.Background(), safety) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var total atomic.Int32
 	errs := make([]error, 2)

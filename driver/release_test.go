@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -57,7 +59,7 @@ func TestSessionCloseReleasesEverything(t *testing.T) {
 		})
 		require.NoError(t, err)
 		pid := s.Pid()
-		ctx, cancel := context.WithTimeout(context.Background(), safety)
+		ctx, cancel := ctxtest.Safety(t)
 		defer cancel()
 		_, err = s.Next(ctx) // ready
 		require.NoError(t, err)

@@ -1,11 +1,12 @@
 package driver_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"testing"
 	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,7 @@ func TestSessionRespondToAgentThatClosedStdin(t *testing.T) {
 	s := start(t, driver.SessionOptions{
 		Process: driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; exec <&-; echo ask q1 which; sleep 60"}},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var got []string
 	for {
@@ -51,7 +52,7 @@ func TestSessionRespondToExitedAgent(t *testing.T) {
 		Process:   driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo ready; echo ask q1 which; echo boom >&2; exit 3"}},
 		ExitDrain: safety, // time enough for the stderr copy to catch up with the exit
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	ev, err := s.Next(ctx)
 	require.NoError(t, err)

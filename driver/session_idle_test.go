@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -33,7 +35,7 @@ func startManual(t *testing.T, opts driver.SessionOptions) (*driver.Session, *cl
 // next returns the session's next event, described.
 func next(t *testing.T, s *driver.Session) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	ev, err := s.Next(ctx)
 	require.NoError(t, err)
@@ -90,7 +92,7 @@ func TestSessionIdleClockPausedWhileAnswerOutstanding(t *testing.T) {
 	assert.Equal(t, "interrupt ask q1", next(t, s))
 	assert.Equal(t, 0, m.Pending(), "the idle clock runs while the answer is outstanding")
 	m.Advance(time.Hour) // a slow answerer
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	require.NoError(t, s.Respond(ctx, lux.Answer{Kind: lux.Ask, ID: "q1", Text: "ok"}))
 	assert.Equal(t, "progress got:answer q1 ok", next(t, s))
@@ -125,7 +127,7 @@ func TestSessionTouchOnLine(t *testing.T) {
 			Protocol:    lineProtocol{lines: lines},
 			Process:     fakeSpec(t, "say ready", "await", "say a log line, not an event", "await", "say done"),
 		})
-		ctx, cancel := context.WithTimeout(context.Background(), safety)
+		ctx, cancel := ctxtest.Safety(t)
 		defer cancel()
 		assert.Equal(t, "ready fake", next(t, s))
 		<-lines

@@ -58,7 +58,7 @@ func describe(ev lux.Event) string {
 // returns them described.
 func drive(t *testing.T, s *driver.Session) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var got []string
 	for {
@@ -207,7 +207,7 @@ func TestSessionEvents(t *testing.T) {
 
 func TestSessionRespondMismatch(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t, "say ready", "say ask q1 hi", "expect", "say done")})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	for {
 		ev, err := s.Next(ctx)
@@ -238,7 +238,7 @@ func pidOf(t *testing.T, ev lux.Event) int {
 // safety net fails the test, it never decides it.
 func gone(t *testing.T, pid int, what string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitEnded(ctx, pid); err != nil {
 		t.Fatalf("%s (pid %d) survived: %v", what, pid, err)
@@ -251,7 +251,7 @@ func TestSessionQuiesceKillsGrandchild(t *testing.T) {
 		KillGrace: 100 * time.Millisecond,
 		Process:   fakeSpec(t, "trapterm", "say ready", "spawn", "hang"),
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	ev, err := s.Next(ctx)
 	require.NoError(t, err)
@@ -272,7 +272,7 @@ func TestSessionQuiesceKillsGrandchild(t *testing.T) {
 func TestSessionGrandchildHoldingStdoutAfterExit(t *testing.T) {
 	// The agent exits without done; its child keeps stdout open.
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t, "say ready", "spawn", "exit 0")})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	_, err := s.Next(ctx)
 	require.NoError(t, err)
@@ -288,7 +288,7 @@ func TestSessionGrandchildHoldingStdoutAfterExit(t *testing.T) {
 
 func TestSessionCancelledNext(t *testing.T) {
 	s := start(t, driver.SessionOptions{Process: fakeSpec(t, "say ready", "spawn", "hang")})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	_, err := s.Next(ctx)
 	require.NoError(t, err)

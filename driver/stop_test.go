@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -51,7 +53,7 @@ func waitFile(t *testing.T, ctx context.Context, dir, name string) {
 func TestStopEndsTheInputBeforeAnySignal(t *testing.T) {
 	dir := t.TempDir()
 	p := startShell(t, dir, `cat >/dev/null; sleep 0.3; echo saved > state`)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	require.NoError(t, p.Stop(clock.With(ctx, &clock.Manual{}), time.Hour))
 	assert.True(t, exists(dir, "state"), "the process saved its state at stdin's end")
@@ -65,7 +67,7 @@ func TestStopEndsTheInputBeforeAnySignal(t *testing.T) {
 func TestStopEscalatesOnTheClock(t *testing.T) {
 	dir := t.TempDir()
 	p := startShell(t, dir, `cat >/dev/null; echo > eof; while :; do sleep 0.05; done`)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	m := &clock.Manual{}
 	stopped := make(chan error, 1)
@@ -94,7 +96,7 @@ func TestStopEscalatesOnTheClock(t *testing.T) {
 func TestConcurrentStopKeepsTheGrace(t *testing.T) {
 	dir := t.TempDir()
 	p := startShell(t, dir, `cat >/dev/null; sleep 0.3; echo saved > state`)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	m := &clock.Manual{}
 	first := make(chan error, 1)

@@ -1,10 +1,11 @@
 package harness_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,14 +17,11 @@ import (
 	"github.com/luxeval/lux/modeltest"
 )
 
-// safety bounds a test; a call takes a second or two.
-const safety = 2 * time.Minute
-
 func complete(t *testing.T, cfg harness.Config, req harness.Request) (harness.Response, error) {
 	t.Helper()
 	m, err := harness.New(cfg)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	return m.Complete(ctx, req)
 }
@@ -112,7 +110,7 @@ func TestSlowAnswerTimesOut(t *testing.T) {
 			// The timeout runs on a manual clock, advanced past it once the
 			// CLI's request waits for its answer: the test never waits for it.
 			m := &clock.Manual{}
-			ctx, cancel := context.WithTimeout(context.Background(), safety)
+			ctx, cancel := ctxtest.Safety(t)
 			defer cancel()
 			go func() {
 				select {

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
@@ -38,7 +39,7 @@ func (c *cancellingAnswerer) Close() error          { return nil }
 // through the subprocess driver, cancels while the agent waits for an
 // answer, and checks that its process is gone and the record is complete.
 func TestCancelStopsARealAgent(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/chromedp/chromedp"
 	"github.com/luxeval/lux/compare"
 )
@@ -44,7 +46,7 @@ func browser(t testing.TB) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.WindowSize(1280, 1000), chromedp.Flag("allow-file-access-from-files", false))
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)

@@ -1,12 +1,12 @@
 package persona_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,8 +21,6 @@ import (
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
-
-const safety = 3 * time.Minute
 
 // runWithPersona runs a real Claude Code agent that asks which database
 // to use (AskUserQuestion) and then asks to write db.txt (a permission
@@ -57,7 +55,7 @@ func runWithPersona(t *testing.T, answers modeltest.Script) (*record.Run, *model
 		Answerer:   &lux.PluginRef{Name: persona.Name},
 		Assertions: []lux.AssertionSpec{assertion.RunSucceeded()},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)

@@ -1,11 +1,11 @@
 package scripted_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,7 +103,7 @@ func TestOneConfigAnswersEveryDriver(t *testing.T) {
 			require.NoError(t, errors.Join(reg.RegisterDriver(claudecode.Plugin()), reg.RegisterDriver(codex.Plugin()),
 				reg.RegisterAnswerer(scripted.Plugin()), assertion.Register(reg)))
 			o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir()})
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := ctxtest.Safety(t)
 			defer cancel()
 			res, err := o.Run(ctx, &lux.Case{
 				ID: "one-config-" + name, Prompt: "Make a banner.",

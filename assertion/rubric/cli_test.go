@@ -1,12 +1,12 @@
 package rubric_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,8 +22,6 @@ import (
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
 )
-
-const safety = 3 * time.Minute
 
 // A real agent (Claude Code against a scripted server) writes a README; a
 // real judge (Claude Code against another) answers invalid JSON, then a
@@ -56,7 +54,7 @@ func TestRubricJudgesARealRunAndRegrades(t *testing.T) {
 			{Type: rubric.Type, ID: "readme-clear", Config: map[string]any{"criteria": "The README says how to run the tests.", "evidence": map[string]any{"artifacts": []string{"*.md"}}}},
 		},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)
@@ -131,7 +129,7 @@ func TestRubricWithoutAVerdictThroughTheRealCLI(t *testing.T) {
 			require.NoError(t, err)
 			chk, err := rubric.Plugin().Parse(raw)
 			require.NoError(t, err)
-			ctx, cancel := context.WithTimeout(context.Background(), safety)
+			ctx, cancel := ctxtest.Safety(t)
 			defer cancel()
 			_, err = chk.Evaluate(ctx, &lux.Run{Case: &lux.Case{Prompt: "Say hello."}, Events: []lux.Event{say("hello")}})
 			require.Error(t, err)

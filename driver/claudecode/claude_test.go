@@ -1,7 +1,6 @@
 package claudecode_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,7 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,9 +22,6 @@ import (
 
 // These tests run the real Claude Code CLI against a scripted model server
 // on 127.0.0.1 (package modeltest), with a placeholder API key.
-
-// safety bounds a whole run; runs take a few seconds.
-const safety = 3 * time.Minute
 
 // run is one run of the real CLI against a script.
 type run struct {
@@ -55,7 +52,7 @@ func startRun(t *testing.T, script modeltest.Script, cfg map[string]any, answer 
 	dc, err := claudecode.Plugin().Parse(raw)
 	require.NoError(t, err)
 
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	s, err := dc.Start(ctx, lux.StartInfo{
 		CaseID: t.Name(), Prompt: "Do the task.", RunDir: r.runDir, Workspace: r.workspace, Stderr: &r.stderr,

@@ -1,7 +1,6 @@
 package claudecode_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func runFake(t *testing.T, cfg *claudecode.Config) (lux.Event, int, string) {
 // m (when not nil), advanced by d once the session is ready.
 func runFakeClocked(t *testing.T, cfg *claudecode.Config, m *clock.Manual, d time.Duration) (lux.Event, int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var stderr strings.Builder
 	ws := t.TempDir()
@@ -116,7 +117,7 @@ read rest
 // is awaited (proc.WaitGroupEnded), a minute at most, a safety net.
 func assertGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitGroupEnded(ctx, pgid); err != nil {
 		t.Errorf("the CLI's process group %d outlived the run: %v", pgid, err)

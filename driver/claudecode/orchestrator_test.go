@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -46,7 +48,7 @@ func runCase(t *testing.T, c *lux.Case, script modeltest.Script, driverCfg map[s
 	// kernel allows namespaces): the CLI must work there too.
 	strongest, _, _ := sandbox.Available()
 	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir(), Sandbox: sandbox.Config{Level: strongest}})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)

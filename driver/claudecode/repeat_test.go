@@ -1,7 +1,6 @@
 package claudecode_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/claudecode"
 	"github.com/luxeval/lux/internal/clitest"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/repeattest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
@@ -35,7 +35,7 @@ func TestRepeatedRunsShareOneIdentity(t *testing.T) {
 		}},
 		Assertions: []lux.AssertionSpec{assertion.RunSucceeded(), assertion.FileContains("hello.txt", "hi")},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	repeattest.Suites(t, ctx, reg, orchestrator.Options{}, []*lux.Case{c})
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -80,7 +82,7 @@ func pidOf(t *testing.T, s lux.Session) int {
 // is awaited (proc.WaitGroupEnded), a minute at most, a safety net.
 func assertGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitGroupEnded(ctx, pgid); err != nil {
 		t.Errorf("process group %d still has members: %v", pgid, err)

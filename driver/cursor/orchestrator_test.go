@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,7 +129,7 @@ func TestRunLeavesNoProcessBehind(t *testing.T) {
 	require.NoError(t, err)
 	worker, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	assert.NoError(t, proc.WaitEnded(ctx, worker), "the CLI's detached worker outlived the run")
 }

@@ -48,9 +48,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// safety bounds every wait of a test; tests assert on behaviour, never on durations.
-const safety = 2 * time.Minute
-
 type run struct {
 	sess      lux.Session
 	workspace string
@@ -93,7 +90,7 @@ func startOn(t *testing.T, clk clock.Clock, cfg map[string]any, fake map[string]
 	require.NoError(t, err)
 	dc, err := Plugin().Parse(b)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	r.sess, err = dc.Start(clock.With(ctx, clk), lux.StartInfo{CaseID: "c", Prompt: "Create hello.txt", RunDir: t.TempDir(), Workspace: r.workspace, Stderr: r.stderr})
 	require.NoError(t, err)
@@ -104,7 +101,7 @@ func startOn(t *testing.T, clk clock.Clock, cfg map[string]any, fake map[string]
 // events reads events until the terminal one.
 func (r *run) events(t *testing.T) []lux.Event {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var out []lux.Event
 	for {
@@ -143,7 +140,7 @@ func last(evs []lux.Event) lux.Event {
 // safety net fails the test, it never decides it.
 func gone(t *testing.T, pid int, msg string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitEnded(ctx, pid); err != nil {
 		t.Fatalf("%s (pid %d): %v", msg, pid, err)
@@ -390,7 +387,7 @@ func TestSessionIdleTimeout(t *testing.T) {
 	// clock runs on a manual clock, advanced once the CLI is ready.
 	m := &clock.Manual{}
 	r := startOn(t, m, map[string]any{"idleTimeout": "200ms"}, map[string]string{"FAKE_CURSOR_SCRIPT": "stall.jsonl", "FAKE_CURSOR_AFTER": "hang"})
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	ev, err := r.sess.Next(ctx)
 	require.NoError(t, err)

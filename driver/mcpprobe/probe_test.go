@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -151,7 +153,7 @@ func probeDriven(t *testing.T, raw json.RawMessage, drive func(d *driving)) outc
 	require.NoError(t, err)
 	ws := t.TempDir()
 	var stderr drivertest.Buffer
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety net, not a verdict
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	clk := &clock.Manual{}
 	s, err := cfg.Start(clock.With(ctx, clk), lux.StartInfo{CaseID: "probe", RunDir: t.TempDir(), Workspace: ws, Stderr: &stderr})

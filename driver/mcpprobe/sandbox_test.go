@@ -1,11 +1,11 @@
 package mcpprobe_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +32,7 @@ func TestProbeServerRunsInTheSandbox(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	box := &sandbox.Run{Workspace: ws, Scratch: scratch, Protect: []string{outside, os.TempDir()}}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety net, not a verdict
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	s, err := cfg.Start(sandbox.WithRun(ctx, box), lux.StartInfo{CaseID: "probe", RunDir: scratch, Workspace: ws})
 	require.NoError(t, err)

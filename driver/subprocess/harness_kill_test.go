@@ -13,7 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,9 +65,10 @@ exec sleep 300`
 }
 
 // waitGone waits for process pid to end, by proc.WaitEnded (no polling),
-// for at most a minute, a safety net; it reports whether it ended.
-func waitGone(pid int) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+// within the test's safety net (ctxtest.Safety); it reports whether it
+// ended.
+func waitGone(t *testing.T, pid int) bool {
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	return proc.WaitEnded(ctx, pid) == nil
 }
@@ -116,13 +118,13 @@ func TestHarnessKilledMidSuiteLeavesNoSurvivor(t *testing.T) {
 			_ = harness.Wait()
 			survivors := 0
 			for _, pid := range byRole["leader"] {
-				if !waitGone(pid) {
+				if !waitGone(t, pid) {
 					survivors++
 				}
 			}
 			if c == proc.ContainCgroup {
 				for _, pid := range byRole["escapee"] {
-					if !waitGone(pid) {
+					if !waitGone(t, pid) {
 						survivors++
 					}
 				}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -259,7 +261,7 @@ func TestRunsEndAtTheirTimeLimit(t *testing.T) {
 				res, err := o.Run(clock.With(context.Background(), m), &c)
 				ran <- result{res, err}
 			}()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+			ctx, cancel := ctxtest.Safety(t)
 			defer cancel()
 			require.NoError(t, m.WaitScheduled(ctx, tc.armed), "the run's timers were never armed")
 			m.Advance(300 * time.Millisecond)

@@ -100,7 +100,7 @@ func TestPromptFileOfAKilledHarnessIsRemovedByResume(t *testing.T) {
 
 	require.NoError(t, harness.Process.Signal(syscall.SIGKILL))
 	_ = harness.Wait()
-	require.True(t, waitGone(pid), "agent %s outlived the harness", strconv.Itoa(pid))
+	require.True(t, waitGone(t, pid), "agent %s outlived the harness", strconv.Itoa(pid))
 
 	require.NoError(t, os.WriteFile(done, nil, 0o600))
 	suites, err := record.FindSuites(root)

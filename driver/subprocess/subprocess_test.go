@@ -53,9 +53,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// safety bounds a test that would otherwise hang; no test relies on it.
-const safety = 2 * time.Minute
-
 type run struct {
 	session   lux.Session
 	workspace string
@@ -98,7 +95,7 @@ func startAgentCtx(t *testing.T, ctx context.Context, cfg map[string]any, scenar
 // events reads until io.EOF, answering interrupts with answer.
 func events(t *testing.T, s lux.Session, answer func(lux.Interrupt) lux.Answer) []lux.Event {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var got []lux.Event
 	for {
@@ -222,7 +219,7 @@ func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	m := &clock.Manual{}
 	r := startAgentCtx(t, clock.With(context.Background(), m), map[string]any{"idleTimeout": "300ms"}, "silent")
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var got []lux.Event
 	for range 2 {
@@ -314,7 +311,7 @@ func childPid(t *testing.T, ev lux.Event) int {
 // safety net fails the test, it never decides it.
 func gone(t *testing.T, pid int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), safety)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitEnded(ctx, pid); err != nil {
 		t.Fatalf("process %d survived the run: %v", pid, err)

@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"regexp"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +23,7 @@ func TestExample(t *testing.T) {
 	}
 	cli := clitest.Find(t, "codex")
 	root := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	var out bytes.Buffer
 	err := run(ctx, &out, options{runs: root, codex: cli, model: "gpt-5.5"})

@@ -30,8 +30,10 @@ import (
 )
 
 const (
-	// VersionTimeout bounds a CLI's --version in ProbeVersion.
-	VersionTimeout = 5 * time.Second
+	// VersionTimeout bounds a CLI's --version in ProbeVersion. It is
+	// generous: a CLI on Node can take many seconds to print its version
+	// on a loaded machine, and a version cut short is an identity lost.
+	VersionTimeout = 30 * time.Second
 	// MaxVersionOutput is how much of a CLI's --version output is read.
 	MaxVersionOutput = 4 << 10
 	// MaxHashBytes is the largest executable Identify hashes;

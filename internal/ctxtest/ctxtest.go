@@ -5,6 +5,8 @@ package ctxtest
 import (
 	"context"
 	"sync"
+	"testing"
+	"time"
 )
 
 // watched is a context that calls f on the first call of its Done method.
@@ -33,4 +35,29 @@ func OnWait(parent context.Context, f func()) context.Context {
 func CancelOnWait(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	return OnWait(ctx, cancel), cancel
+}
+
+// deadliner is a test that knows its binary's deadline (*testing.T).
+type deadliner interface {
+	Deadline() (time.Time, bool)
+}
+
+// Safety returns the context for a test's waits on real processes and
+// servers: it ends with the test, and a little before the test binary's
+// own deadline (go test -timeout), so that a wait that never ends fails
+// the test with the test's own message, and its processes are stopped,
+// rather than the binary panicking. It is a safety net, never a verdict
+// on speed: however loaded the machine, a wait that ends before the
+// binary's deadline is not cut short, and a binary without a deadline
+// (-timeout 0) gives a context without one.
+func Safety(t testing.TB) (context.Context, context.CancelFunc) {
+	ctx := t.Context()
+	if d, ok := t.(deadliner); ok {
+		if end, ok := d.Deadline(); ok {
+			margin := time.Until(end) / 10
+			margin = min(max(margin, time.Second), 30*time.Second)
+			return context.WithDeadline(ctx, end.Add(-margin))
+		}
+	}
+	return context.WithCancel(ctx)
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 )
 
 // A watch of cgroup.events wakes when the cgroup empties, by the kernel's
@@ -38,7 +40,7 @@ func TestCgroupWatchWakesWhenEmptied(t *testing.T) {
 	if !w.populated() {
 		t.Fatal("the cgroup of a running leader reads as empty")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	// The first wake-up may be the readiness the file had when it joined
 	// the poller: wait until one finds the cgroup empty.
@@ -142,7 +144,7 @@ func TestConcurrentStopsSpareTheNextGroup(t *testing.T) {
 	}
 	ForceContainment(ContainCgroup)
 	defer ForceContainment("")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	for range 200 {
 		g, err := Start(exec.Command("/bin/sh", "-c", "exit 0"))

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxeval/lux/internal/ctxtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +23,7 @@ import (
 // are a safety net that fails the test loudly, not a measurement.
 func ended(t *testing.T, pid int, msg string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	if err := proc.WaitEnded(ctx, pid); err != nil {
 		t.Fatalf("%s (pid %d): %v", msg, pid, err)

@@ -145,7 +145,7 @@ func TestRunTimeoutStopsTheGroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+			ctx, cancel := ctxtest.Safety(t)
 			defer cancel()
 			reached := filepath.Join(t.TempDir(), "reached")
 			require.NoError(t, syscall.Mkfifo(reached, 0o600))
@@ -192,7 +192,7 @@ func TestRunTimeoutOnTheContextClock(t *testing.T) {
 		r, _ := proc.Run(clock.With(context.Background(), m), spec)
 		ran <- r
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net only
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	require.NoError(t, m.WaitScheduled(ctx, 1))
 	m.Advance(time.Hour - time.Nanosecond)
