@@ -87,8 +87,16 @@ func (e *StartError) Error() string { return "failed to start " + e.Command + ":
 func (e *StartError) Unwrap() error { return e.Err }
 
 // StartProcess starts spec in its own process group. An error is a
-// *StartError naming the command.
+// *StartError naming the command. It is StartProcessContext with the
+// background context.
 func StartProcess(spec ProcessSpec) (*Process, error) {
+	return StartProcessContext(context.Background(), spec)
+}
+
+// StartProcessContext is StartProcess; ctx is the context the sandbox's
+// Gate gets (see sandbox.Run.Gate): the start returns once the Gate has
+// let the agent go.
+func StartProcessContext(ctx context.Context, spec ProcessSpec) (*Process, error) {
 	if spec.Path == "" {
 		return nil, &StartError{Command: `""`, Err: errors.New("no command")}
 	}
@@ -140,7 +148,7 @@ func StartProcess(spec ProcessSpec) (*Process, error) {
 			return nil, &StartError{Command: spec.Path, Err: err}
 		}
 	}
-	g, err := proc.StartWith(cmd, box.Start)
+	g, err := proc.StartWith(cmd, func(cmd *exec.Cmd) error { return box.StartContext(ctx, cmd) })
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	if err != nil {
 		box.Release()

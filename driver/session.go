@@ -170,7 +170,7 @@ func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	if opts.Process.Sandbox == nil {
 		opts.Process.Sandbox = sandbox.FromContext(ctx)
 	}
-	p, err := StartProcess(opts.Process)
+	p, err := StartProcessContext(ctx, opts.Process)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 )
@@ -14,13 +15,26 @@ type Extra struct {
 }
 
 // Handle is a process started inside a sandbox.
-type Handle struct{ info Info }
+type Handle struct {
+	info Info
+	gate func(context.Context) error
+}
 
 // Info is the sandbox the process runs in.
 func (h *Handle) Info() Info { return h.info }
 
 // Start starts cmd (there is no sandbox here to start it in).
-func (h *Handle) Start(cmd *exec.Cmd) error { return cmd.Start() }
+func (h *Handle) Start(cmd *exec.Cmd) error { return h.StartContext(context.Background(), cmd) }
+
+// StartContext calls the run's Gate, then starts cmd.
+func (h *Handle) StartContext(ctx context.Context, cmd *exec.Cmd) error {
+	if h != nil && h.gate != nil {
+		if err := h.gate(ctx); err != nil {
+			return fmt.Errorf("sandbox: the start was refused at its gate: %w", err)
+		}
+	}
+	return cmd.Start()
+}
 
 // Release frees what the sandbox holds.
 func (h *Handle) Release() {}
@@ -48,7 +62,7 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	}
 	info := Info{Level: LevelNone, Requested: r.Config.Level, Refused: []string{unsupported}}
 	r.setInfo(info)
-	return &Handle{info: info}, nil
+	return &Handle{info: info, gate: r.Gate}, nil
 }
 
 // SelfTest reports that no sandbox is available here.

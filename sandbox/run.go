@@ -20,6 +20,33 @@ type Run struct {
 	// directory, $HOME) is dropped, since Landlock cannot take back
 	// access below a grant.
 	Protect []string
+	// Gate, when set, holds the agent between its preparation and its
+	// run, so that a caller can prepare an agent ahead of time (its
+	// sandbox set up, its process created) and let it go at the moment
+	// it chooses: an orchestrator acquires the run's slot there, keeping
+	// the start off the critical path between one agent's end and the
+	// next one's start.
+	//
+	// The start (Handle.StartContext, which driver.StartSession uses)
+	// calls it once, with the start's context, and lets the agent go
+	// when it returns nil. When it is called depends on how the agent
+	// is started:
+	//
+	//   - levels limits and landlock, started from a confined thread
+	//     (the default): the agent's process exists, confined, in its
+	//     cgroups with its limits set, stopped (SIGSTOP) before its
+	//     first instruction, and no thread of the harness is confined;
+	//     SIGCONT lets it go once the Gate returns;
+	//   - level none, and the helper (a traced harness, level
+	//     landlock+netns): everything but the process is ready; it is
+	//     created once the Gate returns.
+	//
+	// A Gate that returns an error refuses the start: the process, if
+	// one was created, is killed and reaped, and the start's error wraps
+	// the Gate's. A Gate must return once its context ends. Time spent
+	// in it is not the agent's: a driver's timeouts start after the
+	// start returns.
+	Gate func(context.Context) error
 
 	mu   sync.Mutex
 	info *Info

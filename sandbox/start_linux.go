@@ -41,6 +41,8 @@ import (
 //     with signal scoping the agent could otherwise signal that thread
 //     (tgkill), and SIGKILL or SIGSTOP to one thread hits the whole
 //     harness.
+//   - Then gate is called (nil: none); an error from it refuses the
+//     start. SIGCONT follows its return.
 //   - The parent-death signal follows the thread that forked, so
 //     SysProcAttr.Pdeathsig is cleared: the child outlives its starter
 //     thread; package proc's watchdog ends it if this process dies.
@@ -49,7 +51,7 @@ import (
 //     reaped.
 //
 // It returns the child's pid.
-func startConfined(cmd *exec.Cmd, s *spec) (int, error) {
+func startConfined(cmd *exec.Cmd, s *spec, gate func() error) (int, error) {
 	ruleset := -1
 	if s.Landlock {
 		fd, err := buildRuleset(s)
@@ -122,17 +124,28 @@ func startConfined(cmd *exec.Cmd, s *spec) (int, error) {
 		_ = syscall.Close(st.thread)
 	}
 	err := st.err
+	if err == nil && gate != nil {
+		if err = gate(); err != nil {
+			killChild(cmd)
+			return 0, err
+		}
+	}
 	if err == nil {
 		err = syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
 	}
 	if err != nil {
-		if cmd.Process != nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
+		killChild(cmd)
 		return 0, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err)
 	}
 	return cmd.Process.Pid, nil
+}
+
+// killChild kills and reaps cmd's process, if it was started.
+func killChild(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
 }
 
 // onOwnThread runs f on a goroutine locked for good to its thread, which

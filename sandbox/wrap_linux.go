@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type Handle struct {
 	cgroup *v1Cgroup // pids
 	memory *v1Cgroup
 	net    *bridge
+	gate   func(context.Context) error // Run.Gate
 }
 
 // Info is the sandbox the process runs in.
@@ -152,12 +154,12 @@ func (r *Run) Wrap(cmd *exec.Cmd, extra Extra) (*Handle, error) {
 	info := Info{Level: p.level, Requested: r.Config.Level, Refused: p.refused}
 	if p.level == LevelNone {
 		r.setInfo(info)
-		return &Handle{info: info}, nil
+		return &Handle{info: info, gate: r.Gate}, nil
 	}
 	lim := r.Config.Limits.withDefaults()
 	info.Limits = &lim
 	s := spec{Path: cmd.Path, Argv: cmd.Args}
-	h := &Handle{}
+	h := &Handle{gate: r.Gate}
 	if lim.MemoryBytes > 0 {
 		if cg, err := newCgroup(memoryRoot, "memory.limit_in_bytes", lim.MemoryBytes, oomKills); err == nil {
 			h.memory = cg
@@ -274,16 +276,38 @@ func helperNeeded(status, yamaScope string, euid int) bool {
 }
 
 // Start starts cmd, which Wrap prepared, inside the sandbox. On success
-// the agent runs confined from its first instruction.
-func (h *Handle) Start(cmd *exec.Cmd) error {
-	if h == nil || h.spec == nil {
+// the agent runs confined from its first instruction. It is
+// StartContext with the background context.
+func (h *Handle) Start(cmd *exec.Cmd) error { return h.StartContext(context.Background(), cmd) }
+
+// StartContext is Start, calling the run's Gate (see Run.Gate) with
+// ctx before the agent is let go. A nil Handle starts cmd as it is.
+func (h *Handle) StartContext(ctx context.Context, cmd *exec.Cmd) error {
+	if h == nil {
+		return cmd.Start()
+	}
+	if h.spec == nil {
+		if err := h.pass(ctx); err != nil {
+			return err
+		}
 		return cmd.Start()
 	}
 	if cmd.Err == errUseStart {
 		cmd.Err = nil
 	}
-	_, err := startConfined(cmd, h.spec)
+	_, err := startConfined(cmd, h.spec, func() error { return h.pass(ctx) })
 	return err
+}
+
+// pass calls the Gate, if any.
+func (h *Handle) pass(ctx context.Context) error {
+	if h.gate == nil {
+		return nil
+	}
+	if err := h.gate(ctx); err != nil {
+		return fmt.Errorf("sandbox: the start was refused at its gate: %w", err)
+	}
+	return nil
 }
 
 // Release frees what the sandbox holds (its cgroup) once every process
