@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // DefaultMaxLineBytes is the longest line a LineReader accepts when given
@@ -24,13 +25,35 @@ type LineReader struct {
 	err error // the error to return after a last line without a newline
 }
 
+// errReleased is ReadLine's error after Release.
+var errReleased = errors.New("driver: line reader released")
+
+// readers are the read buffers of released LineReaders, for new ones: a
+// session would otherwise allocate one per run for a few short lines.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // NewLineReader reads lines from r of at most max bytes each (without the
-// line ending); max <= 0 means DefaultMaxLineBytes.
+// line ending); max <= 0 means DefaultMaxLineBytes. Release it once done
+// to let a later reader reuse its buffer.
 func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &LineReader{r: br, max: max}
+}
+
+// Release gives the reader's buffer back for later readers. The reader
+// must not be used afterwards: ReadLine then returns an error, and the
+// last line it returned is no longer valid. Safe to call more than once.
+func (l *LineReader) Release() {
+	if l.r == nil {
+		return
+	}
+	l.r.Reset(nil)
+	readers.Put(l.r)
+	l.r, l.buf, l.err = nil, nil, errReleased
 }
 
 // Max is the cap on one line's bytes.
@@ -46,8 +69,17 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 		return nil, l.err
 	}
 	l.buf = l.buf[:0]
-	for {
+	for first := true; ; first = false {
 		chunk, err := l.r.ReadSlice('\n')
+		if first && err == nil {
+			// A whole line in the buffer: no copy.
+			line := bytes.TrimSuffix(chunk[:len(chunk)-1], []byte("\r"))
+			if len(line) > l.max {
+				l.err = fmt.Errorf("%w: line exceeded %d bytes", ErrLineTooLong, l.max)
+				return nil, l.err
+			}
+			return line, nil
+		}
 		l.buf = append(l.buf, chunk...)
 		line := bytes.TrimSuffix(l.buf, []byte("\n"))
 		if len(bytes.TrimSuffix(line, []byte("\r"))) > l.max {

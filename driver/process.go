@@ -174,10 +174,18 @@ func StartProcessContext(ctx context.Context, spec ProcessSpec) (*Process, error
 		if spec.Stderr != nil {
 			w = io.MultiWriter(p.tail, &lenientWriter{w: spec.Stderr})
 		}
-		_, _ = io.Copy(w, errR)
+		buf := copyBufs.Get().(*[]byte)
+		// Only Read: an *os.File's WriteTo would copy through a buffer
+		// of its own.
+		_, _ = io.CopyBuffer(w, struct{ io.Reader }{errR}, *buf)
+		copyBufs.Put(buf)
 	}()
 	return p, nil
 }
+
+// copyBufs are the buffers of the stderr copies, reused from process to
+// process.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // Pid is the process id of the leader, which is also its group id.
 func (p *Process) Pid() int { return p.group.Pid() }

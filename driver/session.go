@@ -452,6 +452,7 @@ func (s *Session) read() {
 			s.replyLost(err)
 		}
 	}
+	lr.Release()
 	// Stdout is closed: report an agent that ended without a terminal event.
 	select {
 	case <-s.proc.Exited():
