@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -146,18 +147,33 @@ var keptCaps = map[int]bool{
 }
 
 const (
+	prCapbsetRead = 23
 	prCapbsetDrop = 24
 	lastCap       = 63
 )
 
 func dropCaps() error {
-	for c := 0; c <= lastCap; c++ {
-		if keptCaps[c] {
-			continue
-		}
+	for _, c := range capsToDrop() {
 		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapbsetDrop, uintptr(c), 0, 0, 0, 0); e != 0 && e != syscall.EINVAL {
 			return e
 		}
 	}
 	return nil
 }
+
+// capsToDrop are the capabilities dropCaps drops: every one this kernel
+// knows (PR_CAPBSET_READ refuses the others with EINVAL) but keptCaps,
+// found once per process.
+var capsToDrop = sync.OnceValue(func() []int {
+	var out []int
+	for c := 0; c <= lastCap; c++ {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapbsetRead, uintptr(c), 0, 0, 0, 0)
+		if e == syscall.EINVAL {
+			break // beyond the last capability of this kernel
+		}
+		if !keptCaps[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+})

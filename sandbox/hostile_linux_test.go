@@ -61,6 +61,18 @@ func attackErr(name string, a []string) error {
 			}
 		}
 		return errors.New("not traced")
+	case "capbnd":
+		// Prints the bounding set, as /proc/self/status has it.
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "CapBnd:"); ok {
+				fmt.Printf("%s ", strings.TrimSpace(v))
+			}
+		}
+		return nil
 	case "rlimit":
 		var l syscall.Rlimit
 		if err := syscall.Getrlimit(num(0), &l); err != nil {

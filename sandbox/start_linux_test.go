@@ -301,3 +301,25 @@ func TestHelperNeeded(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundingSetIsTheKeptOne: an agent started as root at level
+// landlock, by either start, has exactly keptCaps in its bounding set.
+func TestBoundingSetIsTheKeptOne(t *testing.T) {
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the bounding set is emptied for root only")
+	}
+	var want uint64
+	for c := range keptCaps {
+		want |= 1 << c
+	}
+	w := newWorld(t)
+	for _, helper := range []bool{false, true} {
+		forceHelper.Store(helper)
+		got := hostile(t, w.run(Config{}), "capbnd")
+		forceHelper.Store(false)
+		if wantLine := fmt.Sprintf("%016x ALLOWED", want); got != wantLine {
+			t.Errorf("helper %v: the agent's CapBnd = %q, want %q", helper, got, wantLine)
+		}
+	}
+}
