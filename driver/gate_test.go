@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,4 +35,41 @@ func TestStartSessionPassesTheGate(t *testing.T) {
 		Gate: func(context.Context) error { return refused }}
 	_, err = driver.StartSession(sandbox.WithRun(context.Background(), box), driver.SessionOptions{Process: fakeSpec(t, "say done"), Protocol: textProtocol{}})
 	require.ErrorIs(t, err, refused)
+}
+
+// TestProcessReadyComesBeforeTheAgent: a ProcessSpec's Ready is called
+// before the agent runs, at each level of the sandbox and without one,
+// and its error refuses the start.
+func TestProcessReadyComesBeforeTheAgent(t *testing.T) {
+	boxes := map[string]*sandbox.Run{"no sandbox": nil}
+	for _, level := range []sandbox.Level{sandbox.LevelNone, sandbox.LevelLimits, sandbox.LevelLandlock} {
+		if best, _, _ := sandbox.Available(); best.AtLeast(level) {
+			dir := t.TempDir()
+			boxes[string(level)] = &sandbox.Run{Config: sandbox.Config{Level: level}, Workspace: dir, Scratch: dir}
+		}
+	}
+	for name, box := range boxes {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if box != nil {
+				dir = box.Workspace
+			}
+			marker := dir + "/ran"
+			var ranBefore bool
+			spec := driver.ProcessSpec{Path: "/bin/sh", Args: []string{"-c", "echo > " + marker}, Dir: dir, Sandbox: box,
+				Ready: func() error { _, err := os.Stat(marker); ranBefore = err == nil; return nil }}
+			p, err := driver.StartProcessContext(context.Background(), spec)
+			require.NoError(t, err)
+			<-p.Exited()
+			p.CloseOutput()
+			assert.False(t, ranBefore, "the agent ran before Ready returned")
+			_, err = os.Stat(marker)
+			assert.NoError(t, err, "the agent ran after Ready")
+
+			refused := errors.New("not written")
+			spec.Ready = func() error { return refused }
+			_, err = driver.StartProcessContext(context.Background(), spec)
+			require.ErrorIs(t, err, refused)
+		})
+	}
 }

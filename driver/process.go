@@ -57,6 +57,12 @@ type ProcessSpec struct {
 	// must reach: a sandbox grants them.
 	Readable []string
 	URLs     []string
+	// Ready, when set, is called once the process is ready to run and
+	// before it runs (before the sandbox's Gate, see sandbox.Run.Gate):
+	// the driver's last step of preparation, done while the process was
+	// set up, such as a file the agent reads written meanwhile. Its
+	// error refuses the start.
+	Ready func() error
 }
 
 // Process is a started agent: the leader of its own process group, with
@@ -148,7 +154,7 @@ func StartProcessContext(ctx context.Context, spec ProcessSpec) (*Process, error
 			return nil, &StartError{Command: spec.Path, Err: err}
 		}
 	}
-	g, err := proc.StartWith(cmd, func(cmd *exec.Cmd) error { return box.StartContext(ctx, cmd) })
+	g, err := proc.StartWith(cmd, func(cmd *exec.Cmd) error { return box.StartReady(ctx, cmd, spec.Ready) })
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	if err != nil {
 		box.Release()

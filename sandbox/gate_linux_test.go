@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,7 @@ func TestGateHoldsTheAgent(t *testing.T) {
 				cmd := exec.Command("/bin/sh", "-c", "echo > "+marker)
 				cmd.Env = []string{"PATH=/usr/bin:/bin"}
 				r := w.run(Config{Level: level})
+				var order []string
 				var at struct {
 					called   bool
 					value    any
@@ -45,6 +47,7 @@ func TestGateHoldsTheAgent(t *testing.T) {
 					confined int
 				}
 				r.Gate = func(ctx context.Context) error {
+					order = append(order, "gate")
 					at.called, at.value = true, ctx.Value(gateKey{})
 					_, err := os.Stat(marker)
 					at.ran = err == nil
@@ -60,7 +63,8 @@ func TestGateHoldsTheAgent(t *testing.T) {
 				}
 				defer h.Release()
 				ctx := context.WithValue(context.Background(), gateKey{}, "start's")
-				if err := h.StartContext(ctx, cmd); err != nil {
+				ready := func() error { order = append(order, "ready"); return nil }
+				if err := h.StartReady(ctx, cmd, ready); err != nil {
 					t.Fatal(err)
 				}
 				if err := cmd.Wait(); err != nil {
@@ -71,6 +75,9 @@ func TestGateHoldsTheAgent(t *testing.T) {
 				}
 				if at.ran {
 					t.Errorf("the agent ran before the Gate returned")
+				}
+				if want := []string{"ready", "gate"}; !slices.Equal(order, want) {
+					t.Errorf("called %v, want %v", order, want)
 				}
 				if at.confined != 0 {
 					t.Errorf("%d threads of the harness were confined during the Gate, want 0", at.confined)
@@ -90,32 +97,44 @@ func TestGateHoldsTheAgent(t *testing.T) {
 
 // TestGateRefusal: a Gate that returns an error refuses the start: the
 // error says so and wraps the Gate's, the agent never ran, and nothing
-// is left to reap.
+// is left to reap; so does a StartReady whose ready fails (the Gate is
+// then not called).
 func TestGateRefusal(t *testing.T) {
 	w := newWorld(t)
 	errNoSlot := errors.New("no slot")
-	for _, level := range []Level{LevelNone, LevelLimits} {
-		t.Run(string(level), func(t *testing.T) {
-			marker := filepath.Join(w.workspace, "refused-"+string(level))
-			cmd := exec.Command("/bin/sh", "-c", "echo > "+marker)
-			cmd.Env = []string{"PATH=/usr/bin:/bin"}
-			r := w.run(Config{Level: level})
-			r.Gate = func(context.Context) error { return errNoSlot }
-			h, err := r.Wrap(cmd, Extra{})
-			if err != nil {
-				t.Fatal(err)
+	for _, viaReady := range []bool{false, true} {
+		for _, level := range []Level{LevelNone, LevelLimits} {
+			name := string(level)
+			if viaReady {
+				name += "/ready"
 			}
-			defer h.Release()
-			err = h.StartContext(context.Background(), cmd)
-			if !errors.Is(err, errNoSlot) {
-				t.Fatalf("StartContext = %v, want the Gate's error", err)
-			}
-			if _, err := os.Stat(marker); err == nil {
-				t.Errorf("the agent ran although the Gate refused it")
-			}
-			if cmd.Process != nil && cmd.ProcessState == nil {
-				t.Errorf("the refused agent %d was not reaped", cmd.Process.Pid)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				marker := filepath.Join(w.workspace, "refused-"+strings.ReplaceAll(name, "/", "-"))
+				cmd := exec.Command("/bin/sh", "-c", "echo > "+marker)
+				cmd.Env = []string{"PATH=/usr/bin:/bin"}
+				r := w.run(Config{Level: level})
+				var ready func() error
+				if viaReady {
+					ready = func() error { return errNoSlot }
+					r.Gate = func(context.Context) error { t.Error("the Gate was called after ready failed"); return nil }
+				} else {
+					r.Gate = func(context.Context) error { return errNoSlot }
+				}
+				h, err := r.Wrap(cmd, Extra{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer h.Release()
+				if err := h.StartReady(context.Background(), cmd, ready); !errors.Is(err, errNoSlot) {
+					t.Fatalf("StartReady = %v, want the refusal's error", err)
+				}
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the agent ran although its start was refused")
+				}
+				if cmd.Process != nil && cmd.ProcessState == nil {
+					t.Errorf("the refused agent %d was not reaped", cmd.Process.Pid)
+				}
+			})
+		}
 	}
 }

@@ -28,6 +28,16 @@ func (h *Handle) Start(cmd *exec.Cmd) error { return h.StartContext(context.Back
 
 // StartContext calls the run's Gate, then starts cmd.
 func (h *Handle) StartContext(ctx context.Context, cmd *exec.Cmd) error {
+	return h.StartReady(ctx, cmd, nil)
+}
+
+// StartReady calls ready (when not nil), the run's Gate, then starts cmd.
+func (h *Handle) StartReady(ctx context.Context, cmd *exec.Cmd, ready func() error) error {
+	if ready != nil {
+		if err := ready(); err != nil {
+			return err
+		}
+	}
 	if h != nil && h.gate != nil {
 		if err := h.gate(ctx); err != nil {
 			return fmt.Errorf("sandbox: the start was refused at its gate: %w", err)

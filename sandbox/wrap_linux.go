@@ -283,10 +283,24 @@ func (h *Handle) Start(cmd *exec.Cmd) error { return h.StartContext(context.Back
 // StartContext is Start, calling the run's Gate (see Run.Gate) with
 // ctx before the agent is let go. A nil Handle starts cmd as it is.
 func (h *Handle) StartContext(ctx context.Context, cmd *exec.Cmd) error {
-	if h == nil {
-		return cmd.Start()
-	}
-	if h.spec == nil {
+	return h.StartReady(ctx, cmd, nil)
+}
+
+// StartReady is StartContext, calling ready (when not nil) where the
+// Gate is called, before it: the caller's last step of preparation, done
+// while the agent's process was being set up (such as waiting for a file
+// the agent reads, written meanwhile). An error from ready refuses the
+// start as the Gate's does. A nil Handle calls ready, then starts cmd.
+func (h *Handle) StartReady(ctx context.Context, cmd *exec.Cmd, ready func() error) error {
+	if h == nil || h.spec == nil {
+		if ready != nil {
+			if err := ready(); err != nil {
+				return err
+			}
+		}
+		if h == nil {
+			return cmd.Start()
+		}
 		if err := h.pass(ctx); err != nil {
 			return err
 		}
@@ -295,7 +309,14 @@ func (h *Handle) StartContext(ctx context.Context, cmd *exec.Cmd) error {
 	if cmd.Err == errUseStart {
 		cmd.Err = nil
 	}
-	_, err := startConfined(cmd, h.spec, func() error { return h.pass(ctx) })
+	_, err := startConfined(cmd, h.spec, func() error {
+		if ready != nil {
+			if err := ready(); err != nil {
+				return err
+			}
+		}
+		return h.pass(ctx)
+	})
 	return err
 }
 

@@ -2,7 +2,9 @@ package subprocess_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +13,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/subprocess"
 	"github.com/luxeval/lux/orchestrator"
+	"github.com/luxeval/lux/record"
 	"github.com/luxeval/lux/sandbox"
 )
 
@@ -45,6 +48,38 @@ func TestSandboxLimitNamesItself(t *testing.T) {
 			}
 			assert.Equal(t, lux.ExitError, res.Metadata.ExitReason)
 			assert.Contains(t, res.Metadata.Reason, tt.want)
+		})
+	}
+}
+
+// The prompt file, written while the agent's process is set up, is
+// there for the agent's first instruction at every level the machine
+// offers; where Landlock confines the agent, its directory is read-only
+// to it.
+func TestPromptFileAtEveryLevel(t *testing.T) {
+	prompt := strings.Repeat("prompt ", 1<<17) // 896 KiB: longer to write
+	script := `echo '{"type":"ready","agentId":"a"}'
+cp "$LUX_PROMPT_FILE" "$LUX_ARTIFACTS_DIR/prompt.txt"
+if echo x > "$(dirname "$LUX_PROMPT_FILE")/forged" 2>/dev/null; then echo x > "$LUX_ARTIFACTS_DIR/forged"; fi
+echo '{"type":"done"}'`
+	best, _, _ := sandbox.Available()
+	for _, level := range sandbox.Levels() {
+		if !best.AtLeast(level) {
+			continue
+		}
+		t.Run(string(level), func(t *testing.T) {
+			reg := lux.NewRegistry()
+			require.NoError(t, reg.RegisterDriver(subprocess.Plugin()))
+			o := orchestrator.New(reg, orchestrator.Options{RunsRoot: filepath.Join(t.TempDir(), "runs"), Sandbox: sandbox.Config{Level: level}})
+			res, err := o.Run(context.Background(), &lux.Case{ID: "prompt", Prompt: prompt, Driver: &lux.PluginRef{Name: subprocess.Name,
+				Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", script}}}})
+			require.NoError(t, err)
+			require.Equal(t, lux.ExitDone, res.Metadata.ExitReason, res.Metadata.Reason)
+			got, err := os.ReadFile(filepath.Join(res.Dir, record.ArtifactsDir, "prompt.txt"))
+			require.NoError(t, err)
+			assert.True(t, string(got) == prompt, "the agent read the whole prompt (%d of %d bytes)", len(got), len(prompt))
+			_, err = os.Stat(filepath.Join(res.Dir, record.ArtifactsDir, "forged"))
+			assert.Equal(t, level.AtLeast(sandbox.LevelLandlock), os.IsNotExist(err), "the agent wrote beside its prompt file: %v", err)
 		})
 	}
 }

@@ -8,7 +8,8 @@
 //
 //   - LUX_PROMPT_FILE: a file holding the prompt, in StartInfo.TempDir
 //     (under the runs root's live area when the orchestrator runs it),
-//     removed after the run;
+//     removed after the run; written while the agent's process is set
+//     up, complete before the agent's first instruction;
 //   - LUX_PROMPT: the prompt itself, when it fits in an environment
 //     variable (at most MaxEnvPrompt bytes, about 128 KiB; a longer
 //     prompt is only in the file);
@@ -43,6 +44,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver"
@@ -121,7 +123,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	default:
 		dir = filepath.Join(info.Workspace, c.Cwd)
 	}
-	promptFile, removePrompt, err := writePrompt(info)
+	prompt, err := writePrompt(info)
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: failed to start %s: write the prompt file: %w", c.Command, err)
 	}
@@ -131,10 +133,13 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 			Path:   path,
 			Args:   c.Args,
 			Dir:    dir,
-			Env:    c.environ(info, promptFile),
+			Env:    c.environ(info, prompt.path),
 			Stderr: info.Stderr,
-			// The prompt file is outside the workspace.
-			Readable: []string{promptFile},
+			// The prompt file is outside the workspace, in a directory
+			// that holds nothing else: the directory is granted, as the
+			// file may not exist yet when the sandbox is set up.
+			Readable: []string{filepath.Dir(prompt.path)},
+			Ready:    prompt.written,
 		},
 		Protocol:         proto,
 		Workspace:        info.Workspace,
@@ -144,7 +149,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 		MaxLineBytes:     c.MaxLineBytes,
 		MaxArtifactFiles: c.MaxArtifactFiles,
 	}
-	opts.OnClose = removePrompt
+	opts.OnClose = prompt.remove
 	// An agent that exits without done or error: its ignored lines are
 	// recorded before the session's error says so.
 	opts.OnExit = func(driver.ExitStatus, string) *lux.Event { return proto.Diagnostic() }
@@ -153,7 +158,7 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 	}
 	s, err := driver.StartSession(ctx, opts)
 	if err != nil {
-		removePrompt()
+		prompt.remove()
 		return nil, fmt.Errorf("subprocess: %w", err)
 	}
 	return s, nil
@@ -163,30 +168,48 @@ func (c *Config) Start(ctx context.Context, info lux.StartInfo) (lux.Session, er
 // driver's directory (StartInfo.TempDir).
 const PromptFileName = "prompt.txt"
 
-// writePrompt writes the prompt file of a run and returns it with what
-// removes it. It is written in the driver's directory, which is empty at
-// the start and which the harness empties or removes after the run;
-// without one, in a directory of its own made for it under the system's
-// temporary directory.
-func writePrompt(info lux.StartInfo) (string, func(), error) {
+// promptFile is a run's prompt file, written in the background while the
+// agent's process is set up (creating a file costs a journaling file
+// system a good part of a millisecond); the agent runs once it is written.
+type promptFile struct {
+	path    string
+	dir     string // a directory made for it, removed with it; "" for none
+	written func() error
+}
+
+// remove waits for the write, then removes the directory made for the
+// file, if any.
+func (p *promptFile) remove() {
+	_ = p.written()
+	if p.dir != "" {
+		_ = os.RemoveAll(p.dir)
+	}
+}
+
+// writePrompt starts writing the prompt file of a run. It is written in
+// the driver's directory, which is empty at the start and which the
+// harness empties or removes after the run; without one, in a directory
+// of its own made for it under the system's temporary directory.
+func writePrompt(info lux.StartInfo) (*promptFile, error) {
+	p := &promptFile{}
 	if info.TempDir != "" {
-		path := filepath.Join(info.TempDir, PromptFileName)
-		if err := os.WriteFile(path, []byte(info.Prompt), 0o600); err != nil {
-			return "", nil, err
+		p.path = filepath.Join(info.TempDir, PromptFileName)
+	} else {
+		dir, err := os.MkdirTemp("", "lux-prompt-")
+		if err != nil {
+			return nil, err
 		}
-		return path, func() {}, nil
+		p.dir, p.path = dir, filepath.Join(dir, PromptFileName)
 	}
-	dir, err := os.MkdirTemp("", "lux-prompt-")
-	if err != nil {
-		return "", nil, err
-	}
-	remove := func() { _ = os.RemoveAll(dir) }
-	path := filepath.Join(dir, PromptFileName)
-	if err := os.WriteFile(path, []byte(info.Prompt), 0o600); err != nil {
-		remove()
-		return "", nil, err
-	}
-	return path, remove, nil
+	done := make(chan error, 1)
+	go func() { done <- os.WriteFile(p.path, []byte(info.Prompt), 0o600) }()
+	p.written = sync.OnceValue(func() error {
+		if err := <-done; err != nil {
+			return fmt.Errorf("write the prompt file: %w", err)
+		}
+		return nil
+	})
+	return p, nil
 }
 
 // environ is the agent's environment for one run.
