@@ -478,7 +478,7 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	// The command (a rule opens its path, links followed), its directory
 	// and, for a command installed as an npm package, the node_modules
 	// tree it runs from.
-	real := resolved(cmd.Path)
+	real := resolvedDir(cmd.Path)
 	if !covered(real) {
 		out = append(out, rule{Path: cmd.Path, Access: readRights})
 	}
@@ -490,7 +490,7 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 			ro(d)
 		}
 		if i := strings.Index(c, "/node_modules/"); i >= 0 {
-			if nm := c[:i+len("/node_modules")]; !covered(resolved(nm)) {
+			if nm := c[:i+len("/node_modules")]; !covered(resolvedDir(nm)) {
 				ro(nm)
 			}
 		}
@@ -517,12 +517,15 @@ func (r *Run) rules(cmd *exec.Cmd, env []string, extra Extra) []rule {
 	return out
 }
 
-// resolvedDirs caches resolvedDir: the directories of a PATH and of the
-// commands are the same from run to run, and where their links point
-// does not change while a harness runs.
-var resolvedDirs sync.Map // dir -> resolved
+// resolvedDirs caches resolvedDir: the commands, their directories and
+// those of a PATH are the same from run to run, and where their links
+// point does not change while a harness runs. (Should one change, a
+// stale resolution grants no more: the command's own rule opens its
+// path as it is at the start, and a directory it names is one granted
+// before, checked against Protect again.)
+var resolvedDirs sync.Map // path -> resolved
 
-// resolvedDir is resolved for a directory, cached.
+// resolvedDir is resolved for a command or a directory, cached.
 func resolvedDir(d string) string {
 	if r, ok := resolvedDirs.Load(d); ok {
 		return r.(string)
