@@ -61,14 +61,14 @@ func attackErr(name string, a []string) error {
 			}
 		}
 		return errors.New("not traced")
-	case "capbnd":
-		// Prints the bounding set, as /proc/self/status has it.
+	case "status":
+		// Prints the field a[0] of /proc/self/status ("CapBnd").
 		b, err := os.ReadFile("/proc/self/status")
 		if err != nil {
 			return err
 		}
 		for line := range strings.SplitSeq(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "CapBnd:"); ok {
+			if v, ok := strings.CutPrefix(line, a[0]+":"); ok {
 				fmt.Printf("%s ", strings.TrimSpace(v))
 			}
 		}

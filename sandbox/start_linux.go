@@ -23,11 +23,13 @@ import (
 //     SysProcAttr.Ptrace). s.Path and s.Argv are ignored.
 //   - On a goroutine locked to its thread for good (runtime.LockOSThread,
 //     never unlocked, so the runtime discards the thread when the
-//     goroutine ends), startConfined empties the bounding set
-//     (s.DropCaps), sets no_new_privs and, with s.Landlock, restricts the
-//     thread with landlock_restrict_self without any thread-sync flag:
-//     all three hold for that thread only. cmd.Start forks from that
-//     thread. The child has PTRACE_TRACEME set, so it stops at its
+//     goroutine ends), the bounding set is emptied (s.DropCaps),
+//     no_new_privs set and the seccomp filter installed (s.Seccomp) —
+//     ahead of the start, on a spare thread made while the previous
+//     agent ran (see spare) — and, with s.Landlock, startConfined
+//     restricts the thread with landlock_restrict_self: none with a
+//     thread-sync flag, so all hold for that thread only. cmd.Start
+//     forks from that thread. The child has PTRACE_TRACEME set, so it stops at its
 //     execve, before the agent's first instruction.
 //   - While it is stopped, the confined thread joins it to the cgroups of
 //     s.Procs, through descriptors opened before (Landlock checks the
@@ -86,8 +88,11 @@ func startConfined(cmd *exec.Cmd, s *spec, gate func() error) (int, error) {
 		err    error
 	}
 	done := make(chan started, 1)
-	onOwnThread(func() {
-		if err := confineThread(s, ruleset); err != nil {
+	onConfinedThread(confinementOf(s), func(err error) {
+		if err == nil {
+			err = restrictThread(ruleset)
+		}
+		if err != nil {
 			done <- started{thread: -1, err: err}
 			return
 		}
@@ -101,7 +106,7 @@ func startConfined(cmd *exec.Cmd, s *spec, gate func() error) (int, error) {
 			return
 		}
 		thread, terr := pidfdThread(syscall.Gettid())
-		err := limitChild(pid, procs, s.Rlimits)
+		err = limitChild(pid, procs, s.Rlimits)
 		if err == nil && terr != nil && s.Scope&scopeSignal != 0 {
 			err = fmt.Errorf("cannot wait for the starting thread to end: %w", terr)
 		}
@@ -203,26 +208,23 @@ func waitReadable(fd int) error {
 }
 
 // confineThread confines the calling thread, which must be locked to its
-// goroutine: the bounding set, no_new_privs, the Landlock ruleset (when
-// ruleset >= 0) and the seccomp filter of s.
+// goroutine: the bounding set, no_new_privs and the seccomp filter of s
+// (preconfine), then the Landlock ruleset (when ruleset >= 0).
 func confineThread(s *spec, ruleset int) error {
-	if s.DropCaps {
-		if err := dropCaps(); err != nil {
-			return fmt.Errorf("drop capabilities: %v", err)
-		}
+	if err := preconfine(confinementOf(s)); err != nil {
+		return err
 	}
-	if err := noNewPrivs(); err != nil {
-		return fmt.Errorf("no_new_privs: %v", err)
+	return restrictThread(ruleset)
+}
+
+// restrictThread restricts the calling thread to the Landlock ruleset;
+// nothing when ruleset < 0.
+func restrictThread(ruleset int) error {
+	if ruleset < 0 {
+		return nil
 	}
-	if ruleset >= 0 {
-		if err := restrictSelf(ruleset); err != nil {
-			return fmt.Errorf("landlock: restrict: %v", err)
-		}
-	}
-	if s.Seccomp {
-		if err := installFilter(!s.AllowUDP); err != nil {
-			return fmt.Errorf("seccomp: %v", err)
-		}
+	if err := restrictSelf(ruleset); err != nil {
+		return fmt.Errorf("landlock: restrict: %v", err)
 	}
 	return nil
 }

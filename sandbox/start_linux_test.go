@@ -150,14 +150,28 @@ func startWaiting(t *testing.T, r *Run) (int, func()) {
 	return cmd.Process.Pid, stop
 }
 
+// threadsWithNoNewPrivs counts the threads of this process with
+// no_new_privs but the spare waiting for the next start (in no Landlock
+// domain: "signal any thread of the harness" in TestHostileAgentsAreDenied
+// shows an agent cannot signal it), once the spare being made is.
 func threadsWithNoNewPrivs(t *testing.T) int {
 	t.Helper()
+	spares.making.Wait()
+	spare := ""
+	spares.mu.Lock()
+	if spares.ready != nil {
+		spare = strconv.Itoa(spares.ready.tid)
+	}
+	spares.mu.Unlock()
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, task := range tasks {
+		if task.Name() == spare {
+			continue
+		}
 		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
 		if err == nil && strings.Contains(string(b), "\nNoNewPrivs:\t1\n") {
 			n++
@@ -316,10 +330,24 @@ func TestBoundingSetIsTheKeptOne(t *testing.T) {
 	w := newWorld(t)
 	for _, helper := range []bool{false, true} {
 		forceHelper.Store(helper)
-		got := hostile(t, w.run(Config{}), "capbnd")
+		got := hostile(t, w.run(Config{}), "status", "CapBnd")
 		forceHelper.Store(false)
 		if wantLine := fmt.Sprintf("%016x ALLOWED", want); got != wantLine {
 			t.Errorf("helper %v: the agent's CapBnd = %q, want %q", helper, got, wantLine)
+		}
+	}
+}
+
+// TestSparesMatchTheirStart: starts that alternate between levels get
+// the confinement of their own level, whatever spare thread was made for
+// the start before: no filter at level limits, one at level landlock.
+func TestSparesMatchTheirStart(t *testing.T) {
+	requireLandlock(t)
+	w := newWorld(t)
+	for i, level := range []Level{LevelLandlock, LevelLimits, LevelLimits, LevelLandlock, LevelLandlock, LevelLimits} {
+		want := map[Level]string{LevelLimits: "0 ALLOWED", LevelLandlock: "1 ALLOWED"}[level]
+		if got := hostile(t, w.run(Config{Level: level}), "status", "Seccomp_filters"); got != want {
+			t.Errorf("start %d, level %s: the agent's Seccomp_filters = %q, want %q", i, level, got, want)
 		}
 	}
 }
