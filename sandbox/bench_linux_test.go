@@ -129,7 +129,7 @@ func BenchmarkStartGated(b *testing.B) {
 	type prepared struct {
 		cmd     *exec.Cmd
 		h       *Handle
-		release     chan struct{}
+		release chan struct{}
 		started chan error
 	}
 	prepare := func() *prepared {
