@@ -152,8 +152,11 @@ var _ lux.Session = (*Session)(nil)
 // StartSession starts the agent process and begins reading its events. It
 // returns once the process is launched; a process that cannot be started
 // is a *StartError ("failed to start <cmd>: ...").
-// The idle clock and the time limit run on the clock ctx carries: the
-// system's, unless the module's own tests gave a manual one.
+// The sandbox of the run ctx carries (sandbox.FromContext) confines the
+// process, and its Gate (sandbox.Run.Gate), called with ctx, holds the
+// prepared process until it lets it go; the idle clock and the time
+// limit start after it, on the clock ctx carries: the system's, unless
+// the module's own tests gave a manual one.
 func StartSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	if opts.Protocol == nil {
 		return nil, errors.New("driver: session needs a Protocol")
