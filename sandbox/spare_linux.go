@@ -60,8 +60,9 @@ func preconfine(kind confinement) error {
 
 // onConfinedThread runs f on a thread of its own, locked for good (it
 // ends with f), to which kind is applied; f gets the error of applying
-// it. The thread is a spare made before when one of that kind waits;
-// a spare for the next start is then made in the background.
+// it. The thread is a spare made before when one of that kind waits.
+// The caller makes the next one (makeSpare) once its agent runs: made
+// during the start, it would compete with it for the processors.
 func onConfinedThread(kind confinement, f func(error)) {
 	spares.mu.Lock()
 	sp := spares.ready
@@ -76,7 +77,6 @@ func onConfinedThread(kind confinement, f func(error)) {
 	} else {
 		onOwnThread(func() { f(preconfine(kind)) })
 	}
-	makeSpare(kind)
 }
 
 // makeSpare makes a spare of kind in the background, unless one waits

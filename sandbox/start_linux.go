@@ -88,7 +88,10 @@ func startConfined(cmd *exec.Cmd, s *spec, gate func() error) (int, error) {
 		err    error
 	}
 	done := make(chan started, 1)
-	onConfinedThread(confinementOf(s), func(err error) {
+	kind := confinementOf(s)
+	// The next start's thread is made once this agent runs.
+	defer makeSpare(kind)
+	onConfinedThread(kind, func(err error) {
 		if err == nil {
 			err = restrictThread(ruleset)
 		}
