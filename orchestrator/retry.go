@@ -69,7 +69,9 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost 
 		if !retry {
 			return res, o.keepAttempts(res, attempts, dirs, err)
 		}
-		if sleep(ctx, backoff) != nil { // cancelled while waiting: this attempt is the run
+		// The next attempt waits for its turn at the agent gate, as the
+		// first did, once the backoff is over.
+		if sleep(ctx, backoff) != nil || info.turn.acquire(ctx) != nil { // cancelled while waiting: this attempt is the run
 			attempts[n-1].Retried, attempts[n-1].BackoffMs = false, 0
 			return res, o.keepAttempts(res, attempts, dirs, err)
 		}

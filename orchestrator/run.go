@@ -76,6 +76,7 @@ type runInfo struct {
 	suiteID    string
 	repetition int
 	slot       *liveSlot // the worker's live directory; nil: one of the run's own
+	turn       *turn     // the run's turn at the suite's agent gate; nil: none
 }
 
 // runState is one run in progress.
@@ -87,6 +88,7 @@ type runState struct {
 	live      string // what the agent is given while it runs, outside the record
 	scratch   string // the agent's scratch directory (LUX_RUN_DIR), under live
 	slot      *liveSlot
+	turn      *turn        // given back once the agent is gone (agentGone)
 	box       *sandbox.Run // the agent's sandbox, once the driver is started
 	meta      *record.Metadata
 	log       *record.EventLog
@@ -100,6 +102,7 @@ type runState struct {
 	started       bool       // the driver started: there is a session
 	out           *outcome   // nil while the run may still end done
 	collectFailed bool
+	agentStopped  bool              // the agent's process tree is gone, or never started
 	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
 	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
 	writeErr      error
@@ -120,7 +123,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 		runID = filepath.ToSlash(rel)
 	}
 	r := &runState{
-		o: o, p: p, dir: dir, slot: info.slot,
+		o: o, p: p, dir: dir, slot: info.slot, turn: info.turn,
 		stages: make(map[lux.Stage]time.Time, 8), artifacts: []lux.Artifact{}, budget: o.newRunBudget(p),
 		meta: &record.Metadata{
 			SchemaVersion: record.SchemaVersion, LuxVersion: lux.Version, RunID: runID, CaseID: p.caseID,
@@ -158,7 +161,11 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 	r.collect(ctx, limit, session)
 	r.grade(ctx, limit)
 	r.cleanupHooks()
+	if r.agentStopped {
+		r.turn.release()
+	}
 	r.finish(session, answerer)
+	r.turn.release()
 
 	res := &record.Run{Dir: dir, Case: &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path}, Metadata: r.meta, Grading: r.grading,
 		Artifacts: r.artifacts, Events: r.events, Failure: r.out.failure()}

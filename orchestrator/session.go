@@ -139,11 +139,21 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 	bctx, watch, cancel := r.bookkeeping(ctx, limit)
 	defer cancel()
 	r.stage(lux.StageCollectStart)
+	var stopErr error
 	if s != nil {
+		stopErr = r.call(watch, fmt.Sprintf("driver %q Quiesce", r.p.driverName), func() error { return s.Quiesce(bctx) })
+	}
+	switch {
+	case s == nil:
+		r.agentGone()
+	case stopErr != nil:
+		// The agent may still run: its turn is kept until the session is
+		// closed (the run's end).
+		r.collectionFailed(ctx, fmt.Errorf("stopping the agent failed: %w", stopErr))
+	default:
+		r.agentGone()
 		var arts []lux.Artifact
-		if err := r.call(watch, fmt.Sprintf("driver %q Quiesce", r.p.driverName), func() error { return s.Quiesce(bctx) }); err != nil {
-			r.collectionFailed(ctx, fmt.Errorf("stopping the agent failed: %w", err))
-		} else if err := r.call(watch, fmt.Sprintf("driver %q Collect", r.p.driverName), func() (err error) {
+		if err := r.call(watch, fmt.Sprintf("driver %q Collect", r.p.driverName), func() (err error) {
 			arts, err = s.Collect(bctx)
 			return err
 		}); err != nil {
@@ -182,6 +192,17 @@ func (r *runState) collect(ctx, limit context.Context, s lux.Session) {
 	// run.json is written once, when the record is complete (finish): a
 	// directory without it is not read as a run.
 	r.create(record.ArtifactsFile, r.artifacts)
+}
+
+// agentGone gives the run's turn at the agent gate back once its agent's
+// process tree is stopped (Quiesce returned) or never started: the rest of
+// the run is the harness's. With case hooks the turn is kept until the
+// case cleanups ran (see agentGate).
+func (r *runState) agentGone() {
+	r.agentStopped = true
+	if len(r.o.hooks) == 0 {
+		r.turn.release()
+	}
 }
 
 // keepWorkspace moves the agent's workspace, now that the agent is

@@ -67,6 +67,7 @@ type job struct {
 	p    *plan
 	rep  int
 	item int
+	turn *turn // its turn at the agent gate, taken when dispatched
 }
 
 func absPath(p string) string {
@@ -121,23 +122,29 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
 
 	budget := o.newSuiteBudget()
+	workers, gate := o.pipeline(m.Concurrency)
 	next := make(chan job)
 	var wg sync.WaitGroup
 	var doneMu sync.Mutex
 	finished := 0
-	for range max(1, m.Concurrency) {
+	written := make([]*record.RunFiles, len(m.Items))
+	for range workers {
 		wg.Go(func() {
 			slot := &liveSlot{}
 			defer slot.release()
 			for j := range next {
+				t := j.turn
 				if ctx.Err() != nil || budget.hold() {
+					t.release()
 					continue // cancelled (or over budget) while dispatched: never started, marked skipped below
 				}
 				i := j.item
 				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
-				res, err := o.run(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot}, i)
+				res, err := o.run(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot, turn: t}, i)
+				t.release()
 				budget.add(res)
+				written[i] = o.writtenFiles(res, err)
 				item := completedItem(dir, res, err)
 				w.update(func(m *record.SuiteManifest) {
 					item.CaseID, item.Repetition, item.Cluster, item.CasePath = m.Items[i].CaseID, m.Items[i].Repetition, m.Items[i].Cluster, m.Items[i].CasePath
@@ -153,12 +160,15 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 	}
 dispatch:
 	for _, j := range jobs {
-		if ctx.Err() != nil {
+		// Runs take their turns at the agent gate in the suite's order.
+		j.turn = gate.turn()
+		if ctx.Err() != nil || j.turn.acquire(ctx) != nil {
 			break
 		}
 		select {
 		case next <- j:
 		case <-ctx.Done():
+			j.turn.release()
 			break dispatch
 		}
 	}
@@ -187,12 +197,12 @@ dispatch:
 	})
 	writeErr := w.close()
 
-	summary := o.summarize(dir, m, status)
-	if err := o.writeSuiteJSON(dir, record.SuiteSummaryFile, summary); err != nil && writeErr == nil {
+	res := &record.Suite{Dir: dir, Manifest: m, Written: written}
+	res.Summary = summarize(res, status)
+	if err := o.writeSuiteJSON(dir, record.SuiteSummaryFile, res.Summary); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
-	res := &record.Suite{Dir: dir, Manifest: m, Summary: summary}
 	switch {
 	case writeErr != nil:
 		return res, fmt.Errorf("orchestrator: suite %s: the record is incomplete: %w", dir, writeErr)
@@ -202,6 +212,21 @@ dispatch:
 		return res, fmt.Errorf("orchestrator: suite %s cancelled: %w", dir, context.Cause(ctx))
 	}
 	return res, nil
+}
+
+// pipeline returns how many runs of a suite at concurrency n may be in
+// flight, and the gate that bounds the agents among them to n (nil: none).
+// Runs executed here are pipelined: twice n runs in flight, so that the
+// harness's work before and after each agent overlaps other runs' agents
+// (see agentGate). A suite budget counts a run's spending once it is
+// finished, and another executor runs agents elsewhere: then n runs are in
+// flight, each whole.
+func (o *Orchestrator) pipeline(n int) (int, *agentGate) {
+	n = max(1, n)
+	if o.opts.Executor != nil || !o.opts.SuiteBudget.IsZero() {
+		return n, nil
+	}
+	return 2 * n, newAgentGate(n)
 }
 
 // suiteRefused lists the invalid cases of a suite; errors.Is sees the
@@ -263,19 +288,30 @@ func completedItem(suiteDir string, res *record.Run, err error) record.SuiteItem
 	return it
 }
 
-// summarize builds the suite summary from the manifest and the runs'
-// records on disk, one run at a time.
-func (o *Orchestrator) summarize(dir string, m *record.SuiteManifest, status record.SuiteStatus) *record.SuiteSummary {
-	b := record.NewSummaryBuilder(m.SuiteID)
-	for i, it := range m.Items {
+// summarize builds the summary of the suite s from its manifest and its
+// runs' records: those it wrote as it wrote them, the others (an earlier
+// part of a resumed suite) read from disk, one run at a time.
+func summarize(s *record.Suite, status record.SuiteStatus) *record.SuiteSummary {
+	b := record.NewSummaryBuilder(s.Manifest.SuiteID)
+	for i, it := range s.Manifest.Items {
 		var meta *record.Metadata
 		var g *record.Grading
 		if it.RunDir != "" {
-			meta, g, _ = record.ReadMetadata(filepath.Join(dir, filepath.FromSlash(it.RunDir)))
+			meta, g = s.ItemRecord(i)
 		}
 		b.Add(i, it, meta, g)
 	}
 	return b.Build(status, time.Now())
+}
+
+// writtenFiles are the run.json and grading.json of a finished run as
+// this process wrote them; nil when its record is not complete (a reader
+// would find none) or another executor wrote it.
+func (o *Orchestrator) writtenFiles(res *record.Run, err error) *record.RunFiles {
+	if o.opts.Executor != nil || res == nil || res.Metadata == nil || recordFailed(res, err) {
+		return nil
+	}
+	return &record.RunFiles{Metadata: res.Metadata, Grading: res.Grading}
 }
 
 // manifestWriter owns suite.json: updates change the manifest in memory

@@ -107,6 +107,37 @@ type Suite struct {
 	// Seal says whether its files were checked against the suite's seal;
 	// empty for a suite the orchestrator has just recorded.
 	Seal SealState
+	// Written holds, for a suite the orchestrator has just recorded, the
+	// run.json and grading.json of each item it ran, as it wrote them,
+	// index-aligned with Manifest.Items: nil for an item it did not run
+	// here (an earlier part of a resumed suite), or whose record is not
+	// complete. Empty for a suite read from disk. Read it through
+	// ItemRecord.
+	Written []*RunFiles
+}
+
+// RunFiles are a run's run.json and grading.json (nil when it has none).
+type RunFiles struct {
+	Metadata *Metadata
+	Grading  *Grading
+}
+
+// ItemRecord returns the run.json and grading.json of item i: as written
+// (Written), else read from its run directory (ReadMetadata); nil when
+// the item has no run directory or its record cannot be read.
+func (s *Suite) ItemRecord(i int) (*Metadata, *Grading) {
+	if i < len(s.Written) && s.Written[i] != nil {
+		return s.Written[i].Metadata, s.Written[i].Grading
+	}
+	dir := s.RunDir(i)
+	if dir == "" {
+		return nil, nil
+	}
+	m, g, err := ReadMetadata(dir)
+	if err != nil {
+		return nil, nil
+	}
+	return m, g
 }
 
 // RunDir returns the absolute (or root-relative) run directory of item i.

@@ -1,0 +1,255 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/luxeval/lux"
+	"github.com/luxeval/lux/assertion"
+	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// waits are the channels the "wait" assertion of a test waits on, by name.
+var (
+	waitsMu sync.Mutex
+	waits   = map[string]chan struct{}{}
+)
+
+func addWait(t *testing.T) (string, chan struct{}) {
+	t.Helper()
+	waitsMu.Lock()
+	defer waitsMu.Unlock()
+	name := fmt.Sprintf("%s#%d", t.Name(), len(waits))
+	ch := make(chan struct{})
+	waits[name] = ch
+	return name, ch
+}
+
+// waitPlugin is an assertion that passes once its channel is closed, and
+// fails when that takes longer than a minute (the test then fails, rather
+// than hangs).
+var waitPlugin = &lux.AssertionPlugin{
+	Type: "wait", Version: "1", Doc: "passes once the test lets it",
+	Parse: func(raw json.RawMessage) (lux.Check, error) {
+		var c struct {
+			Name string `json:"name"`
+		}
+		if err := lux.DecodeConfig(raw, &c); err != nil {
+			return nil, err
+		}
+		return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
+			waitsMu.Lock()
+			ch := waits[c.Name]
+			waitsMu.Unlock()
+			select {
+			case <-ch:
+				return lux.Result{Passed: true, Score: 1}, nil
+			case <-time.After(time.Minute):
+				return lux.Result{Passed: false, Comment: "waited a minute"}, nil
+			}
+		}), nil
+	},
+}
+
+// At -j 1 the harness's work after an agent (here, grading) overlaps the
+// next run's agent: the first run's grading passes only once the second
+// run's agent has started. Run one at a time, it would wait a minute and
+// fail.
+func TestPipelineOverlapsGradingWithTheNextAgent(t *testing.T) {
+	reg := testRegistry(t)
+	require.NoError(t, reg.RegisterAssertion(waitPlugin))
+	name, secondStarted := addWait(t)
+	var once sync.Once
+	var agents, peak atomic.Int32
+	scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		n := agents.Add(1)
+		defer agents.Add(-1)
+		if n > peak.Load() {
+			peak.Store(n)
+		}
+		if a.info.CaseID == "second" {
+			once.Do(func() { close(secondStarted) })
+		}
+		return writeHello(ctx, a)
+	})
+	o := New(reg, Options{RunsRoot: filepath.Join(t.TempDir(), "runs"), Concurrency: 1})
+	res, err := o.RunSuite(context.Background(), []*lux.Case{
+		{ID: "first", Prompt: "p", Driver: driverRef(scen), Assertions: []lux.AssertionSpec{{Type: "wait", Config: map[string]any{"name": name}}}},
+		{ID: "second", Prompt: "p", Driver: driverRef(scen), Assertions: []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"passed": true, "score": 1}}}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Summary.Totals.Passed, "the first run's grading saw the second agent start")
+	assert.Equal(t, int32(1), peak.Load(), "-j 1 never runs two agents at once")
+}
+
+// -j N bounds the agents running at once, whatever the runs in flight.
+func TestPipelineBoundsTheAgents(t *testing.T) {
+	var agents, peak atomic.Int32
+	scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		n := agents.Add(1)
+		defer agents.Add(-1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		return writeHello(ctx, a)
+	})
+	o := newTestOrchestrator(t, Options{Concurrency: 2})
+	cases := make([]*lux.Case, 12)
+	for i := range cases {
+		cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: driverRef(scen),
+			Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}
+	}
+	res, err := o.RunSuite(context.Background(), cases)
+	require.NoError(t, err)
+	assert.Equal(t, 12, res.Summary.Totals.Passed)
+	assert.LessOrEqual(t, peak.Load(), int32(2))
+}
+
+// A run waiting for its turn while another's agent runs is not started:
+// its time limit, start time and duration hold none of the wait. The
+// clock is advanced past the time limit while the second run waits; it
+// still passes, and starts after the first agent ended.
+func TestPipelineWaitIsNotInTheRunsTime(t *testing.T) {
+	release := make(chan struct{})
+	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		if !a.ready(ctx) {
+			return nil
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil
+		}
+		if err := a.write("hello.txt", "hello"); err != nil {
+			return err
+		}
+		a.done(ctx, nil)
+		return nil
+	})
+	quick := addScenario(t, writeHello)
+	m := &clock.Manual{}
+	ctx, cancel := context.WithTimeout(clock.With(context.Background(), m), time.Minute)
+	defer cancel()
+	o := newTestOrchestrator(t, Options{Concurrency: 1, RunTimeout: 10 * time.Second})
+	hello := []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}
+	type out struct {
+		res *record.Suite
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := o.RunSuite(ctx, []*lux.Case{
+			{ID: "slow", Prompt: "p", Driver: driverRef(blocking), Assertions: hello},
+			{ID: "quick", Prompt: "p", Driver: driverRef(quick), Assertions: hello},
+		})
+		done <- out{res, err}
+	}()
+	// The first run armed its time limit; the second waits for its turn
+	// and arms none.
+	require.NoError(t, m.WaitScheduled(ctx, 1))
+	m.Advance(9 * time.Second)
+	require.Equal(t, 1, m.Pending(), "only the running run's time limit is armed")
+	m.Advance(0)
+	close(release)
+	r := <-done
+	require.NoError(t, r.err)
+	require.Equal(t, 2, r.res.Summary.Totals.Passed)
+	first, _ := r.res.ItemRecord(0)
+	second, _ := r.res.ItemRecord(1)
+	require.NotNil(t, first.AgentEndedAt)
+	assert.False(t, second.StartedAt.Before(*first.AgentEndedAt), "the second run starts once the first agent is gone")
+}
+
+// A suite cancelled while runs wait for their turn starts none of them:
+// they leave no record and nothing under .live, and are marked skipped.
+func TestPipelineCancelStartsNoWaitingRun(t *testing.T) {
+	started := make(chan struct{})
+	var once sync.Once
+	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		once.Do(func() { close(started) })
+		<-ctx.Done()
+		return nil
+	})
+	root := filepath.Join(t.TempDir(), "runs")
+	o := newTestOrchestrator(t, Options{RunsRoot: root, Concurrency: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	cases := make([]*lux.Case, 5)
+	for i := range cases {
+		cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: driverRef(blocking)}
+	}
+	go func() {
+		<-started
+		cancel()
+	}()
+	res, err := o.RunSuite(ctx, cases)
+	require.ErrorIs(t, err, context.Canceled)
+	var completed, skipped int
+	for _, it := range res.Manifest.Items {
+		switch it.Status {
+		case record.ItemCompleted:
+			completed++
+		case record.ItemSkipped:
+			skipped++
+		}
+	}
+	assert.Equal(t, 1, completed, "only the run whose agent started is recorded")
+	assert.Equal(t, 4, skipped)
+	runs, err := filepath.Glob(filepath.Join(root, "c*", "*", "*"))
+	require.NoError(t, err)
+	assert.Len(t, runs, 1, "one run directory")
+	live, err := os.ReadDir(filepath.Join(root, record.LiveDir))
+	if err == nil {
+		assert.Empty(t, live, ".live holds nothing once the suite ended")
+	}
+}
+
+// The summary built from the records as written is the one built from
+// the records read back from disk, and the one suite-summary.json holds.
+func TestSuiteSummaryFromMemoryIsTheRecordsOnDisk(t *testing.T) {
+	scen := addScenario(t, writeHello)
+	crash := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		a.ready(ctx)
+		a.emit(ctx, lux.Event{Type: lux.EventError, Error: &lux.ErrorEvent{ExitReason: lux.ExitError, Reason: "boom"}})
+		return nil
+	})
+	o := newTestOrchestrator(t, Options{Concurrency: 2, Repetitions: 2})
+	res, err := o.RunSuite(context.Background(), []*lux.Case{
+		{ID: "pass", Prompt: "p", Driver: driverRef(scen), Cluster: "k",
+			Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}},
+		{ID: "fail", Prompt: "p", Driver: driverRef(scen),
+			Assertions: []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"passed": false, "score": 0.25, "judge": 7}}}},
+		{ID: "crash", Prompt: "p", Driver: driverRef(crash)},
+	})
+	require.NoError(t, err)
+	require.Len(t, res.Written, 6)
+	for i, w := range res.Written {
+		require.NotNil(t, w, "item %d", i)
+	}
+	onDisk, err := record.ReadSuite(res.Dir)
+	require.NoError(t, err)
+	require.Empty(t, onDisk.Written)
+	fromDisk := summarize(onDisk, res.Summary.Status)
+	ignore := cmpopts.IgnoreFields(record.SuiteSummary{}, "GeneratedAt")
+	assert.Empty(t, cmp.Diff(fromDisk, res.Summary, ignore), "in memory vs records read back")
+	assert.Empty(t, cmp.Diff(onDisk.Summary, res.Summary, cmpopts.EquateEmpty()), "suite-summary.json vs in memory")
+	for i := range res.Manifest.Items {
+		m, g := onDisk.ItemRecord(i)
+		assert.Empty(t, cmp.Diff(m, res.Written[i].Metadata), "run.json of item %d", i)
+		assert.Empty(t, cmp.Diff(g, res.Written[i].Grading), "grading.json of item %d", i)
+	}
+}
