@@ -148,7 +148,7 @@ func runConfirm(ctx context.Context, e *env, f *runFlags, opts orchestrator.Opti
 		e.errorf("%v", err)
 		return ExitFailed
 	}
-	rep := ConfirmReport{Schema: "lux.confirm/v1", Baseline: displayPath(base.Dir), Suite: newSuiteReport(res.Dir, res.Manifest, res.Summary),
+	rep := ConfirmReport{Schema: "lux.confirm/v1", Baseline: displayPath(base.Dir), Suite: newSuiteReport(res),
 		Method: confirmMethod, Alpha: f.confirm.alpha, MaxRuns: f.confirm.max, FixedRepetitions: 1 + f.confirm.max}
 	if err == nil {
 		err = rep.confirm(ctx, e, f, opts, res, suiteCounts(base.Manifest), cases)

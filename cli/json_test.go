@@ -3,8 +3,10 @@ package cli_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux/record"
@@ -60,4 +62,26 @@ func TestJSONOutput(t *testing.T) {
 	code, out, _ = run(t, reg, "view", "-json", suites[0])
 	require.Equal(t, 0, code)
 	decodeJSON(t, out, "lux.suite/v1")
+}
+
+// The report `lux run -json` prints, from the records as the run wrote
+// them, is the one `lux view -json` prints of the suite read back.
+func TestRunReportIsTheRecordsReadBack(t *testing.T) {
+	reg := registry(t)
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	writeCase(t, cases, "hello.case.json", echoHelloCase)
+	writeCase(t, cases, "other.case.json", strings.Replace(echoHelloCase, `"text": "hi"`, `"text": "nope"`, 1))
+	root := filepath.Join(dir, "runs")
+
+	code, ran, errOut := run(t, reg, "run", "-json", "-j", "2", "-repeat", "2", "-runs-root", root, "-driver", driverJSON(), cases)
+	require.Equal(t, 1, code, errOut) // the other case fails
+	suites, err := record.FindSuites(root)
+	require.NoError(t, err)
+	require.Len(t, suites, 1)
+	code, viewed, errOut := run(t, reg, "view", "-json", suites[0])
+	require.Equal(t, 0, code, errOut)
+	runDoc, viewDoc := decodeJSON(t, ran, "lux.suite/v1"), decodeJSON(t, viewed, "lux.suite/v1")
+	require.Len(t, runDoc["runs"], 4)
+	require.Empty(t, cmp.Diff(viewDoc, runDoc))
 }

@@ -272,7 +272,7 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		if len(args) == 0 {
 			if args = suiteCaseFiles(s.Manifest); len(args) == 0 {
 				e.errorf("-resume: suite %s has nothing left to run", f.resume)
-				newSuiteReport(s.Dir, s.Manifest, s.Summary).writeText(e.stdout)
+				newSuiteReport(s).writeText(e.stdout)
 				return suiteExit(s.Summary)
 			}
 		}
@@ -334,7 +334,7 @@ func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
 		}
 		return ExitFailed
 	}
-	rep := newSuiteReport(res.Dir, res.Manifest, res.Summary)
+	rep := newSuiteReport(res)
 	if *f.json {
 		e.writeJSON(rep)
 	} else {

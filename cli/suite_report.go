@@ -48,7 +48,8 @@ type SuiteReport struct {
 var displayPath = casefiles.DisplayPath
 
 // newSuiteReport reads the records of the suite's runs into its rows.
-func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary) SuiteReport {
+func newSuiteReport(suite *record.Suite) SuiteReport {
+	dir, m, s := suite.Dir, suite.Manifest, suite.Summary
 	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []record.RunRow{},
 		Label: m.Label, GitBranch: m.GitBranch}
 	if m.EndedAt != nil {
@@ -58,13 +59,12 @@ func newSuiteReport(dir string, m *record.SuiteManifest, s *record.SuiteSummary)
 		rep.StoppedBy, rep.StopReason = m.StoppedBy, m.Error
 	}
 	rep.CleanupError = m.CleanupError
-	suite := &record.Suite{Dir: dir, Manifest: m, Summary: s}
 	for i, it := range m.Items {
 		runDir := suite.RunDir(i)
 		var meta *record.Metadata
 		var g *record.Grading
 		if runDir != "" && it.Status == record.ItemCompleted {
-			meta, g, _ = record.ReadMetadata(runDir)
+			meta, g = suite.ItemRecord(i) // as written, when the suite was just run
 		}
 		row := record.NewRunRow(it.CaseID, it.Repetition, it.Verdict(), displayPath(runDir), meta, g, it.Error)
 		if row.AgentTokens != nil {

@@ -116,7 +116,7 @@ func TestEverySurfaceShowsRecordsVerdict(t *testing.T) {
 	dir, dirs, want := writeVerdictSuite(t)
 	s, err := record.ReadSuite(dir)
 	require.NoError(t, err)
-	rep := newSuiteReport(dir, s.Manifest, s.Summary)
+	rep := newSuiteReport(&record.Suite{Dir: dir, Manifest: s.Manifest, Summary: s.Summary})
 	type key struct{ surface, caseID string }
 	got := map[key]string{}
 

@@ -105,9 +105,9 @@ func view(e *env, o viewOptions, args []string) int {
 				return ExitUsage
 			}
 			if o.json {
-				return e.writeJSON(newSuiteReport(s.Dir, s.Manifest, s.Summary))
+				return e.writeJSON(newSuiteReport(s))
 			}
-			newSuiteReport(s.Dir, s.Manifest, s.Summary).writeText(e.stdout)
+			newSuiteReport(s).writeText(e.stdout)
 			fmt.Fprintf(e.stdout, "seal: %s\n", sealText(seal))
 			return ExitOK
 		}
