@@ -35,6 +35,7 @@ type provenanceCache struct {
 	mu       sync.Mutex
 	commands map[string]*onceValue[record.CommandInfo]
 	repos    map[string]*onceValue[*record.GitInfo]
+	roots    map[string]string // gitRoot by directory: looked up once, not per run
 }
 
 type onceValue[T any] struct {
@@ -127,7 +128,19 @@ func (pc *provenanceCache) source(ctx context.Context, casePath string) *record.
 	if err != nil {
 		return &record.Source{CasePath: filepath.ToSlash(casePath)}
 	}
-	root := gitRoot(filepath.Dir(abs))
+	dir := filepath.Dir(abs)
+	pc.mu.Lock()
+	root, known := pc.roots[dir]
+	pc.mu.Unlock()
+	if !known {
+		root = gitRoot(dir)
+		pc.mu.Lock()
+		if pc.roots == nil {
+			pc.roots = map[string]string{}
+		}
+		pc.roots[dir] = root
+		pc.mu.Unlock()
+	}
 	src := &record.Source{CasePath: filepath.Base(abs)}
 	if root == "" {
 		return src
