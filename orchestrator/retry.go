@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,8 +51,16 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost 
 		dirs = append(dirs, d)
 	}
 	kept := len(attempts)
+	var last *record.Run // the attempt before this one
+	var lastErr error
 	for n := kept + 1; ; n++ {
 		res, err := o.execute(ctx, p, info)
+		if res == nil && last != nil && errors.Is(err, errNotStarted) {
+			// Cancelled while the next attempt waited for its turn: the
+			// last attempt is the run.
+			attempts[len(attempts)-1].Retried, attempts[len(attempts)-1].BackoffMs = false, 0
+			return last, o.keepAttempts(last, attempts, dirs[:len(dirs)-1], lastErr)
+		}
 		if res == nil {
 			return res, err
 		}
@@ -69,13 +78,12 @@ func (o *Orchestrator) attempt(ctx context.Context, p *plan, info runInfo, lost 
 		if !retry {
 			return res, o.keepAttempts(res, attempts, dirs, err)
 		}
-		// The next attempt waits for its turn at the agent gate, as the
-		// first did, once the backoff is over.
-		if sleep(ctx, backoff) != nil || info.turn.acquire(ctx) != nil { // cancelled while waiting: this attempt is the run
+		if sleep(ctx, backoff) != nil { // cancelled while waiting: this attempt is the run
 			attempts[n-1].Retried, attempts[n-1].BackoffMs = false, 0
 			return res, o.keepAttempts(res, attempts, dirs, err)
 		}
 		dirs = append(dirs, res.Dir)
+		last, lastErr = res, err
 		backoff = min(2*backoff, 8*o.opts.RetryBackoff)
 	}
 }

@@ -77,6 +77,7 @@ type runInfo struct {
 	repetition int
 	slot       *liveSlot // the worker's live directory; nil: one of the run's own
 	turn       *turn     // the run's turn at the suite's agent gate; nil: none
+	started    func()    // when set, called as the run starts (it has its turn)
 }
 
 // runState is one run in progress.
@@ -103,6 +104,7 @@ type runState struct {
 	out           *outcome   // nil while the run may still end done
 	collectFailed bool
 	agentStopped  bool              // the agent's process tree is gone, or never started
+	prepared      bool              // prepare made the record's first files and the workspace
 	tree          *record.Tree      // the recorded workspace's fingerprint, taken once collected
 	written       map[string]string // the SHA-256 of each record file as the harness last wrote it
 	writeErr      error
@@ -141,6 +143,19 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 			},
 		},
 	}
+	// The run is prepared, then waits for its turn (see agentGate): it
+	// starts once it has it, and not at all when ctx ends first.
+	r.prepare()
+	if err := info.turn.acquire(ctx); err != nil {
+		r.discard()
+		return nil, errNotStarted
+	}
+	if info.turn != nil {
+		r.meta.StartedAt = time.Now().UTC()
+	}
+	if info.started != nil {
+		info.started()
+	}
 	// limit bounds the wait for plugin calls that ignore ctx's cancellation.
 	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
 	defer release()
@@ -178,13 +193,14 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 	return res, nil
 }
 
-// begin opens the record, stages the workspace, prepares the answerer and
-// starts the driver. A nil session means the agent never started.
-func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer) {
+// prepare opens the record and stages the workspace: what a run needs
+// before it starts, done before it has its turn. A failure fails the run
+// (begin then starts nothing).
+func (r *runState) prepare() {
 	var err error
 	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.logOpts); err != nil {
 		r.fail(record.PhaseSetup, lux.ExitError, err)
-		return nil, nil
+		return
 	}
 	r.stderr = record.NewStderrLog(filepath.Join(r.dir, record.StderrFile), r.o.opts.MaxStderrBytes)
 	r.create(record.CaseFile, &record.CaseRecord{Case: *r.p.c, CasePath: r.p.c.Path})
@@ -195,21 +211,49 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	if r.live, err = r.slot.take(r.o.opts.RunsRoot); err != nil {
 		r.workspace = filepath.Join(r.dir, record.ArtifactsDir)
 		r.fail(record.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
-		return nil, nil
+		return
 	}
 	r.workspace, r.scratch = filepath.Join(r.live, workspaceName), filepath.Join(r.live, scratchName)
 	if err := os.Mkdir(r.workspace, record.DirPerm); err != nil {
 		r.fail(record.PhaseSetup, lux.ExitError, fmt.Errorf("create workspace: %w", err))
-		return nil, nil
+		return
 	}
 	if r.p.fixturesDir != "" {
 		h, err := stageFixtures(r.p.fixturesDir, r.workspace)
 		if err != nil {
 			r.fail(record.PhaseSetup, lux.ExitError, err)
-			return nil, nil
+			return
 		}
 		r.meta.Provenance.FixturesHash = h
 	}
+	r.prepared = true
+}
+
+// discard removes a prepared run that never started: its directory (the
+// empty directories above it too) and what its agent was given under
+// .live. It leaves no record.
+func (r *runState) discard() {
+	if r.log != nil {
+		_ = r.log.Close()
+	}
+	if r.stderr != nil {
+		_ = r.stderr.Close()
+	}
+	_ = os.RemoveAll(r.dir)
+	if parent := filepath.Dir(r.dir); os.Remove(parent) == nil {
+		_ = os.Remove(filepath.Dir(parent)) // only when empty
+	}
+	r.removeLive()
+}
+
+// begin runs the case setups, prepares the answerer and starts the
+// driver, once the run is prepared and started. A nil session means the
+// agent never started.
+func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer) {
+	if !r.prepared {
+		return nil, nil
+	}
+	var err error
 	r.meta.Provenance.Runtime = r.o.runtimeInfo(ctx, r.p)
 	r.meta.Provenance.Source = r.o.prov.source(ctx, r.p.c.Path)
 	if r.checkCancel(ctx, nil) || !r.setupHooks(ctx) {

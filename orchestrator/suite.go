@@ -67,7 +67,7 @@ type job struct {
 	p    *plan
 	rep  int
 	item int
-	turn *turn // its turn at the agent gate, taken when dispatched
+	turn *turn // its turn at the agent gate, in the order dispatched
 }
 
 func absPath(p string) string {
@@ -135,14 +135,22 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 			for j := range next {
 				t := j.turn
 				if ctx.Err() != nil || budget.hold() {
-					t.release()
+					t.giveUp()
 					continue // cancelled (or over budget) while dispatched: never started, marked skipped below
 				}
 				i := j.item
-				w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
-				o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
-				res, err := o.run(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot, turn: t}, i)
+				// The run starts once it has its turn (see agentGate).
+				started := sync.OnceFunc(func() {
+					w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
+					o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
+				})
+				res, err := o.run(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot, turn: t, started: started}, i)
+				t.giveUp()
 				t.release()
+				if res == nil && errors.Is(err, errNotStarted) {
+					continue // stopped while it waited for its turn: no record, marked skipped below
+				}
+				started()
 				budget.add(res)
 				written[i] = o.writtenFiles(res, err)
 				item := completedItem(dir, res, err)
@@ -159,16 +167,15 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 		})
 	}
 dispatch:
-	for _, j := range jobs {
-		// Runs take their turns at the agent gate in the suite's order.
-		j.turn = gate.turn()
-		if ctx.Err() != nil || j.turn.acquire(ctx) != nil {
+	for k, j := range jobs {
+		if ctx.Err() != nil {
 			break
 		}
+		// Runs take their turns at the agent gate in the suite's order.
+		j.turn = gate.turn(k)
 		select {
 		case next <- j:
 		case <-ctx.Done():
-			j.turn.release()
 			break dispatch
 		}
 	}
