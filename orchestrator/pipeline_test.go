@@ -212,6 +212,9 @@ func TestPipelineCancelStartsNoWaitingRun(t *testing.T) {
 	runs, err := filepath.Glob(filepath.Join(root, "c*", "*", "*"))
 	require.NoError(t, err)
 	assert.Len(t, runs, 1, "one run directory")
+	caseDirs, err := filepath.Glob(filepath.Join(root, "c*"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(root, "c0")}, caseDirs, "a run prepared but not started leaves no directory")
 	live, err := os.ReadDir(filepath.Join(root, record.LiveDir))
 	if err == nil {
 		assert.Empty(t, live, ".live holds nothing once the suite ended")
