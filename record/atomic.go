@@ -88,7 +88,7 @@ func (w Writer) CreateJSONSum(path string, v any) (string, error) {
 // CreateFile writes data to path as CreateJSONSum does: in place when path
 // is free, otherwise replacing it atomically.
 func (w Writer) CreateFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm()) // O_EXCL: never through a link
+	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm()) // O_EXCL: never through a link
 	if errors.Is(err, fs.ErrExist) {
 		return w.WriteFile(path, data)
 	}
@@ -219,7 +219,7 @@ func (w Writer) createTemp(path string) (*os.File, string, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm())
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, w.perm())
 	return f, tmp, err
 }
 

@@ -100,7 +100,7 @@ type EventLog struct {
 
 // CreateEventLog creates path (which must not exist) for appending events.
 func CreateEventLog(path string, opts LogOptions) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
+	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
 	if err != nil {
 		return nil, fmt.Errorf("record: create event log: %w", err)
 	}

@@ -47,7 +47,7 @@ func (s *StderrLog) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	s.keepTail(p)
 	if s.f == nil && !s.closed && s.err == nil {
-		s.f, s.err = os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
+		s.f, s.err = openFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FilePerm)
 	}
 	if s.f == nil {
 		s.dropped += int64(len(p))
