@@ -312,13 +312,27 @@ func summarize(s *record.Suite, status record.SuiteStatus) *record.SuiteSummary 
 }
 
 // writtenFiles are the run.json and grading.json of a finished run as
-// this process wrote them; nil when its record is not complete (a reader
-// would find none) or another executor wrote it.
+// this process wrote them, less what no summary or report reads (the
+// stderr tail, each assertion's evidence), so that a suite holds a small
+// record per run; nil when its record is not complete (a reader would find
+// none) or another executor wrote it.
 func (o *Orchestrator) writtenFiles(res *record.Run, err error) *record.RunFiles {
 	if o.opts.Executor != nil || res == nil || res.Metadata == nil || recordFailed(res, err) {
 		return nil
 	}
-	return &record.RunFiles{Metadata: res.Metadata, Grading: res.Grading}
+	meta := *res.Metadata
+	meta.StderrTail = ""
+	f := &record.RunFiles{Metadata: &meta}
+	if g := res.Grading; g != nil {
+		slim := *g
+		slim.Assertions = make([]record.AssertionOutcome, len(g.Assertions))
+		for i, a := range g.Assertions {
+			a.Detail = nil
+			slim.Assertions[i] = a
+		}
+		f.Grading = &slim
+	}
+	return f
 }
 
 // manifestWriter owns suite.json: updates change the manifest in memory

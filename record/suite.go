@@ -108,11 +108,12 @@ type Suite struct {
 	// empty for a suite the orchestrator has just recorded.
 	Seal SealState
 	// Written holds, for a suite the orchestrator has just recorded, the
-	// run.json and grading.json of each item it ran, as it wrote them,
-	// index-aligned with Manifest.Items: nil for an item it did not run
-	// here (an earlier part of a resumed suite), or whose record is not
-	// complete. Empty for a suite read from disk. Read it through
-	// ItemRecord.
+	// run.json and grading.json of each item it ran, as it wrote them less
+	// what no summary or report reads (Metadata.StderrTail and each
+	// assertion's Detail), index-aligned with Manifest.Items: nil for an
+	// item it did not run here (an earlier part of a resumed suite), or
+	// whose record is not complete. Empty for a suite read from disk. Read
+	// it through ItemRecord.
 	Written []*RunFiles
 }
 
