@@ -129,7 +129,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.cases.register(fs)
 	f.confirm.register(fs)
 	runsRootFlag(fs, &f.runsRoot)
-	fs.IntVar(&f.concurrency, "j", 1, "how many runs proceed at once")
+	fs.IntVar(&f.concurrency, "j", 1, "how many agents run at once (the harness prepares and records other runs meanwhile)")
 	fs.IntVar(&f.repeat, "repeat", 1, "how many times each case runs (repetitions share the case id)")
 	fs.StringVar(&f.environment, "environment", "", "where the agents run, recorded in every run: JSON, or @file")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines")

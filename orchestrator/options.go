@@ -15,7 +15,9 @@ type Options struct {
 	// RunsRoot is where run and suite records go; default ".lux-runs".
 	// A relative path is made absolute against the working directory.
 	RunsRoot string
-	// Concurrency is how many runs of a suite proceed at once; default 1.
+	// Concurrency is how many agents of a suite run at once; default 1.
+	// Runs executed here are pipelined: the next runs are prepared and
+	// the last ones recorded while agents run (see RunSuite).
 	Concurrency int
 	// Repetitions is how many times RunSuite runs each case; default 1.
 	// Repetitions share the case's canonical id and differ by index.

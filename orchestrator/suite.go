@@ -19,14 +19,19 @@ import (
 const manifestInterval = 50 * time.Millisecond
 
 // RunSuite runs every case Options.Repetitions times, Options.Concurrency
-// runs at a time, and records the suite: suite.json, rewritten as items
-// start and finish, and suite-summary.json at the end.
+// agents at a time, and records the suite: suite.json, rewritten as items
+// start and finish, and suite-summary.json at the end. Runs executed here
+// are pipelined (see agentGate): up to twice Options.Concurrency runs are
+// in flight, each prepared before it starts and recorded after its agent
+// is gone while other agents run; a run starts (its startedAt, time limit
+// and durations begin) once it has its turn, in the suite's order.
 //
 // Every case is validated first; when any is invalid nothing runs and the
 // error names each problem of each case. Afterwards one run's failure
 // never stops the others. When ctx is cancelled no further run starts, the
 // runs in flight end as cancelled, the items never started are marked
-// skipped, the suite's status is cancelled, and RunSuite returns the
+// skipped (a run prepared but not started is discarded, leaving no
+// record), the suite's status is cancelled, and RunSuite returns the
 // complete result with an error wrapping ctx's error. ResumeSuite runs
 // what such a suite is missing.
 func (o *Orchestrator) RunSuite(ctx context.Context, cases []*lux.Case) (*record.Suite, error) {
