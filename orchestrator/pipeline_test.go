@@ -257,3 +257,50 @@ func TestSuiteSummaryFromMemoryIsTheRecordsOnDisk(t *testing.T) {
 		assert.Empty(t, cmp.Diff(g, res.Written[i].Grading, slim), "grading.json of item %d", i)
 	}
 }
+
+// Every run is reported started before it runs and finished after, by
+// this process's runs and by another executor's alike.
+func TestProgressStartsEachRunBeforeItRuns(t *testing.T) {
+	scen := addScenario(t, writeHello)
+	for _, remote := range []bool{false, true} {
+		t.Run(fmt.Sprint("executor=", remote), func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "runs")
+			var mu sync.Mutex
+			var log []string
+			note := func(s string) {
+				mu.Lock()
+				log = append(log, s)
+				mu.Unlock()
+			}
+			opts := Options{RunsRoot: root, Concurrency: 2, Repetitions: 3, Progress: func(u Update) {
+				switch u.Kind {
+				case RunStarted:
+					note(fmt.Sprint("started ", u.Index))
+				case RunFinished:
+					note(fmt.Sprint("finished ", u.Index))
+				}
+			}}
+			if remote {
+				opts.Executor = executorFunc(func(ctx context.Context, run *PlannedRun) (*record.Run, error) {
+					note("executing " + run.Key[len(run.SuiteID)+1:])
+					return ExecutePlanned(ctx, testRegistry(t), Options{RunsRoot: root}, run, nil)
+				})
+			}
+			cases := []*lux.Case{{ID: "a", Prompt: "p", Driver: driverRef(scen)}, {ID: "b", Prompt: "p", Driver: driverRef(scen)}}
+			_, err := New(testRegistry(t), opts).RunSuite(context.Background(), cases)
+			require.NoError(t, err)
+			at := map[string]int{}
+			for i, s := range log {
+				at[s] = i
+			}
+			for i := range 6 {
+				started, ok := at[fmt.Sprint("started ", i)]
+				require.True(t, ok, "item %d started", i)
+				assert.Less(t, started, at[fmt.Sprint("finished ", i)], "item %d", i)
+				if remote {
+					assert.Less(t, started, at[fmt.Sprint("executing ", i)], "item %d is reported started before it is executed", i)
+				}
+			}
+		})
+	}
+}

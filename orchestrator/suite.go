@@ -149,6 +149,9 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 					w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
 					o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
 				})
+				if t == nil {
+					started() // not gated: it starts now (or elsewhere)
+				}
 				res, err := o.run(ctx, j.p, runInfo{suiteID: m.SuiteID, repetition: j.rep, slot: slot, turn: t, started: started}, i)
 				t.giveUp()
 				t.release()
