@@ -150,9 +150,10 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 		r.discard()
 		return nil, errNotStarted
 	}
-	if info.turn != nil {
-		r.meta.StartedAt = time.Now().UTC()
-	}
+	// It starts now: its startedAt, time limit and durations hold neither
+	// its preparation nor the wait for its turn (the directory's name is
+	// when it was prepared).
+	r.meta.StartedAt = time.Now().UTC()
 	if info.started != nil {
 		info.started()
 	}
