@@ -304,3 +304,16 @@ func TestProgressStartsEachRunBeforeItRuns(t *testing.T) {
 		})
 	}
 }
+
+// suite.json is rewritten at most every manifestInterval, and no more
+// often than twenty times what a rewrite takes, up to a second.
+func TestManifestWaitGrowsWithTheManifest(t *testing.T) {
+	for _, c := range []struct{ took, want time.Duration }{
+		{0, manifestInterval},
+		{time.Millisecond, manifestInterval},
+		{10 * time.Millisecond, 200 * time.Millisecond},
+		{time.Second, manifestMaxInterval},
+	} {
+		assert.Equal(t, c.want, manifestWait(c.took), "a write that took %s", c.took)
+	}
+}

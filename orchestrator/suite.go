@@ -16,7 +16,19 @@ import (
 
 // manifestInterval is the least time between two rewrites of suite.json
 // while a suite runs: transitions closer together are written together.
-const manifestInterval = 50 * time.Millisecond
+// A large suite's manifest takes longer to write: the wait after a write is
+// then twenty times what it took (the writer's share of the harness's time
+// stays about a twentieth whatever the suite's size), up to
+// manifestMaxInterval.
+const (
+	manifestInterval    = 50 * time.Millisecond
+	manifestMaxInterval = time.Second
+)
+
+// manifestWait is the wait after a rewrite of suite.json that took took.
+func manifestWait(took time.Duration) time.Duration {
+	return min(max(manifestInterval, 20*took), manifestMaxInterval)
+}
 
 // RunSuite runs every case Options.Repetitions times, Options.Concurrency
 // agents at a time, and records the suite: suite.json, rewritten as items
@@ -380,8 +392,9 @@ func (w *manifestWriter) loop() {
 	for {
 		select {
 		case <-w.kick:
+			start := time.Now()
 			w.flush()
-			t.Reset(manifestInterval)
+			t.Reset(manifestWait(time.Since(start)))
 			select {
 			case <-t.C:
 			case <-w.stop:
