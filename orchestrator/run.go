@@ -145,7 +145,7 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 	}
 	// The run is prepared, then waits for its turn (see agentGate): it
 	// starts once it has it, and not at all when ctx ends first.
-	r.prepare()
+	r.prepare(ctx)
 	if err := info.turn.acquire(ctx); err != nil {
 		r.discard()
 		return nil, errNotStarted
@@ -194,10 +194,11 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 	return res, nil
 }
 
-// prepare opens the record and stages the workspace: what a run needs
-// before it starts, done before it has its turn. A failure fails the run
-// (begin then starts nothing).
-func (r *runState) prepare() {
+// prepare opens the record, stages the workspace and identifies what the
+// run will run (its provenance): what a run needs before it starts, done
+// before it has its turn. A failure fails the run (begin then starts
+// nothing).
+func (r *runState) prepare(ctx context.Context) {
 	var err error
 	if r.log, err = record.CreateEventLog(filepath.Join(r.dir, record.EventsFile), r.o.logOpts); err != nil {
 		r.fail(record.PhaseSetup, lux.ExitError, err)
@@ -227,6 +228,8 @@ func (r *runState) prepare() {
 		}
 		r.meta.Provenance.FixturesHash = h
 	}
+	r.meta.Provenance.Runtime = r.o.runtimeInfo(ctx, r.p)
+	r.meta.Provenance.Source = r.o.prov.source(ctx, r.p.c.Path)
 	r.prepared = true
 }
 
@@ -255,8 +258,6 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 		return nil, nil
 	}
 	var err error
-	r.meta.Provenance.Runtime = r.o.runtimeInfo(ctx, r.p)
-	r.meta.Provenance.Source = r.o.prov.source(ctx, r.p.c.Path)
 	if r.checkCancel(ctx, nil) || !r.setupHooks(ctx) {
 		return nil, nil
 	}
