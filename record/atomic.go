@@ -125,6 +125,15 @@ func encode(buf io.Writer, v any, indent string) (err error) {
 			err = &UnencodableError{Detail: fmt.Sprintf("panic: %v", p)}
 		}
 	}()
+	if st, ok := v.(streamer); ok && indent == "  " {
+		if err := st.streamJSON(buf); err != nil {
+			if ew, ok := buf.(*errWriter); ok && ew.err != nil {
+				return ew.err
+			}
+			return &UnencodableError{Detail: jsonerr.Of(err).Text}
+		}
+		return nil
+	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if indent != "" {
