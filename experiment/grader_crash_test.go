@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -12,12 +13,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux/assertion/rubric"
+	"github.com/luxeval/lux/internal/ctxtest"
 )
 
 // childGrader runs (or, given a ledger, resumes) the grader campaign of
@@ -149,11 +150,24 @@ func countJudgeCall(ctx context.Context) error {
 		return err
 	}
 	if at := os.Getenv("LUX_TEST_JUDGE_HANG_AT"); at != "" && at == strconv.Itoa(judgeCallsIn(log)) {
+		if os.Getenv(judgeHangingEnv) != "" {
+			// Tell the test, which kills this process now.
+			_, _ = os.NewFile(judgeHangingFD, "hanging").WriteString("hanging\n")
+		}
 		<-ctx.Done()
 		return ctx.Err()
 	}
 	return nil
 }
+
+// judgeHangingEnv, when set in a child, says that its descriptor
+// judgeHangingFD is a pipe on which it writes a line as its judge call
+// starts to hang (LUX_TEST_JUDGE_HANG_AT), so that the test waits for
+// that moment instead of watching the log.
+const (
+	judgeHangingEnv = "LUX_TEST_JUDGE_HANGING"
+	judgeHangingFD  = 3 // the first of exec.Cmd.ExtraFiles
+)
 
 // judgeCallsIn is how many calls the log of countJudgeCall counts.
 func judgeCallsIn(log string) int {
@@ -197,20 +211,36 @@ func TestGraderJudgeCallsKilledMidCallStayWithinTheBudget(t *testing.T) {
 			"LUX_TEST_CONCURRENCY=1", "LUX_TEST_JUDGE_LOG="+log, fmt.Sprintf("LUX_TEST_JUDGE_HANG_AT=%d", hangAt))
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
+		hanging, w, err := os.Pipe()
+		require.NoError(t, err)
+		defer hanging.Close()
+		cmd.ExtraFiles = []*os.File{w}
+		cmd.Env = append(cmd.Env, judgeHangingEnv+"=1")
 		require.NoError(t, cmd.Start())
+		w.Close() // the child's copy is the one left: its exit ends the read below
 		if hangAt == 0 {
 			_ = cmd.Wait() // the budget stops it: an error exit
 			require.NotContains(t, out.String(), "panic", out.String())
 			return
 		}
-		deadline := time.Now().Add(2 * time.Minute) // a bound on a stuck child, not a pass/fail timing
-		for judgeCallsIn(log) < hangAt {
-			if time.Now().After(deadline) {
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				_ = cmd.Wait() // out is the child's alone until it has exited
-				t.Fatalf("the child never made judge call %d: %s", hangAt, out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+		// The child says when judge call hangAt hangs; a child that
+		// exits first closes the pipe; the safety net ends a stuck one.
+		said := make(chan string, 1)
+		go func() {
+			line, _ := bufio.NewReader(hanging).ReadString('\n')
+			said <- line
+		}()
+		ctx, cancel := ctxtest.Safety(t)
+		defer cancel()
+		var line string
+		select {
+		case line = <-said:
+		case <-ctx.Done():
+		}
+		if line != "hanging\n" {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait() // out is the child's alone until it has exited
+			t.Fatalf("the child never made judge call %d: %s", hangAt, out.String())
 		}
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		_ = cmd.Wait()
