@@ -43,14 +43,24 @@ const trivialAgent = `echo hello > "$LUX_ARTIFACTS_DIR/hello.txt"; printf '{"typ
 // ns/op is the suite's wall time per run. On a machine with fewer cores
 // than -j the agents queue for the CPU; the overhead then also holds that
 // queueing, which the floor has too.
+//
+// Every directory the benchmark makes is kept until all of it is done
+// (the parent's b.TempDir): on ext4 without a journal, allocating an inode
+// skips the ones freed in the last seconds to minutes, so removing one
+// measurement's records before the next would slow the next one's files.
 func BenchmarkRunOverhead(b *testing.B) {
+	keep := b.TempDir()
 	for _, conc := range []int{1, 4} {
 		b.Run(fmt.Sprintf("j%d", conc), func(b *testing.B) {
 			reg := testRegistry(b)
 			if err := reg.RegisterDriver(subprocess.Plugin()); err != nil {
 				b.Fatal(err)
 			}
-			o := New(reg, Options{RunsRoot: b.TempDir(), Concurrency: conc})
+			root, err := os.MkdirTemp(keep, "runs")
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := New(reg, Options{RunsRoot: root, Concurrency: conc})
 			cases := make([]*lux.Case, b.N)
 			for i := range cases {
 				cases[i] = &lux.Case{ID: "c" + strconv.Itoa(i), Prompt: "write hello.txt",
@@ -72,7 +82,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 			if res.Summary.Totals.Passed != b.N {
 				b.Fatalf("%d of %d runs passed", res.Summary.Totals.Passed, b.N)
 			}
-			floor := agentFloor(b, b.N, conc)
+			floor := agentFloor(b, keep, b.N, conc)
 			n := float64(b.N)
 			b.ReportMetric(float64(wall-floor)/n/1e6, "overhead-ms/run")
 			b.ReportMetric(float64(cpu)/n/1e6, "harness-cpu-ms/run")
@@ -85,12 +95,16 @@ func BenchmarkRunOverhead(b *testing.B) {
 }
 
 // agentFloor starts the trivialAgent n times, conc at a time, each in a
-// directory of its own, reads its output to end of file and reaps it, and
-// returns the wall time it took.
-func agentFloor(b *testing.B, n, conc int) time.Duration {
+// directory of its own under keep, reads its output to end of file and
+// reaps it, and returns the wall time it took.
+func agentFloor(b *testing.B, keep string, n, conc int) time.Duration {
 	dirs := make([]string, n)
 	for i := range dirs {
-		dirs[i] = b.TempDir()
+		d, err := os.MkdirTemp(keep, "floor")
+		if err != nil {
+			b.Fatal(err)
+		}
+		dirs[i] = d
 	}
 	jobs := make(chan string)
 	var wg sync.WaitGroup
