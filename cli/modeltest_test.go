@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux/cli"
+	"github.com/luxeval/lux/internal/ctxtest"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
@@ -93,7 +94,7 @@ func TestModeltestServe(t *testing.T) {
 	select {
 	case code := <-done:
 		require.Equal(t, cli.ExitOK, code, stderr.String())
-	case <-time.After(time.Minute): // a safety net only
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("serve did not stop when interrupted")
 	}
 	require.Contains(t, stderr.String(), "1 request")

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/luxeval/lux/internal/ctxtest"
 
@@ -40,7 +39,7 @@ func TestSessionRespondToAgentThatClosedStdin(t *testing.T) {
 	assert.Contains(t, got[2], "error error: cannot deliver the answer to ask \"q1\"")
 	select {
 	case <-s.Exited():
-	case <-time.After(safety):
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("the agent was not stopped")
 	}
 }

@@ -53,7 +53,7 @@ func TestSessionIdleExpiry(t *testing.T) {
 	assert.Equal(t, "error idle-timeout: no event for 1m30s", next(t, s))
 	select {
 	case <-s.Exited():
-	case <-time.After(safety):
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("the agent was not stopped")
 	}
 }
@@ -76,7 +76,7 @@ func TestSessionClosedStdoutStillIdles(t *testing.T) {
 	assert.Equal(t, "error idle-timeout: no event for 1m0s", next(t, s))
 	select {
 	case <-s.Exited():
-	case <-time.After(safety):
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("the agent was not stopped")
 	}
 }

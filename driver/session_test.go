@@ -198,7 +198,7 @@ func TestSessionEvents(t *testing.T) {
 			// The agent is stopped once the run has ended.
 			select {
 			case <-s.Exited():
-			case <-time.After(safety):
+			case <-ctxtest.SafetyNet(t): // a safety net only
 				t.Fatal("agent still running after the terminal event")
 			}
 		})
@@ -363,7 +363,7 @@ func TestSessionQuiesceCancelsParse(t *testing.T) {
 	s := start(t, driver.SessionOptions{Protocol: bp, Process: fakeSpec(t, "say ready", "hang")})
 	select {
 	case <-bp.entered:
-	case <-time.After(safety):
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("Parse never called")
 	}
 	done := make(chan error, 1)
@@ -371,7 +371,7 @@ func TestSessionQuiesceCancelsParse(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(safety):
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("Quiesce waited for a blocked Parse")
 	}
 	ev, err := s.Next(context.Background())

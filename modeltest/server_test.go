@@ -12,11 +12,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/modeltest"
 )
 
@@ -266,7 +266,7 @@ func TestWaitRequests(t *testing.T) {
 	select {
 	case reqs := <-done:
 		assert.Len(t, reqs, 2)
-	case <-time.After(time.Minute): // a safety net only: it returns at once
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("WaitRequests did not return")
 	}
 }

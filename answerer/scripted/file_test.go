@@ -10,9 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/luxeval/lux/answerer/scripted"
+	"github.com/luxeval/lux/internal/ctxtest"
 )
 
 // A rules file that is not a regular file (a named pipe, a device) is
@@ -39,7 +39,7 @@ func TestFileMustBeARegularFile(t *testing.T) {
 			select {
 			case err := <-done:
 				checkProblems(t, err, []string{tt.want})
-			case <-time.After(time.Minute): // a safety net only
+			case <-ctxtest.SafetyNet(t): // a safety net only
 				if tt.file == fifo { // unblock the reader
 					if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 						f.Close()

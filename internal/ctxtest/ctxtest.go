@@ -61,3 +61,12 @@ func Safety(t testing.TB) (context.Context, context.CancelFunc) {
 	}
 	return context.WithCancel(ctx)
 }
+
+// SafetyNet is the Done channel of a Safety context that ends with the
+// test, for a select that waits on something else and must not wait
+// forever: a safety net, never a verdict on speed.
+func SafetyNet(t testing.TB) <-chan struct{} {
+	ctx, cancel := Safety(t)
+	t.Cleanup(cancel)
+	return ctx.Done()
+}

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/proc"
 )
 
@@ -38,7 +38,7 @@ func TestRunInputHeldByEscapedDescendant(t *testing.T) {
 	var res result
 	select {
 	case res = <-ran:
-	case <-time.After(2 * time.Minute): // a safety net, not a measurement
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		t.Fatal("Run never returned: its stdin writer is held by input nobody reads")
 	}
 	r, err := res.r, res.err

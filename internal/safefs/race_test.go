@@ -10,7 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/luxeval/lux/internal/ctxtest"
 )
 
 // raceTree builds <base>/ws/d/f ("inside") and <base>/outside/ holding
@@ -109,7 +110,7 @@ func TestWalkFilesDoesNotBlockOnAPipeSwappedIn(t *testing.T) {
 		if !errors.Is(err, ErrChanged) {
 			t.Errorf("WalkFiles = %v, want ErrChanged", err)
 		}
-	case <-time.After(time.Minute): // a safety net only
+	case <-ctxtest.SafetyNet(t): // a safety net only
 		// Unblock the walk: open the pipe's writing end.
 		if f, err := os.OpenFile(sub, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			f.Close()
