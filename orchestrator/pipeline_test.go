@@ -16,16 +16,20 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/internal/clock"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// waits are the channels the "wait" assertion of a test waits on, by name.
+// waits are the channels the "wait" assertion of a test waits on, by name,
+// each with its test's safety net.
 var (
 	waitsMu sync.Mutex
-	waits   = map[string]chan struct{}{}
+	waits   = map[string]wait{}
 )
+
+type wait struct{ ch, safety <-chan struct{} }
 
 func addWait(t *testing.T) (string, chan struct{}) {
 	t.Helper()
@@ -33,13 +37,13 @@ func addWait(t *testing.T) (string, chan struct{}) {
 	defer waitsMu.Unlock()
 	name := fmt.Sprintf("%s#%d", t.Name(), len(waits))
 	ch := make(chan struct{})
-	waits[name] = ch
+	waits[name] = wait{ch, ctxtest.SafetyNet(t)}
 	return name, ch
 }
 
 // waitPlugin is an assertion that passes once its channel is closed, and
-// fails when that takes longer than a minute (the test then fails, rather
-// than hangs).
+// fails when that never happens before its test's safety net (the test
+// then fails, rather than hangs).
 var waitPlugin = &lux.AssertionPlugin{
 	Type: "wait", Version: "1", Doc: "passes once the test lets it",
 	Parse: func(raw json.RawMessage) (lux.Check, error) {
@@ -51,13 +55,13 @@ var waitPlugin = &lux.AssertionPlugin{
 		}
 		return assertion.CheckFunc(func(ctx context.Context, run *lux.Run) (lux.Result, error) {
 			waitsMu.Lock()
-			ch := waits[c.Name]
+			w := waits[c.Name]
 			waitsMu.Unlock()
 			select {
-			case <-ch:
+			case <-w.ch:
 				return lux.Result{Passed: true, Score: 1}, nil
-			case <-time.After(time.Minute):
-				return lux.Result{Passed: false, Comment: "waited a minute"}, nil
+			case <-w.safety:
+				return lux.Result{Passed: false, Comment: "waited until the test's safety net"}, nil
 			}
 		}), nil
 	},
@@ -65,8 +69,8 @@ var waitPlugin = &lux.AssertionPlugin{
 
 // At -j 1 the harness's work after an agent (here, grading) overlaps the
 // next run's agent: the first run's grading passes only once the second
-// run's agent has started. Run one at a time, it would wait a minute and
-// fail.
+// run's agent has started. Run one at a time, it would wait until the
+// test's safety net and fail.
 func TestPipelineOverlapsGradingWithTheNextAgent(t *testing.T) {
 	reg := testRegistry(t)
 	require.NoError(t, reg.RegisterAssertion(waitPlugin))
