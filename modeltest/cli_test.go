@@ -10,7 +10,6 @@ package modeltest_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -23,12 +22,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/luxeval/lux/internal/clitest"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/modeltest"
 )
-
-// cliTimeout bounds one CLI run. It is a safety net against a hung CLI, not
-// a measure: the runs take a few seconds.
-const cliTimeout = 3 * time.Minute
 
 // findCLI returns the path of the CLI, installing it when missing (see
 // internal/clitest), or skips the test with -short.
@@ -61,7 +57,7 @@ func runCLI(t *testing.T, srv *modeltest.Server, bin string, args, env []string)
 	for _, d := range []string{dir, home, tmp, cfg} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,13 +20,10 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/driver/codex"
 	"github.com/luxeval/lux/internal/clitest"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/drivertest"
 	"github.com/luxeval/lux/modeltest"
 )
-
-// runTimeout bounds one run: a safety net against a hung CLI, not a
-// measure (the runs take a few seconds).
-const runTimeout = 3 * time.Minute
 
 // findCodex returns the path of the installed codex (see clitest.Find:
 // $LUX_CLI_CACHE, the default cache, PATH, else .ci/install-clis.sh). It
@@ -116,7 +112,7 @@ func drive(t *testing.T, c *codex.Config, prompt string, answer func(lux.Interru
 // driveCtx is drive with parent as the context of the run.
 func driveCtx(t *testing.T, parent context.Context, c *codex.Config, prompt string, answer func(lux.Interrupt) lux.Answer) sessionRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(parent, runTimeout)
+	ctx, cancel := ctxtest.Within(t, parent)
 	defer cancel()
 	run := sessionRun{runDir: t.TempDir()}
 	run.workspace = filepath.Join(run.runDir, "artifacts")

@@ -14,6 +14,7 @@ import (
 	"github.com/luxeval/lux/answerer/scripted"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
 	"github.com/luxeval/lux/record"
@@ -33,7 +34,7 @@ func loop(t *testing.T, c *lux.Case) (*record.Run, []lux.Event) {
 	// kernel allows namespaces): the CLI must work there too.
 	strongest, _, _ := sandbox.Available()
 	o := orchestrator.New(reg, orchestrator.Options{RunsRoot: t.TempDir(), Sandbox: sandbox.Config{Level: strongest}})
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	res, err := o.Run(ctx, c)
 	require.NoError(t, err)

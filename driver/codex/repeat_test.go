@@ -1,7 +1,6 @@
 package codex_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 	"github.com/luxeval/lux/driver/codex"
+	"github.com/luxeval/lux/internal/ctxtest"
 	"github.com/luxeval/lux/internal/repeattest"
 	"github.com/luxeval/lux/modeltest"
 	"github.com/luxeval/lux/orchestrator"
@@ -34,7 +34,7 @@ func TestRepeatedRunsShareOneIdentity(t *testing.T) {
 			Assertions: []lux.AssertionSpec{assertion.RunSucceeded(), assertion.FileContains("hello.txt", "hi")},
 		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*runTimeout)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	repeattest.Suites(t, ctx, reg, orchestrator.Options{Concurrency: 2}, cases)
 }

@@ -116,7 +116,7 @@ func stall(t *testing.T, mode string, idle time.Duration) (lux.Event, int) {
 	t.Helper()
 	srv := modeltest.Start(t, modeltest.Script{{Text: "never sent", Fail: &modeltest.Failure{Stall: true, After: 1}}})
 	c := parse(t, driverConfig(t, srv, map[string]any{"mode": mode, "idleTimeout": idle.String()}))
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := ctxtest.Safety(t)
 	defer cancel()
 	m := &clock.Manual{}
 	dir := t.TempDir()
@@ -195,7 +195,7 @@ func TestCancelStopsTheTree(t *testing.T) {
 	pid := pidOf(t, s)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	waitCtx, stop := context.WithTimeout(context.Background(), runTimeout)
+	waitCtx, stop := ctxtest.Safety(t)
 	defer stop()
 	_, err = srv.WaitRequests(waitCtx, 1) // the CLI is waiting on the model
 	require.NoError(t, err)

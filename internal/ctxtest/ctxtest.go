@@ -70,3 +70,13 @@ func SafetyNet(t testing.TB) <-chan struct{} {
 	t.Cleanup(cancel)
 	return ctx.Done()
 }
+
+// Within is parent (its values and its end) bounded by t's safety net
+// (Safety): for a wait on a real process whose context must carry the
+// parent's values or cancellation.
+func Within(t testing.TB, parent context.Context) (context.Context, context.CancelFunc) {
+	safety, stopSafety := Safety(t)
+	ctx, cancel := context.WithCancel(parent)
+	stop := context.AfterFunc(safety, cancel)
+	return ctx, func() { stop(); cancel(); stopSafety() }
+}

@@ -1,6 +1,7 @@
 package ctxtest
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -56,5 +57,28 @@ func TestSafetyEndsWithTheTest(t *testing.T) {
 	})
 	if ctx.Err() == nil {
 		t.Error("the context outlived its test")
+	}
+}
+
+type key struct{}
+
+// Within keeps the parent's values and ends with the parent, and ends at
+// the safety net when the parent does not.
+func TestWithinEndsWithTheParentOrTheSafetyNet(t *testing.T) {
+	parent, cancelParent := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	ctx, cancel := Within(t, parent)
+	defer cancel()
+	if got := ctx.Value(key{}); got != "v" {
+		t.Errorf("value = %v; want the parent's", got)
+	}
+	cancelParent()
+	<-ctx.Done()
+
+	// A binary whose deadline is already near: the safety net ends it.
+	ctx, cancel = Within(fakeT{T: t, end: time.Now(), ok: true}, context.Background())
+	defer cancel()
+	<-ctx.Done()
+	if ctx.Err() != context.Canceled {
+		t.Errorf("err = %v; want context.Canceled (the safety net ended it)", ctx.Err())
 	}
 }
