@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,14 @@ const trivialAgent = `echo hello > "$LUX_ARTIFACTS_DIR/hello.txt"; printf '{"typ
 //   - peak-rss-MiB: the peak resident set of this process during the
 //     suite (VmHWM, reset before it through /proc/self/clear_refs). It
 //     includes the test binary, so it reads above a lux command's.
+//   - retained-B/run: what the suite keeps on the heap per run once it is
+//     over: the live heap after a garbage collection at the end of the
+//     suite, its result still held, minus the live heap after one just
+//     before it (runtime/metrics "/gc/heap/live:bytes"), over N. It holds
+//     the returned summary (a sample per run, a case outcome per case),
+//     the manifest's items and whatever else the suite keeps per finished
+//     run; a run's memory that is not collected once its files are written
+//     shows here.
 //
 // ns/op is the suite's wall time per run. On a machine with fewer cores
 // than -j the agents queue for the CPU; the overhead then also holds that
@@ -67,6 +77,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 					Driver:     &lux.PluginRef{Name: "subprocess", Config: map[string]any{"command": "/bin/sh", "args": []string{"-c", trivialAgent}}},
 					Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello\n"}}}}
 			}
+			live0 := liveHeap()
 			resetPeakRSS()
 			cpu0 := selfCPU()
 			start := time.Now()
@@ -79,6 +90,8 @@ func BenchmarkRunOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			retained := liveHeap() - live0
+			runtime.KeepAlive(res)
 			if res.Summary.Totals.Passed != b.N {
 				b.Fatalf("%d of %d runs passed", res.Summary.Totals.Passed, b.N)
 			}
@@ -90,6 +103,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 			if peak > 0 {
 				b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
 			}
+			b.ReportMetric(float64(retained)/n, "retained-B/run")
 		})
 	}
 }
@@ -137,6 +151,17 @@ func agentFloor(b *testing.B, keep string, n, conc int) time.Duration {
 	close(jobs)
 	wg.Wait()
 	return time.Since(start)
+}
+
+// liveHeap collects garbage and returns the bytes of heap objects then
+// live (runtime/metrics "/gc/heap/live:bytes"). It collects twice: what
+// only a sync.Pool's victim cache holds goes at the second.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }
 
 // resetPeakRSS resets this process's peak resident set (Linux).
