@@ -61,12 +61,11 @@ func newSuiteReport(suite *record.Suite) SuiteReport {
 	rep.CleanupError = m.CleanupError
 	for i, it := range m.Items {
 		runDir := suite.RunDir(i)
-		var meta *record.Metadata
-		var g *record.Grading
+		var brief *record.RunBrief
 		if runDir != "" && it.Status == record.ItemCompleted {
-			meta, g = suite.ItemRecord(i) // as written, when the suite was just run
+			brief = suite.ItemBrief(i) // as written, when the suite was just run
 		}
-		row := record.NewRunRow(it.CaseID, it.Repetition, it.Verdict(), displayPath(runDir), meta, g, it.Error)
+		row := record.NewRunRowOf(it.CaseID, it.Repetition, it.Verdict(), displayPath(runDir), brief, it.Error)
 		if row.AgentTokens != nil {
 			rep.AgentTokens = addTokens(rep.AgentTokens, *row.AgentTokens)
 		}

@@ -144,7 +144,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 	var wg sync.WaitGroup
 	var doneMu sync.Mutex
 	finished := 0
-	written := make([]*record.RunFiles, len(m.Items))
+	written := make([]*record.RunBrief, len(m.Items))
 	for range workers {
 		wg.Go(func() {
 			slot := &liveSlot{}
@@ -172,7 +172,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 				}
 				started()
 				budget.add(res)
-				written[i] = o.writtenFiles(res, err)
+				written[i] = o.writtenBrief(res, err)
 				item := completedItem(dir, res, err)
 				w.update(func(m *record.SuiteManifest) {
 					item.CaseID, item.Repetition, item.Cluster, item.CasePath = m.Items[i].CaseID, m.Items[i].Repetition, m.Items[i].Cluster, m.Items[i].CasePath
@@ -316,43 +316,31 @@ func completedItem(suiteDir string, res *record.Run, err error) record.SuiteItem
 }
 
 // summarize builds the summary of the suite s from its manifest and its
-// runs' records: those it wrote as it wrote them, the others (an earlier
-// part of a resumed suite) read from disk, one run at a time.
+// runs' records: the briefs of those it wrote, taken as it wrote them, and
+// of the others (an earlier part of a resumed suite) read from disk, one
+// run at a time.
 func summarize(s *record.Suite, status record.SuiteStatus) *record.SuiteSummary {
 	b := record.NewSummaryBuilder(s.Manifest.SuiteID)
 	for i, it := range s.Manifest.Items {
-		var meta *record.Metadata
-		var g *record.Grading
+		var r *record.RunBrief
 		if it.RunDir != "" {
-			meta, g = s.ItemRecord(i)
+			r = s.ItemBrief(i)
 		}
-		b.Add(i, it, meta, g)
+		b.AddBrief(i, it, r)
 	}
 	return b.Build(status, time.Now())
 }
 
-// writtenFiles are the run.json and grading.json of a finished run as
-// this process wrote them, less what no summary or report reads (the
-// stderr tail, each assertion's evidence), so that a suite holds a small
-// record per run; nil when its record is not complete (a reader would find
-// none) or another executor wrote it.
-func (o *Orchestrator) writtenFiles(res *record.Run, err error) *record.RunFiles {
+// writtenBrief is the brief of the run.json and grading.json of a finished
+// run as this process wrote them: all that the suite keeps of the run
+// once its files are written, so that it holds a few hundred bytes per
+// run, not the run's records. Nil when its record is not complete (a
+// reader would find none) or another executor wrote it.
+func (o *Orchestrator) writtenBrief(res *record.Run, err error) *record.RunBrief {
 	if o.opts.Executor != nil || res == nil || res.Metadata == nil || recordFailed(res, err) {
 		return nil
 	}
-	meta := *res.Metadata
-	meta.StderrTail = ""
-	f := &record.RunFiles{Metadata: &meta}
-	if g := res.Grading; g != nil {
-		slim := *g
-		slim.Assertions = make([]record.AssertionOutcome, len(g.Assertions))
-		for i, a := range g.Assertions {
-			a.Detail = nil
-			slim.Assertions[i] = a
-		}
-		f.Grading = &slim
-	}
-	return f
+	return record.NewRunBrief(res.Metadata, res.Grading)
 }
 
 // manifestWriter owns suite.json: updates change the manifest in memory

@@ -44,32 +44,9 @@ type FailedAssertion struct {
 
 // NewRunRow builds the row of one run from its suite item (case id,
 // repetition, verdict, directory and error) and its records (m and g nil
-// when it has none).
+// when it has none): NewRunRowOf of their brief.
 func NewRunRow(caseID string, rep int, v Verdict, runDir string, m *Metadata, g *Grading, itemErr string) RunRow {
-	row := RunRow{CaseID: caseID, Repetition: rep, Verdict: v, RunDir: runDir}
-	if v == VerdictUngraded && g != nil && len(g.Assertions) == 0 {
-		row.Reason = `ungraded: the case has no assertions; add one, such as {"type": "run-succeeded"}`
-	}
-	if m != nil {
-		row.ExitReason = m.ExitReason
-		row.DurationMS = m.Duration().Milliseconds()
-		if u := m.Usage.Agent; u != nil {
-			n := u.Total()
-			row.AgentTokens = &n
-		}
-		row.AgentCostUSD = m.Usage.AgentCostUSD
-		if m.ExitReason != lux.ExitDone {
-			row.Reason = textline.One(m.Reason, 200)
-		}
-	}
-	if row.Reason == "" && v != VerdictPass && itemErr != "" {
-		row.Reason = textline.One(itemErr, 200)
-	}
-	if g != nil {
-		row.Score = g.Score
-		row.FailedAssertions = FailedAssertions(g)
-	}
-	return row
+	return NewRunRowOf(caseID, rep, v, runDir, rowBrief(m, g), itemErr)
 }
 
 // FailedAssertions are the assertions of g that did not pass or could not

@@ -108,28 +108,34 @@ type Suite struct {
 	// empty for a suite the orchestrator has just recorded.
 	Seal SealState
 	// Written holds, for a suite the orchestrator has just recorded, the
-	// run.json and grading.json of each item it ran, as it wrote them less
-	// what no summary or report reads (Metadata.StderrTail and each
-	// assertion's Detail), index-aligned with Manifest.Items: nil for an
-	// item it did not run here (an earlier part of a resumed suite), or
-	// whose record is not complete. Empty for a suite read from disk. Read
-	// it through ItemRecord.
-	Written []*RunFiles
+	// brief (see RunBrief) of the run.json and grading.json of each item it
+	// ran, taken as it wrote them, index-aligned with Manifest.Items: nil
+	// for an item it did not run here (an earlier part of a resumed
+	// suite), or whose record is not complete. Empty for a suite read from
+	// disk. Read it through ItemBrief.
+	Written []*RunBrief
 }
 
-// RunFiles are a run's run.json and grading.json (nil when it has none).
-type RunFiles struct {
-	Metadata *Metadata
-	Grading  *Grading
-}
-
-// ItemRecord returns the run.json and grading.json of item i: as written
-// (Written), else read from its run directory (ReadMetadata); nil when
-// the item has no run directory or its record cannot be read.
-func (s *Suite) ItemRecord(i int) (*Metadata, *Grading) {
+// ItemBrief returns the brief of item i's run.json and grading.json: as
+// written (Written), else of its records read from its run directory
+// (ItemRecord); nil when the item has no run directory or its record
+// cannot be read.
+func (s *Suite) ItemBrief(i int) *RunBrief {
 	if i < len(s.Written) && s.Written[i] != nil {
-		return s.Written[i].Metadata, s.Written[i].Grading
+		return s.Written[i]
 	}
+	m, g := s.ItemRecord(i)
+	if m == nil {
+		return nil
+	}
+	return NewRunBrief(m, g)
+}
+
+// ItemRecord reads the run.json and grading.json of item i from its run
+// directory (ReadMetadata); nil when the item has no run directory or its
+// record cannot be read. A suite just recorded keeps only their briefs
+// (Written, ItemBrief).
+func (s *Suite) ItemRecord(i int) (*Metadata, *Grading) {
 	dir := s.RunDir(i)
 	if dir == "" {
 		return nil, nil

@@ -124,34 +124,42 @@ type Sample struct {
 	Metrics      map[string]float64 `json:"metrics"`
 }
 
-// SummaryBuilder accumulates a suite's runs into its summary. Add every
-// item of the manifest, in order, then call Build.
+// SummaryBuilder accumulates a suite's runs into its summary. Add (or
+// AddBrief) every item of the manifest, in order, then call Build. It
+// keeps each run's sample only: the metrics' summaries are taken from the
+// samples when the summary is built.
 type SummaryBuilder struct {
 	suiteID string
 	totals  Outcome
 	cases   map[string]*caseAcc
 	order   []string
-	metrics map[string][]float64
 	samples []Sample
 }
 
 type caseAcc struct {
 	out     CaseOutcome
-	metrics map[string][]float64
+	samples []int // its samples, by index in SummaryBuilder.samples
 }
 
 // NewSummaryBuilder starts the summary of the suite suiteID.
 func NewSummaryBuilder(suiteID string) *SummaryBuilder {
-	return &SummaryBuilder{suiteID: suiteID, cases: map[string]*caseAcc{}, metrics: map[string][]float64{}}
+	return &SummaryBuilder{suiteID: suiteID, cases: map[string]*caseAcc{}}
 }
 
 // Add counts item, the index-th of the manifest. meta and grading are the
 // run's records (nil when the item never produced them).
 func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *Metadata, grading *Grading) {
+	b.AddBrief(index, item, NewRunBrief(meta, grading))
+}
+
+// AddBrief counts item, the index-th of the manifest, from the brief of
+// its records (nil when the item never produced them), as Add counts it
+// from the records. The run's sample holds the brief's metrics map.
+func (b *SummaryBuilder) AddBrief(index int, item SuiteItem, r *RunBrief) {
 	b.totals.add(item)
 	acc := b.cases[item.CaseID]
 	if acc == nil {
-		acc = &caseAcc{out: CaseOutcome{CaseID: item.CaseID, Cluster: item.Cluster}, metrics: map[string][]float64{}}
+		acc = &caseAcc{out: CaseOutcome{CaseID: item.CaseID, Cluster: item.Cluster}}
 		b.cases[item.CaseID] = acc
 		b.order = append(b.order, item.CaseID)
 	}
@@ -162,23 +170,18 @@ func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *Metadata, grading 
 	s := Sample{
 		Index: index, CaseID: item.CaseID, Repetition: item.Repetition, Cluster: item.Cluster,
 		RunDir: item.RunDir, ExitReason: item.ExitReason, Passed: item.Passed, Score: item.Score,
-		RunVerdict: item.Verdict(), Metrics: map[string]float64{},
+		RunVerdict: item.Verdict(),
 	}
-	if meta != nil {
-		s.IdentityHash = IdentityHash(meta)
-		s.Metrics = RunMetrics(meta)
+	if r != nil && r.recorded {
+		s.IdentityHash, s.Metrics = r.identityHash, r.metrics
 	}
-	if grading != nil {
-		s.Passed, s.Score = grading.Passed, grading.Score
+	if s.Metrics == nil {
+		s.Metrics = map[string]float64{}
 	}
-	for k, v := range s.Metrics {
-		b.metrics[k] = append(b.metrics[k], v)
-		acc.metrics[k] = append(acc.metrics[k], v)
+	if r != nil && r.graded {
+		s.Passed, s.Score = r.passed, r.score
 	}
-	if s.Score != nil {
-		b.metrics["score"] = append(b.metrics["score"], *s.Score)
-		acc.metrics["score"] = append(acc.metrics["score"], *s.Score)
-	}
+	acc.samples = append(acc.samples, len(b.samples))
 	b.samples = append(b.samples, s)
 }
 
@@ -186,13 +189,13 @@ func (b *SummaryBuilder) Add(index int, item SuiteItem, meta *Metadata, grading 
 func (b *SummaryBuilder) Build(status SuiteStatus, now time.Time) *SuiteSummary {
 	s := &SuiteSummary{
 		SchemaVersion: SchemaVersion, SuiteID: b.suiteID, GeneratedAt: now.UTC(), Status: status,
-		Totals: b.totals, Metrics: summarizeAll(b.metrics), Cases: []CaseOutcome{}, Samples: b.samples,
+		Totals: b.totals, Metrics: b.summarize(nil), Cases: make([]CaseOutcome, 0, len(b.order)), Samples: b.samples,
 	}
 	s.Totals.finish()
 	for _, id := range b.order {
 		acc := b.cases[id]
 		acc.out.finish()
-		acc.out.Metrics = summarizeAll(acc.metrics)
+		acc.out.Metrics = b.summarize(acc.samples)
 		s.Cases = append(s.Cases, acc.out)
 	}
 	if s.Samples == nil {
@@ -201,10 +204,42 @@ func (b *SummaryBuilder) Build(status SuiteStatus, now time.Time) *SuiteSummary 
 	return s
 }
 
-func summarizeAll(m map[string][]float64) map[string]MetricSummary {
-	out := make(map[string]MetricSummary, len(m))
-	for k, v := range m {
-		out[k] = Summarize(slices.Clone(v))
+// summarize summarizes each metric over the samples numbered which (all
+// of them when which is nil): a run's metrics, and its score as "score".
+func (b *SummaryBuilder) summarize(which []int) map[string]MetricSummary {
+	each := func(f func(s *Sample)) {
+		if which == nil {
+			for i := range b.samples {
+				f(&b.samples[i])
+			}
+			return
+		}
+		for _, i := range which {
+			f(&b.samples[i])
+		}
+	}
+	counts := map[string]int{}
+	each(func(s *Sample) {
+		for k := range s.Metrics {
+			counts[k]++
+		}
+		if s.Score != nil {
+			counts["score"]++
+		}
+	})
+	out := make(map[string]MetricSummary, len(counts))
+	var values []float64
+	for k, n := range counts {
+		values = slices.Grow(values[:0], n)
+		each(func(s *Sample) {
+			if v, ok := s.Metrics[k]; ok {
+				values = append(values, v)
+			}
+			if k == "score" && s.Score != nil {
+				values = append(values, *s.Score)
+			}
+		})
+		out[k] = Summarize(values)
 	}
 	return out
 }
