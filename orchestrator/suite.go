@@ -133,10 +133,11 @@ func (o *Orchestrator) suitePlans(cases []*lux.Case) ([]*plan, error) {
 
 // runJobs runs the jobs of the suite in dir, whose manifest m is written
 // as they start and end, then finishes the suite: its status, and
-// suite-summary.json.
+// suite-summary.json. It clears jobs once each is dispatched.
 func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*record.Suite, error) {
 	w := newManifestWriter(m, func(data []byte) error { return o.writeSuiteFile(dir, record.SuiteFile, data) })
-	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: len(jobs)})
+	total := len(jobs)
+	o.progress(Update{Kind: SuiteStarted, SuiteDir: dir, Total: total})
 
 	budget := o.newSuiteBudget()
 	workers, gate := o.pipeline(m.Concurrency)
@@ -159,7 +160,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 				// The run starts once it has its turn (see agentGate).
 				started := sync.OnceFunc(func() {
 					w.update(func(m *record.SuiteManifest) { m.Items[i].Status = record.ItemRunning })
-					o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: len(jobs), CaseID: j.p.caseID, Repetition: j.rep})
+					o.progress(Update{Kind: RunStarted, SuiteDir: dir, Index: i, Total: total, CaseID: j.p.caseID, Repetition: j.rep})
 				})
 				if t == nil {
 					started() // not gated: it starts now (or elsewhere)
@@ -182,7 +183,7 @@ func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteM
 				finished++
 				n := finished
 				doneMu.Unlock()
-				o.progress(finishedUpdate(Update{SuiteDir: dir, Index: i, Total: len(jobs), Done: n, CaseID: j.p.caseID, Repetition: j.rep}, res, err))
+				o.progress(finishedUpdate(Update{SuiteDir: dir, Index: i, Total: total, Done: n, CaseID: j.p.caseID, Repetition: j.rep}, res, err))
 			}
 		})
 	}
@@ -200,6 +201,11 @@ dispatch:
 		}
 	}
 	close(next)
+	// Every job is dispatched: its plan (and case) are the workers' alone
+	// now. Let them go with their runs, not when the suite ends: the
+	// caller's slice would keep every case of the suite alive while its
+	// summary is built.
+	clear(jobs)
 	wg.Wait()
 	cancelled := ctx.Err() != nil
 	end := time.Now().UTC()
@@ -229,7 +235,7 @@ dispatch:
 	if err := o.writeSuiteJSON(dir, record.SuiteSummaryFile, res.Summary); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: len(jobs), Done: finished})
+	o.progress(Update{Kind: SuiteEnded, SuiteDir: dir, Total: total, Done: finished})
 	switch {
 	case writeErr != nil:
 		return res, fmt.Errorf("orchestrator: suite %s: the record is incomplete: %w", dir, writeErr)
