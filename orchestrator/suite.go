@@ -133,7 +133,9 @@ func (o *Orchestrator) suitePlans(cases []*lux.Case) ([]*plan, error) {
 
 // runJobs runs the jobs of the suite in dir, whose manifest m is written
 // as they start and end, then finishes the suite: its status, and
-// suite-summary.json. It clears jobs once each is dispatched.
+// suite-summary.json. It clears each of jobs once dispatched: the
+// caller's slice would otherwise keep every case of the suite alive until
+// the suite ends.
 func (o *Orchestrator) runJobs(ctx context.Context, dir string, m *record.SuiteManifest, jobs []job) (*record.Suite, error) {
 	w := newManifestWriter(m, func(data []byte) error { return o.writeSuiteFile(dir, record.SuiteFile, data) })
 	total := len(jobs)
@@ -196,16 +198,15 @@ dispatch:
 		j.turn = gate.turn(k)
 		select {
 		case next <- j:
+			// A job dispatched is its worker's alone: its plan (and case)
+			// go with its run, not when the suite ends.
+			jobs[k] = job{}
 		case <-ctx.Done():
 			break dispatch
 		}
 	}
 	close(next)
-	// Every job is dispatched: its plan (and case) are the workers' alone
-	// now. Let them go with their runs, not when the suite ends: the
-	// caller's slice would keep every case of the suite alive while its
-	// summary is built.
-	clear(jobs)
+	clear(jobs) // those never dispatched
 	wg.Wait()
 	cancelled := ctx.Err() != nil
 	end := time.Now().UTC()
