@@ -38,6 +38,9 @@ type pieceWriter struct {
 	w   io.Writer
 	buf bytes.Buffer
 	err error
+	// encs are the encoders into buf, by prefix: an encoder reuses its
+	// indenting buffer from one piece to the next.
+	encs map[string]*json.Encoder
 }
 
 func (p *pieceWriter) raw(s string) {
@@ -52,9 +55,16 @@ func (p *pieceWriter) value(v any, prefix string) {
 		return
 	}
 	p.buf.Reset()
-	enc := json.NewEncoder(&p.buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
+	enc := p.encs[prefix]
+	if enc == nil {
+		enc = json.NewEncoder(&p.buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(prefix, "  ")
+		if p.encs == nil {
+			p.encs = map[string]*json.Encoder{}
+		}
+		p.encs[prefix] = enc
+	}
 	if p.err = enc.Encode(v); p.err == nil {
 		_, p.err = p.w.Write(bytes.TrimSuffix(p.buf.Bytes(), []byte("\n")))
 	}

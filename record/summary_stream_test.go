@@ -3,6 +3,8 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -38,6 +40,26 @@ func TestSummaryStreamsAsEncoded(t *testing.T) {
 		}
 		if diff := cmp.Diff(whole.String(), streamed.String()); diff != "" {
 			t.Errorf("%s: (-encoded +streamed):\n%s", name, diff)
+		}
+	}
+}
+
+// BenchmarkSummaryWrite writes the summary of a suite of 1000 runs of
+// distinct cases, each with the metrics of a run that reported usage, as
+// suite-summary.json is written (to io.Discard): B/op is what writing it
+// allocates, garbage made at the end of every suite.
+func BenchmarkSummaryWrite(b *testing.B) {
+	yes := true
+	bld := NewSummaryBuilder("s")
+	for i := range 1000 {
+		it := SuiteItem{CaseID: fmt.Sprint("case-", i), Repetition: 1, Status: ItemCompleted, ExitReason: "done", Passed: &yes, RunDir: fmt.Sprint("../../case-", i, "/1")}
+		bld.Add(i, it, sampleMetadata(), sampleGrading())
+	}
+	s := bld.Build(SuitePassed, time.Now())
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := encode(io.Discard, s, "  "); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
