@@ -18,7 +18,6 @@ import (
 // shared, never copied.
 type RunBrief struct {
 	// From run.json, when recorded is set.
-	recorded     bool
 	identityHash string
 	metrics      map[string]float64
 	exitReason   lux.ExitReason
@@ -28,11 +27,11 @@ type RunBrief struct {
 	agentCostUSD *float64
 
 	// From grading.json, when graded is set.
-	graded       bool
-	passed       *bool
-	score        *float64
-	noAssertions bool
-	failed       []FailedAssertion
+	passed *bool
+	score  *float64
+	failed []FailedAssertion
+
+	recorded, graded, noAssertions bool
 }
 
 // NewRunBrief takes the brief of a run's records (m and g nil when it has
