@@ -59,13 +59,8 @@ func newSuiteReport(suite *record.Suite) SuiteReport {
 		rep.StoppedBy, rep.StopReason = m.StoppedBy, m.Error
 	}
 	rep.CleanupError = m.CleanupError
-	for i, it := range m.Items {
-		runDir := suite.RunDir(i)
-		var brief *record.RunBrief
-		if runDir != "" && it.Status == record.ItemCompleted {
-			brief = suite.ItemBrief(i) // as written, when the suite was just run
-		}
-		row := record.NewRunRowOf(it.CaseID, it.Repetition, it.Verdict(), displayPath(runDir), brief, it.Error)
+	for i := range m.Items {
+		row := suite.ItemRow(i, displayPath(suite.RunDir(i))) // as written, when the suite was just run
 		if row.AgentTokens != nil {
 			rep.AgentTokens = addTokens(rep.AgentTokens, *row.AgentTokens)
 		}

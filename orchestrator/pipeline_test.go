@@ -258,6 +258,7 @@ func TestSuiteSummaryFromMemoryIsTheRecordsOnDisk(t *testing.T) {
 		fromDisk := onDisk.ItemBrief(i)
 		require.NotNil(t, fromDisk, "item %d", i)
 		assert.Empty(t, cmp.Diff(fromDisk, res.Written[i], cmp.AllowUnexported(record.RunBrief{})), "the brief of item %d", i)
+		assert.Empty(t, cmp.Diff(onDisk.ItemRow(i, "d"), res.ItemRow(i, "d")), "the row of item %d", i)
 	}
 }
 

@@ -79,10 +79,10 @@ func rowBrief(m *Metadata, g *Grading) *RunBrief {
 	return b
 }
 
-// NewRunRowOf builds the row of one run from its suite item (case id,
+// newRunRowOf builds the row of one run from its suite item (case id,
 // repetition, verdict, directory and error) and the brief of its records
-// (nil when it has none), as NewRunRow builds it from the records.
-func NewRunRowOf(caseID string, rep int, v Verdict, runDir string, b *RunBrief, itemErr string) RunRow {
+// (nil when it has none): NewRunRow, and Suite.ItemRow.
+func newRunRowOf(caseID string, rep int, v Verdict, runDir string, b *RunBrief, itemErr string) RunRow {
 	if b == nil {
 		b = &RunBrief{}
 	}

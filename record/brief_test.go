@@ -52,7 +52,7 @@ func TestRunRowOfBriefIsTheRowOfRecords(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := NewRunBrief(c.m, c.g)
 			want := NewRunRow("k", 2, c.v, "runs/k/1", c.m, c.g, "item error")
-			assert.Empty(t, cmp.Diff(want, NewRunRowOf("k", 2, c.v, "runs/k/1", b, "item error")))
+			assert.Empty(t, cmp.Diff(want, newRunRowOf("k", 2, c.v, "runs/k/1", b, "item error")))
 			if c.m == nil {
 				assert.Nil(t, b)
 				return

@@ -44,9 +44,9 @@ type FailedAssertion struct {
 
 // NewRunRow builds the row of one run from its suite item (case id,
 // repetition, verdict, directory and error) and its records (m and g nil
-// when it has none): NewRunRowOf of their brief.
+// when it has none).
 func NewRunRow(caseID string, rep int, v Verdict, runDir string, m *Metadata, g *Grading, itemErr string) RunRow {
-	return NewRunRowOf(caseID, rep, v, runDir, rowBrief(m, g), itemErr)
+	return newRunRowOf(caseID, rep, v, runDir, rowBrief(m, g), itemErr)
 }
 
 // FailedAssertions are the assertions of g that did not pass or could not

@@ -131,6 +131,23 @@ func (s *Suite) ItemBrief(i int) *RunBrief {
 	return NewRunBrief(m, g)
 }
 
+// ItemRow returns the row of item i (see NewRunRow), runDir as its
+// directory: of its brief as written (Written), else of its records read
+// from its run directory, for a completed item; of the item alone when it
+// has no readable record.
+func (s *Suite) ItemRow(i int, runDir string) RunRow {
+	it := s.Manifest.Items[i]
+	var b *RunBrief
+	if it.RunDir != "" && it.Status == ItemCompleted {
+		if i < len(s.Written) && s.Written[i] != nil {
+			b = s.Written[i]
+		} else if m, g := s.ItemRecord(i); m != nil {
+			b = rowBrief(m, g) // a row reads no identity hash nor metrics
+		}
+	}
+	return newRunRowOf(it.CaseID, it.Repetition, it.Verdict(), runDir, b, it.Error)
+}
+
 // ItemRecord reads the run.json and grading.json of item i from its run
 // directory (ReadMetadata); nil when the item has no run directory or its
 // record cannot be read. A suite just recorded keeps only their briefs
