@@ -248,3 +248,48 @@ func TestUnsealedRecordsAndMissingKeys(t *testing.T) {
 	assert.Equal(t, cli.ExitFailed, code, errOut)
 	_ = key
 }
+
+// A run's record forged alone, its suite's files untouched: the suite's
+// view and report never show the forged run as a run, nor figures it does
+// not have; they name the run and the file, and exit non-zero. A
+// comparison of the suites reads their sealed summaries, which stand.
+func TestAForgedRunIsRefusedInItsSuite(t *testing.T) {
+	reg := registry(t)
+	_, suiteA, suiteB, _, runB := failingSuites(t)
+	editJSON(t, filepath.Join(runB, record.GradingFile), func(m map[string]any) {
+		m["casePassed"], m["caseScore"] = true, 1.0
+	})
+
+	code, out, errOut := run(t, reg, "view", suiteB)
+	assert.Equal(t, cli.ExitUsage, code, out)
+	assert.Contains(t, errOut, "changed since it was sealed")
+	assert.Contains(t, errOut, runB)
+	row := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "color ") {
+			row = l
+			break
+		}
+	}
+	fields := strings.Fields(row)
+	require.Len(t, fields, 8, out)
+	assert.Equal(t, []string{"FAIL", "-", "-", "-", "-"}, fields[2:7], "the suite's verdict, and no figure the record cannot give: %s", out)
+	assert.Contains(t, out, "its record cannot be read")
+
+	code, out, errOut = run(t, reg, "view", "-json", suiteB)
+	assert.Equal(t, cli.ExitUsage, code, out)
+	var rep struct {
+		Runs []record.RunRow `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), errOut)
+	require.Len(t, rep.Runs, 1)
+	assert.Contains(t, rep.Runs[0].RecordError, "changed since it was sealed")
+
+	code, out, errOut = run(t, reg, "report", "-html", filepath.Join(t.TempDir(), "s.html"), suiteB)
+	assert.NotEqual(t, cli.ExitOK, code, out)
+	assert.Contains(t, errOut, "changed since it was sealed")
+
+	code, out, errOut = run(t, reg, "compare", suiteA, suiteB)
+	assert.Equal(t, cli.ExitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "0 pass → fail, 0 fail → pass")
+}

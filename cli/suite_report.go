@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -48,9 +49,18 @@ type SuiteReport struct {
 var displayPath = casefiles.DisplayPath
 
 // newSuiteReport reads the records of the suite's runs into its rows.
+// Refused, when not nil, is the first run record that must not be read
+// (changed since it was sealed, or under a key that cannot be used), and
+// refusedRuns how many there are: their rows hold only what the suite's
+// own record says.
 func newSuiteReport(suite *record.Suite) SuiteReport {
+	rep, _, _ := newSuiteReportChecked(suite)
+	return rep
+}
+
+func newSuiteReportChecked(suite *record.Suite) (rep SuiteReport, refusedRuns int, refused error) {
 	dir, m, s := suite.Dir, suite.Manifest, suite.Summary
-	rep := SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []record.RunRow{},
+	rep = SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []record.RunRow{},
 		Label: m.Label, GitBranch: m.GitBranch}
 	if m.EndedAt != nil {
 		rep.DurationMS = m.EndedAt.Sub(m.StartedAt).Milliseconds()
@@ -60,7 +70,12 @@ func newSuiteReport(suite *record.Suite) SuiteReport {
 	}
 	rep.CleanupError = m.CleanupError
 	for i := range m.Items {
-		row := suite.ItemRow(i, displayPath(suite.RunDir(i))) // as written, when the suite was just run
+		row, err := suite.ItemRow(i, displayPath(suite.RunDir(i))) // as written, when the suite was just run
+		if errors.Is(err, record.ErrSealBroken) || errors.Is(err, record.ErrSealKey) {
+			if refusedRuns++; refused == nil {
+				refused = err
+			}
+		}
 		if row.AgentTokens != nil {
 			rep.AgentTokens = addTokens(rep.AgentTokens, *row.AgentTokens)
 		}
@@ -70,7 +85,7 @@ func newSuiteReport(suite *record.Suite) SuiteReport {
 		rep.Totals = &s.Totals
 	}
 	rep.PassK = record.SuitePassK(m.Items, m.Repetitions)
-	return rep
+	return rep, refusedRuns, refused
 }
 
 func addTokens(sum *int64, n int64) *int64 {
@@ -112,7 +127,7 @@ func (rep SuiteReport) writeText(w io.Writer) {
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
 		}
-		if r.Verdict != record.VerdictNotRun {
+		if r.Verdict != record.VerdictNotRun && r.RecordError == "" {
 			dur, tokens = durationText(r.DurationMS), tokenCount(r.AgentTokens)
 		}
 		if r.ExitReason != "" {
@@ -167,6 +182,9 @@ func (rep SuiteReport) writeText(w io.Writer) {
 // prints them under the item).
 func problemLines(r record.RunRow) []string {
 	var out []string
+	if r.RecordError != "" {
+		out = append(out, "its record cannot be read: "+r.RecordError)
+	}
 	if r.Reason != "" {
 		out = append(out, r.Reason)
 	}

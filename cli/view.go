@@ -104,12 +104,25 @@ func view(e *env, o viewOptions, args []string) int {
 				e.errorf("%v", err)
 				return ExitUsage
 			}
+			rep, refusedRuns, refused := newSuiteReportChecked(s)
+			code := ExitOK
 			if o.json {
-				return e.writeJSON(newSuiteReport(s))
+				code = e.writeJSON(rep)
+			} else {
+				rep.writeText(e.stdout)
+				fmt.Fprintf(e.stdout, "seal: %s\n", sealText(seal))
 			}
-			newSuiteReport(s).writeText(e.stdout)
-			fmt.Fprintf(e.stdout, "seal: %s\n", sealText(seal))
-			return ExitOK
+			// The suite's own files are as sealed; a run's record that is
+			// not is refused, and so is the view.
+			if refused != nil && code == ExitOK {
+				if refusedRuns == 1 {
+					e.errorf("view: a run record of the suite is refused (its row holds only what the suite's own record says): %v", refused)
+				} else {
+					e.errorf("view: %d run records of the suite are refused (their rows hold only what the suite's own record says); the first: %v", refusedRuns, refused)
+				}
+				return ExitUsage
+			}
+			return code
 		}
 		r, err := record.ReadRun(dir, record.ReadOptions{Events: true})
 		if err != nil {

@@ -29,6 +29,11 @@ type RunRow struct {
 	// RunDir is the run's directory (the CLI shows it relative to the
 	// working directory when it is under it).
 	RunDir string `json:"runDir,omitempty"`
+	// RecordError is why the run's record could not be read (a file changed
+	// since it was sealed, a file missing): the row then holds only what
+	// the suite's own record says of the run (its verdict), none of the
+	// run's figures.
+	RecordError string `json:"recordError,omitempty"`
 }
 
 // FailedAssertion is an assertion that did not pass: its id and why, in

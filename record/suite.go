@@ -134,18 +134,28 @@ func (s *Suite) ItemBrief(i int) *RunBrief {
 // ItemRow returns the row of item i (see NewRunRow), runDir as its
 // directory: of its brief as written (Written), else of its records read
 // from its run directory, for a completed item; of the item alone when it
-// has no readable record.
-func (s *Suite) ItemRow(i int, runDir string) RunRow {
+// has no readable record, with why in the row's RecordError and as the
+// error (an ErrSealBroken for a record changed since it was sealed).
+func (s *Suite) ItemRow(i int, runDir string) (RunRow, error) {
 	it := s.Manifest.Items[i]
 	var b *RunBrief
+	var readErr error
 	if it.RunDir != "" && it.Status == ItemCompleted {
 		if i < len(s.Written) && s.Written[i] != nil {
 			b = s.Written[i]
-		} else if m, g := s.ItemRecord(i); m != nil {
-			b = rowBrief(m, g) // a row reads no identity hash nor metrics
+		} else {
+			var m *Metadata
+			var g *Grading
+			if m, g, readErr = s.itemRecord(i); m != nil {
+				b = rowBrief(m, g) // a row reads no identity hash nor metrics
+			}
 		}
 	}
-	return newRunRowOf(it.CaseID, it.Repetition, it.Verdict(), runDir, b, it.Error)
+	row := newRunRowOf(it.CaseID, it.Repetition, it.Verdict(), runDir, b, it.Error)
+	if readErr != nil {
+		row.RecordError = readErr.Error()
+	}
+	return row, readErr
 }
 
 // ItemRecord reads the run.json and grading.json of item i from its run
@@ -153,15 +163,21 @@ func (s *Suite) ItemRow(i int, runDir string) RunRow {
 // record cannot be read. A suite just recorded keeps only their briefs
 // (Written, ItemBrief).
 func (s *Suite) ItemRecord(i int) (*Metadata, *Grading) {
+	m, g, _ := s.itemRecord(i)
+	return m, g
+}
+
+// itemRecord is ItemRecord with the reason a record cannot be read.
+func (s *Suite) itemRecord(i int) (*Metadata, *Grading, error) {
 	dir := s.RunDir(i)
 	if dir == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	m, g, err := ReadMetadata(dir)
 	if err != nil {
-		return nil, nil
+		return nil, nil, err
 	}
-	return m, g
+	return m, g, nil
 }
 
 // RunDir returns the absolute (or root-relative) run directory of item i.

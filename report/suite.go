@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -173,7 +174,10 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 		}
 		ran++
 		cb.ran++
-		row, measured := runRow(it, verdict, runDir, samples[i])
+		row, measured, err := runRow(it, verdict, runDir, samples[i])
+		if err != nil {
+			return nil, fmt.Errorf("report: suite %s: %w", dir, err)
+		}
 		cell.Title = cellTitle(row)
 		switch verdict {
 		case record.VerdictPass:
@@ -257,7 +261,9 @@ func suitePage(ctx context.Context, dir string, o Options, ln links) (*SuitePage
 	}
 	p.Tags, p.Clusters, p.Verdicts = sortedKeys(tags), sortedKeys(clusters), sortedKeys(verdicts)
 	if ln == nil {
-		embedRuns(p, s, o, embedCandidates)
+		if err := embedRuns(p, s, o, embedCandidates); err != nil {
+			return nil, fmt.Errorf("report: suite %s: %w", dir, err)
+		}
 	}
 	caseLinks(p, ln)
 	if ln == nil {
@@ -289,22 +295,27 @@ func cssName(v record.Verdict) string { return strings.ReplaceAll(string(v), " "
 // measurements. A run that passed and whose measurements the suite's
 // summary holds is not read again: its row takes them from the summary
 // (what record.RunMetrics gave when the suite ended). Any other run's row
-// is built from its records; an unreadable run's says what the manifest
-// and summary say.
-func runRow(it record.SuiteItem, v record.Verdict, runDir string, sm *record.Sample) (record.RunRow, bool) {
+// is built from its records; an unreadable run's (a run directory
+// removed) says what the manifest and summary say, and a record changed
+// since it was sealed is refused (refused): an error.
+func runRow(it record.SuiteItem, v record.Verdict, runDir string, sm *record.Sample) (record.RunRow, bool, error) {
 	if runDir != "" && (v != record.VerdictPass || sm == nil || sm.Metrics == nil) {
-		if meta, g, _ := record.ReadMetadata(runDir); meta != nil {
-			return record.NewRunRow(it.CaseID, it.Repetition, v, runDir, meta, g, it.Error), true
+		meta, g, err := record.ReadMetadata(runDir)
+		if refused(err) {
+			return record.RunRow{}, false, err
+		}
+		if meta != nil {
+			return record.NewRunRow(it.CaseID, it.Repetition, v, runDir, meta, g, it.Error), true, nil
 		}
 	}
 	row := record.NewRunRow(it.CaseID, it.Repetition, v, runDir, nil, nil, it.Error)
 	row.ExitReason, row.Score = it.ExitReason, it.Score
 	if sm == nil {
-		return row, false
+		return row, false, nil
 	}
 	row.Score = sm.Score
 	if sm.Metrics == nil {
-		return row, false
+		return row, false, nil
 	}
 	row.DurationMS = int64(sm.Metrics["durationMs"])
 	if total, ok := sm.Metrics["agent.total"]; ok {
@@ -314,7 +325,7 @@ func runRow(it record.SuiteItem, v record.Verdict, runDir string, sm *record.Sam
 	if c, ok := sm.Metrics["cost.usd"]; ok {
 		row.AgentCostUSD = &c
 	}
-	return row, true
+	return row, true, nil
 }
 
 // cellTitle is a run's cell's title: its repetition and verdict, how it
@@ -419,7 +430,13 @@ func passRateInterval(order []string, byCase map[string]*caseBuild) string {
 
 // embedRuns adds the details of the runs that did not pass, then of the
 // others, up to the cap.
-func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) {
+// refused reports whether err is a record that must not be read: changed
+// since it was sealed, or sealed under a key that cannot be used.
+func refused(err error) bool {
+	return errors.Is(err, record.ErrSealBroken) || errors.Is(err, record.ErrSealKey)
+}
+
+func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) error {
 	items := s.Manifest.Items
 	picked := slices.Clone(notPassed)
 	if len(picked) < o.MaxEmbeddedRuns {
@@ -446,6 +463,9 @@ func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) {
 			continue
 		}
 		r, err := record.ReadRun(dir, record.ReadOptions{Events: true})
+		if refused(err) {
+			return err
+		}
 		if err != nil {
 			continue
 		}
@@ -478,6 +498,7 @@ func embedRuns(p *SuitePage, s *record.Suite, o Options, notPassed []int) {
 			p.Cases[ci].Runs[ri].Href = "#" + a
 		}
 	}
+	return nil
 }
 
 // readCase reads a run's case.json, checked against the run's seal.
