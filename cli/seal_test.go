@@ -293,3 +293,26 @@ func TestAForgedRunIsRefusedInItsSuite(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code, "%s%s", out, errOut)
 	assert.Contains(t, out, "0 pass → fail, 0 fail → pass")
 }
+
+// A run's artifact changed after the fact, its JSON files untouched (the
+// seal covers artifacts.json, which fingerprints the artifacts): the
+// run's view, comparison and report refuse it, as grading again does.
+func TestAChangedArtifactIsRefused(t *testing.T) {
+	reg := registry(t)
+	_, _, _, runA, runB := failingSuites(t)
+	require.NoError(t, os.WriteFile(filepath.Join(runB, record.ArtifactsDir, "color.txt"), []byte("red"), 0o600))
+	refused := func(name string, code int, out, errOut string) {
+		t.Helper()
+		assert.Equal(t, cli.ExitUsage, code, "%s: %s", name, out)
+		assert.Contains(t, errOut, "evidence changed since it was recorded", name)
+		assert.Contains(t, errOut, filepath.Join(runB, record.ArtifactsDir, "color.txt"), name)
+	}
+	code, out, errOut := run(t, reg, "view", runB)
+	refused("view run", code, out, errOut)
+	code, out, errOut = run(t, reg, "compare", runA, runB)
+	refused("compare runs", code, out, errOut)
+	code, out, errOut = run(t, reg, "report", "-html", filepath.Join(t.TempDir(), "r.html"), runB)
+	refused("report run", code, out, errOut)
+	code, out, errOut = run(t, reg, "grade", runB)
+	refused("grade", code, out, errOut)
+}

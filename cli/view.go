@@ -69,7 +69,7 @@ func viewFlags(fs *flag.FlagSet) action {
 		if *labelsPath != "" {
 			return e.usageError("view", "-labels goes with -serve")
 		}
-		return view(e, viewOptions{root: root, limit: *limit, events: *events, verbose: *verbose, json: *asJSON}, args)
+		return view(ctx, e, viewOptions{root: root, limit: *limit, events: *events, verbose: *verbose, json: *asJSON}, args)
 	}
 }
 
@@ -81,7 +81,7 @@ type viewOptions struct {
 	json    bool
 }
 
-func view(e *env, o viewOptions, args []string) int {
+func view(ctx context.Context, e *env, o viewOptions, args []string) int {
 	switch len(args) {
 	case 0:
 		return listRecords(e, o)
@@ -127,6 +127,11 @@ func view(e *env, o viewOptions, args []string) int {
 		r, err := record.ReadRun(dir, record.ReadOptions{Events: true})
 		if err != nil {
 			e.errorf("%v", err)
+			return ExitUsage
+		}
+		// Its artifacts and events are the ones run.json fingerprints.
+		if _, err := record.VerifyEvidence(ctx, r); err != nil {
+			e.errorf("view: %v", err)
 			return ExitUsage
 		}
 		if o.json {

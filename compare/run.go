@@ -170,6 +170,10 @@ func readRun(ctx context.Context, dir string) (*record.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
+	// Its artifacts and events are the ones run.json fingerprints.
+	if _, err := record.VerifyEvidence(ctx, r); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -96,11 +97,26 @@ type ArtifactRow struct {
 // Run reads the run directory dir (events included) into its page.
 func Run(dir string, opts Options) (*RunPage, error) {
 	o := opts.withDefaults()
+	r, err := readVerifiedRun(context.Background(), dir)
+	if err != nil {
+		return nil, err
+	}
+	return runPage(r, o, o.MaxEvents), nil
+}
+
+// readVerifiedRun reads the run directory dir, events included, and
+// checks that its artifacts and events are the ones its run.json
+// fingerprints (record.VerifyEvidence): a run changed after the fact is
+// refused.
+func readVerifiedRun(ctx context.Context, dir string) (*record.Run, error) {
 	r, err := record.ReadRun(dir, record.ReadOptions{Events: true})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	return runPage(r, o, o.MaxEvents), nil
+	if _, err := record.VerifyEvidence(ctx, r); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return r, nil
 }
 
 // runPage builds the page of r, showing at most maxEvents events (0: all).

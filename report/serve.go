@@ -140,7 +140,7 @@ func (s *server) run(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	rec, err := record.ReadRun(dir, record.ReadOptions{Events: true})
+	rec, err := readVerifiedRun(r.Context(), dir)
 	if err != nil {
 		fail(w, err)
 		return
@@ -156,7 +156,7 @@ func (s *server) pair(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
 		}
-		if runs[i], err = record.ReadRun(dir, record.ReadOptions{Events: true}); err != nil {
+		if runs[i], err = readVerifiedRun(r.Context(), dir); err != nil {
 			fail(w, err)
 			return
 		}
