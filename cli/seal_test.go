@@ -316,3 +316,48 @@ func TestAChangedArtifactIsRefused(t *testing.T) {
 	code, out, errOut = run(t, reg, "grade", runB)
 	refused("grade", code, out, errOut)
 }
+
+// A sealed record copied over another run's or suite's directory (a
+// replay: every file as the harness sealed it, but another record's) is
+// refused: a record is read only in the directory it was sealed for.
+func TestARecordCopiedOverAnotherIsRefused(t *testing.T) {
+	reg := registry(t)
+	_, suiteA, suiteB, runA, runB := failingSuites(t)
+	replace := func(from, to string) {
+		t.Helper()
+		require.NoError(t, os.RemoveAll(to))
+		require.NoError(t, os.CopyFS(to, os.DirFS(from)))
+	}
+	replace(runA, runB)
+	replace(suiteA, suiteB)
+
+	_, err := record.ReadRun(runB)
+	require.ErrorIs(t, err, record.ErrSealBroken)
+	_, err = record.ReadSuite(suiteB)
+	require.ErrorIs(t, err, record.ErrSealBroken)
+	_, err = record.VerifySeal(runB)
+	require.ErrorIs(t, err, record.ErrSealBroken)
+
+	refused := func(name string, code int, out, errOut, dir string) {
+		t.Helper()
+		assert.Equal(t, cli.ExitUsage, code, "%s: %s", name, out)
+		assert.Contains(t, errOut, "sealed for", name)
+		assert.Contains(t, errOut, dir, name)
+	}
+	code, out, errOut := run(t, reg, "view", runB)
+	refused("view run", code, out, errOut, runB)
+	code, out, errOut = run(t, reg, "view", suiteB)
+	refused("view suite", code, out, errOut, suiteB)
+	code, out, errOut = run(t, reg, "compare", runA, runB)
+	refused("compare runs", code, out, errOut, runB)
+	code, out, errOut = run(t, reg, "compare", suiteA, suiteB)
+	refused("compare suites", code, out, errOut, suiteB)
+	code, out, errOut = run(t, reg, "grade", runB)
+	refused("grade", code, out, errOut, runB)
+
+	// The original records still read where they were sealed.
+	_, err = record.ReadRun(runA)
+	require.NoError(t, err)
+	_, err = record.ReadSuite(suiteA)
+	require.NoError(t, err)
+}

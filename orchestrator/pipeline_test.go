@@ -258,7 +258,11 @@ func TestSuiteSummaryFromMemoryIsTheRecordsOnDisk(t *testing.T) {
 		fromDisk := onDisk.ItemBrief(i)
 		require.NotNil(t, fromDisk, "item %d", i)
 		assert.Empty(t, cmp.Diff(fromDisk, res.Written[i], cmp.AllowUnexported(record.RunBrief{})), "the brief of item %d", i)
-		assert.Empty(t, cmp.Diff(onDisk.ItemRow(i, "d"), res.ItemRow(i, "d")), "the row of item %d", i)
+		diskRow, err := onDisk.ItemRow(i, "d")
+		require.NoError(t, err)
+		memRow, err := res.ItemRow(i, "d")
+		require.NoError(t, err)
+		assert.Empty(t, cmp.Diff(diskRow, memRow), "the row of item %d", i)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 
 // AttemptsDir is the directory of a run's record holding the records of
 // its earlier attempts, one directory per attempt: attempts/1, ...
-const AttemptsDir = "attempts"
+const AttemptsDir = record.AttemptsDir
 
 // attempt runs p, and again, up to Options.Retries more times, while a
 // run fails for infrastructure before the agent did anything (see

@@ -173,6 +173,11 @@ func readMetadata(dir string) (*Metadata, *Grading, *sealCheck, error) {
 	if err := sc.unsealedErr(&complete); err != nil {
 		return nil, nil, nil, err
 	}
+	if sc.seal != nil {
+		if err := checkPlace(dir, "run", meta.RunID); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	var g Grading
 	ok, err = sc.readJSON(GradingFile, &g)
 	if err != nil {

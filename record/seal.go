@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -328,7 +329,66 @@ func VerifySeal(dir string) (SealState, error) {
 			return "", err
 		}
 	}
+	var id struct {
+		RunID   string `json:"runId"`
+		SuiteID string `json:"suiteId"`
+	}
+	switch sc.seal.Kind {
+	case "suite":
+		if _, err := readJSONOptional(filepath.Join(dir, SuiteFile), &id); err == nil {
+			if err := checkPlace(dir, "suite", id.SuiteID); err != nil {
+				return "", err
+			}
+		}
+	default:
+		if _, err := readJSONOptional(filepath.Join(dir, MetadataFile), &id); err == nil {
+			if err := checkPlace(dir, "run", id.RunID); err != nil {
+				return "", err
+			}
+		}
+	}
 	return SealVerified, nil
+}
+
+// AttemptsDir is the directory of a run's record holding the records of
+// its earlier attempts (a retried run), one directory per attempt:
+// attempts/1, ...
+const AttemptsDir = "attempts"
+
+// checkPlace refuses a sealed record read in another directory than the
+// one it was sealed for: a run's run.json names its run by its path under
+// the runs root (RunID), a suite's suite.json by its directory's name
+// (SuiteID). A record copied over another, every file as sealed, would
+// otherwise read as the other. A runs root moved or copied whole keeps
+// them.
+func checkPlace(dir, kind, id string) error {
+	if id == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	abs = filepath.ToSlash(filepath.Clean(abs))
+	var ok bool
+	switch kind {
+	case "suite":
+		ok = path.Base(abs) == id
+	default:
+		ok = abs == id || strings.HasSuffix(abs, "/"+strings.TrimPrefix(id, "/"))
+		if !ok && path.Base(path.Dir(abs)) == AttemptsDir {
+			// An earlier attempt of a retried run, moved into the run's
+			// attempts directory: sealed for its own directory beside the
+			// run's, under the same case and driver.
+			caseDriver := path.Dir(path.Dir(path.Dir(abs)))
+			ok = strings.HasSuffix(caseDriver, "/"+strings.TrimPrefix(path.Dir(id), "/"))
+		}
+	}
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds the record sealed for the %s %q, not for this directory: a record moved or copied over another is not read (fix: put the record back where it was made, or run the case again)",
+		ErrSealBroken, dir, kind, id)
 }
 
 // sealCheck is the verified seal of one record directory (seal nil when

@@ -209,6 +209,11 @@ func ReadSuite(dir string) (*Suite, error) {
 	if !ok {
 		return nil, fmt.Errorf("record: %s is not a suite directory: it has no %s", dir, SuiteFile)
 	}
+	if sc.seal != nil {
+		if err := checkPlace(dir, "suite", m.SuiteID); err != nil {
+			return nil, err
+		}
+	}
 	s := &Suite{Dir: dir, Manifest: &m, Seal: sc.state()}
 	var sum SuiteSummary
 	if ok, err := sc.readJSON(SuiteSummaryFile, &sum); err != nil {
