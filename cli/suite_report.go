@@ -49,15 +49,15 @@ type SuiteReport struct {
 var displayPath = casefiles.DisplayPath
 
 // newSuiteReport reads the records of the suite's runs into its rows.
-// Refused, when not nil, is the first run record that must not be read
-// (changed since it was sealed, or under a key that cannot be used), and
-// refusedRuns how many there are: their rows hold only what the suite's
-// own record says.
 func newSuiteReport(suite *record.Suite) SuiteReport {
 	rep, _, _ := newSuiteReportChecked(suite)
 	return rep
 }
 
+// newSuiteReportChecked is newSuiteReport, with the first run record that
+// must not be read (changed since it was sealed, or under a key that
+// cannot be used) and how many there are: their rows hold only what the
+// suite's own record says.
 func newSuiteReportChecked(suite *record.Suite) (rep SuiteReport, refusedRuns int, refused error) {
 	dir, m, s := suite.Dir, suite.Manifest, suite.Summary
 	rep = SuiteReport{Schema: "lux.suite/v1", Dir: displayPath(dir), SuiteID: m.SuiteID, Status: m.LiveStatus(), Runs: []record.RunRow{},
