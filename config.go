@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/luxeval/lux/internal/jsonerr"
@@ -351,9 +352,22 @@ func knownFieldsHint(key string, index map[string][]int) string {
 	return "known fields: " + strings.Join(names, ", ")
 }
 
+// fieldIndexes caches fieldIndex by type: the maps are only read.
+var fieldIndexes sync.Map // reflect.Type → map[string][]int
+
 // fieldIndex maps the JSON names of t's fields (following embedded
-// structs the way encoding/json does) to their indexes.
+// structs the way encoding/json does) to their indexes. The map is shared:
+// callers only read it.
 func fieldIndex(t reflect.Type) map[string][]int {
+	if m, ok := fieldIndexes.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m, _ := fieldIndexes.LoadOrStore(t, buildFieldIndex(t))
+	return m.(map[string][]int)
+}
+
+// buildFieldIndex is fieldIndex uncached.
+func buildFieldIndex(t reflect.Type) map[string][]int {
 	out := map[string][]int{}
 	var walk func(t reflect.Type, prefix []int)
 	walk = func(t reflect.Type, prefix []int) {
