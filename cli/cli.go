@@ -23,11 +23,15 @@
 // Exit status: 0 on success, 1 when a case did not pass or a comparison
 // found a regression, 2 on a usage or input error, 130 when interrupted.
 //
-// Main owns the process it runs in: unless GOGC or GOMEMLIMIT is set in
+// Main owns the process it runs in. Unless GOGC or GOMEMLIMIT is set in
 // the environment, it runs the garbage collector at GOGC=50 while the live
 // heap is under 2 MiB (a heap floor of 2 MiB instead of the runtime's
 // 4 MiB: a suite's live heap is about a MiB), and at the default from
-// there up.
+// there up. On Linux, the commands that run suites (run, experiment,
+// optimize) drop the process's mappings of its executable's code and
+// read-only data before they start: the packages' initialisation touches
+// nearly all of it, a command's own work a part, and the pages stay in the
+// page cache to be mapped again on their next use.
 package cli
 
 import (
@@ -39,9 +43,10 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
-	"github.com/luxeval/lux/internal/heapfloor"
+	"github.com/luxeval/lux/internal/footprint"
 
 	"github.com/luxeval/lux"
 )
@@ -96,6 +101,13 @@ func lookup(cmds []command, name string) (command, bool) {
 	return command{}, false
 }
 
+// startupOver is called first by the commands that run suites (run,
+// experiment, optimize): once per process, it drops the process's mappings
+// of its executable's code and read-only data, which the packages'
+// initialisation touched nearly all of, so that the resident set holds
+// what the command goes on to execute (see footprint.ReleaseStartupPages).
+var startupOver = sync.OnceFunc(func() { _, _ = footprint.ReleaseStartupPages() })
+
 // Main runs the command line with args (without the program name) and
 // returns the exit status. SIGINT and SIGTERM cancel ctx's work: runs in
 // flight stop and are still recorded.
@@ -106,7 +118,7 @@ func Main(ctx context.Context, reg *lux.Registry, args []string, stdout, stderr 
 // MainWith is Main with what a custom build adds: more commands, and
 // the executors -executor names (see Extension).
 func MainWith(ctx context.Context, reg *lux.Registry, ext Extension, args []string, stdout, stderr io.Writer) int {
-	heapfloor.Start()
+	footprint.LowerHeapFloor()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{reg: reg, stdout: stdout, stderr: stderr, ext: ext}

@@ -61,6 +61,7 @@ func experimentFlags(fs *flag.FlagSet) action {
 	var proj projectFlags
 	proj.register(fs, false)
 	return func(ctx context.Context, e *env, args []string) int {
+		startupOver()
 		opts := experiment.Options{RunsRoot: root, Concurrency: *jobs, Force: *force}
 		xroot := root
 		if *resume != "" { // the runs go beside the ledger, <root>/.experiments/<id>

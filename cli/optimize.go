@@ -47,6 +47,7 @@ func optimizeFlags(fs *flag.FlagSet) action {
 	var proj projectFlags
 	proj.register(fs, false)
 	return func(ctx context.Context, e *env, args []string) int {
+		startupOver()
 		if len(args) != 1 {
 			return e.usageError("optimize", "give one campaign file (with -resume, the campaign the search was started with)")
 		}

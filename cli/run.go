@@ -249,6 +249,7 @@ baseline, until a sequential test decides it regressed, held or improved
 }
 
 func runSuite(ctx context.Context, e *env, f *runFlags, args []string) int {
+	startupOver()
 	if err := f.confirm.check(f); err != nil {
 		e.errorf("%v", err)
 		return ExitUsage
