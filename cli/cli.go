@@ -24,8 +24,8 @@
 // found a regression, 2 on a usage or input error, 130 when interrupted.
 //
 // Main owns the process it runs in. Unless GOGC or GOMEMLIMIT is set in
-// the environment, it runs the garbage collector at GOGC=50 while the live
-// heap is under 2 MiB (a heap floor of 2 MiB instead of the runtime's
+// the environment, it runs the garbage collector at GOGC=75 while the live
+// heap is under 2 MiB (a heap floor of 3 MiB instead of the runtime's
 // 4 MiB: a suite's live heap is about a MiB), and at the default from
 // there up. On Linux, the commands that run suites (run, experiment,
 // optimize) drop the process's mappings of its executable's code and

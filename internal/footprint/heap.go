@@ -27,7 +27,7 @@ import (
 
 // The two settings and the live heap that switches between them.
 const (
-	Low    = 50
+	Low    = 75
 	High   = 100
 	Switch = 2 << 20
 	Back   = 3 << 19 // 1.5 MiB
