@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/luxeval/lux/sandbox"
+
 	"github.com/luxeval/lux"
 	"github.com/luxeval/lux/assertion"
 )
@@ -41,7 +43,12 @@ type fakeConfig struct {
 	Scenario     string           `json:"scenario"`
 	Capabilities []lux.Capability `json:"capabilities,omitempty"`
 	Idle         int              `json:"idle,omitempty"`
+	// Gated makes the driver a GatedStarter: its Start calls the run's
+	// sandbox Gate before it starts the agent, as the sandbox does.
+	Gated bool `json:"gated,omitempty"`
 }
+
+func (c *fakeConfig) StartsAtGate() bool { return c.Gated }
 
 var fakeDriver = &lux.DriverPlugin{
 	Name: "fake",
@@ -75,6 +82,11 @@ func (c *fakeConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Session
 	scenariosMu.Unlock()
 	if f == nil {
 		return nil, fmt.Errorf("no scenario %q", c.Scenario)
+	}
+	if box := sandbox.FromContext(ctx); c.Gated && box != nil && box.Gate != nil {
+		if err := box.Gate(ctx); err != nil {
+			return nil, fmt.Errorf("the start was refused at its gate: %w", err)
+		}
 	}
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a := &fakeAgent{info: info, events: make(chan lux.Event), answers: make(chan lux.Answer), exited: make(chan struct{})}
@@ -330,6 +342,19 @@ func testRegistry(t testing.TB) *lux.Registry {
 
 func driverRef(name string, caps ...lux.Capability) *lux.PluginRef {
 	return &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": name, "capabilities": caps}}
+}
+
+// gatedRef is driverRef of a driver that starts its agent at the run's
+// gate (see GatedStarter).
+func gatedRef(name string) *lux.PluginRef {
+	return &lux.PluginRef{Name: "fake", Config: map[string]any{"scenario": name, "gated": true}}
+}
+
+// eachStart runs f for a driver started once the run has its turn, and
+// for one started before it, its agent held at the gate.
+func eachStart(t *testing.T, f func(t *testing.T, ref func(string) *lux.PluginRef)) {
+	t.Run("after-turn", func(t *testing.T) { f(t, func(s string) *lux.PluginRef { return driverRef(s) }) })
+	t.Run("at-gate", func(t *testing.T) { f(t, gatedRef) })
 }
 
 // writeHello is the trivial agent: it writes one file and exits.

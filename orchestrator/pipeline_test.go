@@ -72,56 +72,60 @@ var waitPlugin = &lux.AssertionPlugin{
 // run's agent has started. Run one at a time, it would wait until the
 // test's safety net and fail.
 func TestPipelineOverlapsGradingWithTheNextAgent(t *testing.T) {
-	reg := testRegistry(t)
-	require.NoError(t, reg.RegisterAssertion(waitPlugin))
-	name, secondStarted := addWait(t)
-	var once sync.Once
-	var agents, peak atomic.Int32
-	scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
-		n := agents.Add(1)
-		defer agents.Add(-1)
-		if n > peak.Load() {
-			peak.Store(n)
-		}
-		if a.info.CaseID == "second" {
-			once.Do(func() { close(secondStarted) })
-		}
-		return writeHello(ctx, a)
+	eachStart(t, func(t *testing.T, ref func(string) *lux.PluginRef) {
+		reg := testRegistry(t)
+		require.NoError(t, reg.RegisterAssertion(waitPlugin))
+		name, secondStarted := addWait(t)
+		var once sync.Once
+		var agents, peak atomic.Int32
+		scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+			n := agents.Add(1)
+			defer agents.Add(-1)
+			if n > peak.Load() {
+				peak.Store(n)
+			}
+			if a.info.CaseID == "second" {
+				once.Do(func() { close(secondStarted) })
+			}
+			return writeHello(ctx, a)
+		})
+		o := New(reg, Options{RunsRoot: filepath.Join(t.TempDir(), "runs"), Concurrency: 1})
+		res, err := o.RunSuite(context.Background(), []*lux.Case{
+			{ID: "first", Prompt: "p", Driver: ref(scen), Assertions: []lux.AssertionSpec{{Type: "wait", Config: map[string]any{"name": name}}}},
+			{ID: "second", Prompt: "p", Driver: ref(scen), Assertions: []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"passed": true, "score": 1}}}},
+		})
+		require.NoError(t, err)
+		assert.Equal(t, 2, res.Summary.Totals.Passed, "the first run's grading saw the second agent start")
+		assert.Equal(t, int32(1), peak.Load(), "-j 1 never runs two agents at once")
 	})
-	o := New(reg, Options{RunsRoot: filepath.Join(t.TempDir(), "runs"), Concurrency: 1})
-	res, err := o.RunSuite(context.Background(), []*lux.Case{
-		{ID: "first", Prompt: "p", Driver: driverRef(scen), Assertions: []lux.AssertionSpec{{Type: "wait", Config: map[string]any{"name": name}}}},
-		{ID: "second", Prompt: "p", Driver: driverRef(scen), Assertions: []lux.AssertionSpec{{Type: "fixed", Config: map[string]any{"passed": true, "score": 1}}}},
-	})
-	require.NoError(t, err)
-	assert.Equal(t, 2, res.Summary.Totals.Passed, "the first run's grading saw the second agent start")
-	assert.Equal(t, int32(1), peak.Load(), "-j 1 never runs two agents at once")
 }
 
 // -j N bounds the agents running at once, whatever the runs in flight.
 func TestPipelineBoundsTheAgents(t *testing.T) {
-	var agents, peak atomic.Int32
-	scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
-		n := agents.Add(1)
-		defer agents.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	eachStart(t, func(t *testing.T, ref func(string) *lux.PluginRef) {
+		var agents, peak atomic.Int32
+		scen := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+			n := agents.Add(1)
+			defer agents.Add(-1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
 			}
+			return writeHello(ctx, a)
+		})
+		o := newTestOrchestrator(t, Options{Concurrency: 2})
+		cases := make([]*lux.Case, 12)
+		for i := range cases {
+			cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: ref(scen),
+				Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}
 		}
-		return writeHello(ctx, a)
+		res, err := o.RunSuite(context.Background(), cases)
+		require.NoError(t, err)
+		assert.Equal(t, 12, res.Summary.Totals.Passed)
+		assert.LessOrEqual(t, peak.Load(), int32(2))
 	})
-	o := newTestOrchestrator(t, Options{Concurrency: 2})
-	cases := make([]*lux.Case, 12)
-	for i := range cases {
-		cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: driverRef(scen),
-			Assertions: []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}}
-	}
-	res, err := o.RunSuite(context.Background(), cases)
-	require.NoError(t, err)
-	assert.Equal(t, 12, res.Summary.Totals.Passed)
-	assert.LessOrEqual(t, peak.Load(), int32(2))
 }
 
 // A run waiting for its turn while another's agent runs is not started:
@@ -129,100 +133,104 @@ func TestPipelineBoundsTheAgents(t *testing.T) {
 // clock is advanced past the time limit while the second run waits; it
 // still passes, and starts after the first agent ended.
 func TestPipelineWaitIsNotInTheRunsTime(t *testing.T) {
-	release := make(chan struct{})
-	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
-		if !a.ready(ctx) {
+	eachStart(t, func(t *testing.T, ref func(string) *lux.PluginRef) {
+		release := make(chan struct{})
+		blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+			if !a.ready(ctx) {
+				return nil
+			}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil
+			}
+			if err := a.write("hello.txt", "hello"); err != nil {
+				return err
+			}
+			a.done(ctx, nil)
 			return nil
-		}
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return nil
-		}
-		if err := a.write("hello.txt", "hello"); err != nil {
-			return err
-		}
-		a.done(ctx, nil)
-		return nil
-	})
-	quick := addScenario(t, writeHello)
-	m := &clock.Manual{}
-	ctx, cancel := context.WithTimeout(clock.With(context.Background(), m), time.Minute)
-	defer cancel()
-	o := newTestOrchestrator(t, Options{Concurrency: 1, RunTimeout: 10 * time.Second})
-	hello := []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}
-	type out struct {
-		res *record.Suite
-		err error
-	}
-	done := make(chan out, 1)
-	go func() {
-		res, err := o.RunSuite(ctx, []*lux.Case{
-			{ID: "slow", Prompt: "p", Driver: driverRef(blocking), Assertions: hello},
-			{ID: "quick", Prompt: "p", Driver: driverRef(quick), Assertions: hello},
 		})
-		done <- out{res, err}
-	}()
-	// The first run armed its time limit; the second waits for its turn
-	// and arms none.
-	require.NoError(t, m.WaitScheduled(ctx, 1))
-	m.Advance(9 * time.Second)
-	require.Equal(t, 1, m.Pending(), "only the running run's time limit is armed")
-	m.Advance(0)
-	close(release)
-	r := <-done
-	require.NoError(t, r.err)
-	require.Equal(t, 2, r.res.Summary.Totals.Passed)
-	first, _ := r.res.ItemRecord(0)
-	second, _ := r.res.ItemRecord(1)
-	require.NotNil(t, first.AgentEndedAt)
-	assert.False(t, second.StartedAt.Before(*first.AgentEndedAt), "the second run starts once the first agent is gone")
+		quick := addScenario(t, writeHello)
+		m := &clock.Manual{}
+		ctx, cancel := context.WithTimeout(clock.With(context.Background(), m), time.Minute)
+		defer cancel()
+		o := newTestOrchestrator(t, Options{Concurrency: 1, RunTimeout: 10 * time.Second})
+		hello := []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}
+		type out struct {
+			res *record.Suite
+			err error
+		}
+		done := make(chan out, 1)
+		go func() {
+			res, err := o.RunSuite(ctx, []*lux.Case{
+				{ID: "slow", Prompt: "p", Driver: ref(blocking), Assertions: hello},
+				{ID: "quick", Prompt: "p", Driver: ref(quick), Assertions: hello},
+			})
+			done <- out{res, err}
+		}()
+		// The first run armed its time limit; the second waits for its turn
+		// and arms none.
+		require.NoError(t, m.WaitScheduled(ctx, 1))
+		m.Advance(9 * time.Second)
+		require.Equal(t, 1, m.Pending(), "only the running run's time limit is armed")
+		m.Advance(0)
+		close(release)
+		r := <-done
+		require.NoError(t, r.err)
+		require.Equal(t, 2, r.res.Summary.Totals.Passed)
+		first, _ := r.res.ItemRecord(0)
+		second, _ := r.res.ItemRecord(1)
+		require.NotNil(t, first.AgentEndedAt)
+		assert.False(t, second.StartedAt.Before(*first.AgentEndedAt), "the second run starts once the first agent is gone")
+	})
 }
 
 // A suite cancelled while runs wait for their turn starts none of them:
 // they leave no record and nothing under .live, and are marked skipped.
 func TestPipelineCancelStartsNoWaitingRun(t *testing.T) {
-	started := make(chan struct{})
-	var once sync.Once
-	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
-		once.Do(func() { close(started) })
-		<-ctx.Done()
-		return nil
-	})
-	root := filepath.Join(t.TempDir(), "runs")
-	o := newTestOrchestrator(t, Options{RunsRoot: root, Concurrency: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	cases := make([]*lux.Case, 5)
-	for i := range cases {
-		cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: driverRef(blocking)}
-	}
-	go func() {
-		<-started
-		cancel()
-	}()
-	res, err := o.RunSuite(ctx, cases)
-	require.ErrorIs(t, err, context.Canceled)
-	var completed, skipped int
-	for _, it := range res.Manifest.Items {
-		switch it.Status {
-		case record.ItemCompleted:
-			completed++
-		case record.ItemSkipped:
-			skipped++
+	eachStart(t, func(t *testing.T, ref func(string) *lux.PluginRef) {
+		started := make(chan struct{})
+		var once sync.Once
+		blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+			once.Do(func() { close(started) })
+			<-ctx.Done()
+			return nil
+		})
+		root := filepath.Join(t.TempDir(), "runs")
+		o := newTestOrchestrator(t, Options{RunsRoot: root, Concurrency: 1})
+		ctx, cancel := context.WithCancel(context.Background())
+		cases := make([]*lux.Case, 5)
+		for i := range cases {
+			cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: ref(blocking)}
 		}
-	}
-	assert.Equal(t, 1, completed, "only the run whose agent started is recorded")
-	assert.Equal(t, 4, skipped)
-	runs, err := filepath.Glob(filepath.Join(root, "c*", "*", "*"))
-	require.NoError(t, err)
-	assert.Len(t, runs, 1, "one run directory")
-	caseDirs, err := filepath.Glob(filepath.Join(root, "c*"))
-	require.NoError(t, err)
-	assert.Equal(t, []string{filepath.Join(root, "c0")}, caseDirs, "a run prepared but not started leaves no directory")
-	live, err := os.ReadDir(filepath.Join(root, record.LiveDir))
-	if err == nil {
-		assert.Empty(t, live, ".live holds nothing once the suite ended")
-	}
+		go func() {
+			<-started
+			cancel()
+		}()
+		res, err := o.RunSuite(ctx, cases)
+		require.ErrorIs(t, err, context.Canceled)
+		var completed, skipped int
+		for _, it := range res.Manifest.Items {
+			switch it.Status {
+			case record.ItemCompleted:
+				completed++
+			case record.ItemSkipped:
+				skipped++
+			}
+		}
+		assert.Equal(t, 1, completed, "only the run whose agent started is recorded")
+		assert.Equal(t, 4, skipped)
+		runs, err := filepath.Glob(filepath.Join(root, "c*", "*", "*"))
+		require.NoError(t, err)
+		assert.Len(t, runs, 1, "one run directory")
+		caseDirs, err := filepath.Glob(filepath.Join(root, "c*"))
+		require.NoError(t, err)
+		assert.Equal(t, []string{filepath.Join(root, "c0")}, caseDirs, "a run prepared but not started leaves no directory")
+		live, err := os.ReadDir(filepath.Join(root, record.LiveDir))
+		if err == nil {
+			assert.Empty(t, live, ".live holds nothing once the suite ended")
+		}
+	})
 }
 
 // The summary built from the records as written is the one built from
@@ -324,4 +332,27 @@ func TestManifestWaitGrowsWithTheManifest(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, manifestWait(c.took), "a write that took %s", c.took)
 	}
+}
+
+// A driver that starts at the gate but fails before it reaches it (here:
+// an unknown scenario) still has its run recorded, having taken its turn,
+// and the run after it runs.
+func TestGatedStartFailingBeforeTheGateIsRecorded(t *testing.T) {
+	quick := addScenario(t, writeHello)
+	o := newTestOrchestrator(t, Options{Concurrency: 1})
+	hello := []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}
+	res, err := o.RunSuite(context.Background(), []*lux.Case{
+		{ID: "broken", Prompt: "p", Driver: gatedRef("no such scenario"), Assertions: hello},
+		{ID: "quick", Prompt: "p", Driver: gatedRef(quick), Assertions: hello},
+	})
+	require.NoError(t, err)
+	broken, _ := res.ItemRecord(0)
+	require.NotNil(t, broken)
+	assert.Equal(t, lux.ExitError, broken.ExitReason)
+	assert.Equal(t, "start-failed", broken.Driver.AgentID)
+	quickRun, _ := res.ItemRecord(1)
+	require.NotNil(t, quickRun)
+	assert.Equal(t, lux.ExitDone, quickRun.ExitReason)
+	assert.False(t, quickRun.StartedAt.Before(broken.StartedAt))
+	assert.Equal(t, 1, res.Summary.Totals.Passed)
 }

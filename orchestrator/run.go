@@ -144,33 +144,61 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 		},
 	}
 	// The run is prepared, then waits for its turn (see agentGate): it
-	// starts once it has it, and not at all when ctx ends first.
+	// starts once it has it, and not at all when ctx ends first. A driver
+	// that starts its agent at the sandbox's gate (see GatedStarter) is
+	// started before the turn, its agent held at the gate until the turn
+	// comes (see startGate).
 	r.prepare(ctx)
-	if err := info.turn.acquire(ctx); err != nil {
-		r.discard()
-		return nil, errNotStarted
-	}
-	// It starts now: its startedAt, time limit and durations hold neither
-	// its preparation nor the wait for its turn (the directory's name is
-	// when it was prepared).
-	r.meta.StartedAt = time.Now().UTC()
-	if info.started != nil {
-		info.started()
+	var gate *startGate
+	if r.gatedStart(info.turn) {
+		gate = &startGate{ctx: ctx, turn: info.turn}
+	} else {
+		if err := info.turn.acquire(ctx); err != nil {
+			r.discard()
+			return nil, errNotStarted
+		}
+		r.startNow(time.Now().UTC(), info)
 	}
 	// limit bounds the wait for plugin calls that ignore ctx's cancellation.
 	limit, release := safecall.After(ctx, o.opts.CleanupTimeout)
 	defer release()
 	// The run's wall-clock limit covers setup and the agent; collecting,
-	// grading and the record are done after it, with ctx.
+	// grading and the record are done after it, with ctx. It runs from
+	// the run's start: at its gate, when it has one.
 	timeout := o.opts.RunTimeout
 	if p.c.Timeout > 0 {
 		timeout = p.c.Timeout.D()
 	}
-	runCtx, stopClock := clock.WithTimeoutCause(ctx, timeout, &runTimeout{limit: timeout})
+	var runCtx context.Context
+	var stopClock context.CancelFunc
+	if gate != nil {
+		runCtx, gate.startClock, stopClock = clock.WithDeferredTimeout(ctx, timeout, &runTimeout{limit: timeout})
+	} else {
+		runCtx, stopClock = clock.WithTimeoutCause(ctx, timeout, &runTimeout{limit: timeout})
+	}
 	defer stopClock()
 	runLimit, releaseRun := safecall.After(runCtx, o.opts.CleanupTimeout)
 	defer releaseRun()
-	session, answerer := r.begin(runCtx, runLimit)
+	if gate != nil {
+		gate.onStart = func(t time.Time) { r.startNow(t, info) }
+	}
+	session, answerer := r.begin(runCtx, runLimit, gate)
+	if gate != nil && !gate.hasStarted() {
+		if gate.wasRefused() || ctx.Err() != nil {
+			// Stopped before its agent was let go (while it waited for its
+			// turn, the sandbox then killed it): it leaves no record, as a
+			// run stopped before its start does.
+			if answerer != nil {
+				_ = r.call(limit, fmt.Sprintf("answerer %q Close", r.p.answererName), answerer.Close)
+			}
+			r.discard()
+			return nil, errNotStarted
+		}
+		// It failed before its driver's start (its answerer): it is
+		// recorded, once it has its turn.
+		_ = info.turn.acquire(ctx)
+		r.startNow(time.Now().UTC(), info)
+	}
 	if session != nil {
 		r.loop(runCtx, runLimit, session, answerer)
 	}
@@ -253,7 +281,7 @@ func (r *runState) discard() {
 // begin runs the case setups, prepares the answerer and starts the
 // driver, once the run is prepared and started. A nil session means the
 // agent never started.
-func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer) {
+func (r *runState) begin(ctx, limit context.Context, gate *startGate) (lux.Session, lux.Answerer) {
 	if !r.prepared {
 		return nil, nil
 	}
@@ -285,9 +313,14 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 	if r.checkCancel(ctx, nil) {
 		return nil, answerer
 	}
-	r.stage(lux.StageStartDriver)
+	if gate == nil {
+		r.stage(lux.StageStartDriver) // else once the gate is passed
+	}
 	var session lux.Session
 	box := r.sandbox()
+	if gate != nil {
+		box.Gate = gate.pass
+	}
 	r.box = box
 	err = r.call(limit, fmt.Sprintf("driver %q Start", r.p.driverName), func() (err error) {
 		session, err = r.p.driver.Start(sandbox.WithRun(ctx, box), lux.StartInfo{
@@ -296,6 +329,12 @@ func (r *runState) begin(ctx, limit context.Context) (lux.Session, lux.Answerer)
 		})
 		return err
 	})
+	if gate != nil {
+		if !gate.settle(session != nil) {
+			return nil, answerer // refused: see execute
+		}
+		r.stageAt(lux.StageStartDriver, r.meta.StartedAt)
+	}
 	if err != nil || session == nil {
 		if r.checkCancel(ctx, err) {
 			return nil, answerer
@@ -361,12 +400,24 @@ func (r *runState) record(e lux.Event) bool {
 	return false
 }
 
-func (r *runState) stage(s lux.Stage) {
-	now := time.Now().UTC()
+func (r *runState) stage(s lux.Stage) { r.stageAt(s, time.Now().UTC()) }
+
+// stageAt records that the run reached stage s at t.
+func (r *runState) stageAt(s lux.Stage, t time.Time) {
 	if _, seen := r.stages[s]; !seen {
-		r.stages[s] = now
+		r.stages[s] = t
 	}
-	r.record(lux.Event{Type: lux.EventLifecycle, Time: now, Stage: s})
+	r.record(lux.Event{Type: lux.EventLifecycle, Time: t, Stage: s})
+}
+
+// startNow marks the run started at t: its startedAt, time limit and
+// durations hold neither its preparation nor the wait for its turn (the
+// directory's name is when it was prepared).
+func (r *runState) startNow(t time.Time, info runInfo) {
+	r.meta.StartedAt = t
+	if info.started != nil {
+		info.started()
+	}
 }
 
 // write replaces one JSON file of the record atomically (run.json, the

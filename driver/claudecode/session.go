@@ -193,3 +193,9 @@ func defaultEndpoint(env []string) []string {
 	}
 	return []string{apiURL}
 }
+
+// StartsAtGate reports that Start starts the agent with
+// driver.StartSession, through the run's sandbox, which holds it at the
+// run's gate: the orchestrator starts the run before its turn (see
+// orchestrator.GatedStarter).
+func (c *Config) StartsAtGate() bool { return true }

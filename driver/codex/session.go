@@ -257,3 +257,9 @@ func (c *Config) providerURLs(env []string) []string {
 	}
 	return []string{"https://api.openai.com", "https://chatgpt.com"}
 }
+
+// StartsAtGate reports that Start starts the agent with
+// driver.StartSession, through the run's sandbox, which holds it at the
+// run's gate: the orchestrator starts the run before its turn (see
+// orchestrator.GatedStarter).
+func (c *Config) StartsAtGate() bool { return true }

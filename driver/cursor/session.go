@@ -237,3 +237,9 @@ func (s *session) Close() error {
 	}
 	return err
 }
+
+// StartsAtGate reports that Start starts the agent with
+// driver.StartSession, through the run's sandbox, which holds it at the
+// run's gate: the orchestrator starts the run before its turn (see
+// orchestrator.GatedStarter).
+func (d *Config) StartsAtGate() bool { return true }

@@ -232,3 +232,9 @@ func (c *Config) environ(info lux.StartInfo, promptFile string) []string {
 	}
 	return driver.BuildEnv(inherit, base, c.Env, run)
 }
+
+// StartsAtGate reports that Start starts the agent with
+// driver.StartSession, through the run's sandbox, which holds it at the
+// run's gate: the orchestrator starts the run before its turn (see
+// orchestrator.GatedStarter).
+func (c *Config) StartsAtGate() bool { return true }

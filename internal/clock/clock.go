@@ -178,6 +178,47 @@ func WithTimeoutCause(ctx context.Context, d time.Duration, cause error) (contex
 	return tc, func() { t.Stop(); cancel(context.Canceled); end() }
 }
 
+// WithDeferredTimeout is WithTimeoutCause whose d runs from the first
+// call of start, not from now: until then the context ends only with ctx.
+// start may be called from any goroutine; stop releases the timer and
+// ends the context, as WithTimeoutCause's cancel does.
+func WithDeferredTimeout(ctx context.Context, d time.Duration, cause error) (_ context.Context, start func(), stop context.CancelFunc) {
+	c := From(ctx)
+	inner, cancel := context.WithCancelCause(ctx)
+	tc := &timeoutCtx{Context: inner, done: make(chan struct{})}
+	end := func() { tc.once.Do(func() { close(tc.done) }) }
+	var (
+		mu      sync.Mutex
+		t       Timer
+		stopped bool
+	)
+	start = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t != nil || stopped {
+			return
+		}
+		t = c.AfterFunc(d, func() {
+			tc.mu.Lock()
+			tc.expired = true
+			tc.mu.Unlock()
+			cancel(cause)
+			end()
+		})
+	}
+	context.AfterFunc(inner, end) // ctx ended
+	return tc, start, func() {
+		mu.Lock()
+		stopped = true
+		if t != nil {
+			t.Stop()
+		}
+		mu.Unlock()
+		cancel(context.Canceled)
+		end()
+	}
+}
+
 // timeoutCtx ends with context.DeadlineExceeded once its timer fired. Its
 // Done channel is its own, so that contexts derived from it take their
 // error from its Err.

@@ -70,3 +70,35 @@ func TestWithTimeoutCause(t *testing.T) {
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
 	assert.Equal(t, 0, m.Pending(), "cancel stops the timer")
 }
+
+func TestWithDeferredTimeout(t *testing.T) {
+	m := &clock.Manual{}
+	cause := errors.New("too long")
+	ctx, start, stop := clock.WithDeferredTimeout(clock.With(context.Background(), m), time.Minute, cause)
+	defer stop()
+	m.Advance(time.Hour)
+	assert.NoError(t, ctx.Err(), "the time before start does not count")
+	assert.Equal(t, 0, m.Pending())
+	start()
+	start() // the first call counts
+	assert.Equal(t, 1, m.Pending())
+	m.Advance(time.Minute - time.Nanosecond)
+	assert.NoError(t, ctx.Err())
+	m.Advance(time.Nanosecond)
+	<-ctx.Done()
+	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	assert.Equal(t, cause, context.Cause(ctx))
+
+	ctx, start, stop = clock.WithDeferredTimeout(clock.With(context.Background(), m), time.Minute, cause)
+	stop()
+	start() // after stop: nothing is scheduled
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	assert.Equal(t, 0, m.Pending())
+
+	parent, cancelParent := context.WithCancel(clock.With(context.Background(), m))
+	ctx, _, stop = clock.WithDeferredTimeout(parent, time.Minute, cause)
+	defer stop()
+	cancelParent()
+	<-ctx.Done()
+	assert.ErrorIs(t, ctx.Err(), context.Canceled, "the parent ends it before start")
+}
