@@ -160,22 +160,12 @@ func (m *Manual) WaitScheduled(ctx context.Context, n int) error {
 // returned context ends d from now, with the error
 // context.DeadlineExceeded and the cause cause.
 func WithTimeoutCause(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
-	c := From(ctx)
-	if _, ok := c.(real); ok {
+	if _, ok := From(ctx).(real); ok {
 		return context.WithTimeoutCause(ctx, d, cause)
 	}
-	inner, cancel := context.WithCancelCause(ctx)
-	tc := &timeoutCtx{Context: inner, done: make(chan struct{})}
-	end := func() { tc.once.Do(func() { close(tc.done) }) }
-	t := c.AfterFunc(d, func() {
-		tc.mu.Lock()
-		tc.expired = true
-		tc.mu.Unlock()
-		cancel(cause)
-		end()
-	})
-	context.AfterFunc(inner, end) // ctx ended
-	return tc, func() { t.Stop(); cancel(context.Canceled); end() }
+	tc, start, stop := WithDeferredTimeout(ctx, d, cause)
+	start()
+	return tc, stop
 }
 
 // WithDeferredTimeout is WithTimeoutCause whose d runs from the first
