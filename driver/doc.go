@@ -25,7 +25,13 @@
 //     [BuildEnv] (the host environment only when the config asks to
 //     inherit it), and call [StartSession] with a [ProcessSpec] (command,
 //     arguments, working directory, environment, StartInfo.Stderr) and the
-//     run's limits. The returned [*Session] is the [lux.Session].
+//     run's limits. The returned [*Session] is the [lux.Session]. A
+//     config whose Start starts its agent with StartSession, and with the
+//     Start's own context, can also say so with a method
+//     StartsAtGate() bool returning true (see orchestrator.GatedStarter):
+//     a suite then starts it before the run's turn under -j, the agent
+//     held, confined and stopped, at the sandbox's gate until the turn
+//     comes.
 //  4. For Runtime and experiment identity, use [IdentifyCommand] (the
 //     resolved executable and its content hash; the command is never run)
 //     or, for an agent CLI known to answer --version that the Runtime
