@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/luxeval/lux/sandbox"
@@ -225,6 +226,24 @@ type fakeAnswererConfig struct {
 	WrongID bool              `json:"wrongId,omitempty"`
 	Fail    bool              `json:"fail,omitempty"`
 	Tokens  int64             `json:"tokens,omitempty"`
+	// Track names a tracker (see addTracker) counting the answerers
+	// prepared and closed.
+	Track string `json:"track,omitempty"`
+}
+
+// tracker counts a test's answerers; prepared is sent each Prepare.
+type tracker struct {
+	open     atomic.Int32
+	prepared chan struct{}
+}
+
+var trackers sync.Map // name → *tracker
+
+func addTracker(t *testing.T) (string, *tracker) {
+	name := t.Name()
+	tr := &tracker{prepared: make(chan struct{}, 64)}
+	trackers.Store(name, tr)
+	return name, tr
 }
 
 var fakeAnswerer = &lux.AnswererPlugin{
@@ -240,12 +259,19 @@ var fakeAnswerer = &lux.AnswererPlugin{
 }
 
 func (c *fakeAnswererConfig) Prepare(ctx context.Context, info lux.AnswererInfo) (lux.Answerer, error) {
-	return &tableAnswerer{cfg: c}, nil
+	a := &tableAnswerer{cfg: c}
+	if v, ok := trackers.Load(c.Track); ok && c.Track != "" {
+		a.tr = v.(*tracker)
+		a.tr.open.Add(1)
+		a.tr.prepared <- struct{}{}
+	}
+	return a, nil
 }
 
 type tableAnswerer struct {
 	cfg   *fakeAnswererConfig
 	usage lux.TokenUsage
+	tr    *tracker
 }
 
 func (t *tableAnswerer) Answer(ctx context.Context, in lux.Interrupt, history []lux.Exchange) (lux.Answer, error) {
@@ -265,7 +291,12 @@ func (t *tableAnswerer) Answer(ctx context.Context, in lux.Interrupt, history []
 }
 
 func (t *tableAnswerer) Usage() lux.ModelUsage { return lux.ModelUsage{TokenUsage: t.usage} }
-func (t *tableAnswerer) Close() error          { return nil }
+func (t *tableAnswerer) Close() error {
+	if t.tr != nil {
+		t.tr.open.Add(-1)
+	}
+	return nil
+}
 
 // Fake assertions.
 

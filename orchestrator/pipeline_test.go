@@ -356,3 +356,41 @@ func TestGatedStartFailingBeforeTheGateIsRecorded(t *testing.T) {
 	assert.False(t, quickRun.StartedAt.Before(broken.StartedAt))
 	assert.Equal(t, 1, res.Summary.Totals.Passed)
 }
+
+// A run stopped while its agent waits at the gate has its answerer, made
+// before the turn, closed: every answerer prepared is closed.
+func TestGatedStartStoppedAtTheGateClosesItsAnswerer(t *testing.T) {
+	name, tr := addTracker(t)
+	started := make(chan struct{}, 8)
+	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return nil
+	})
+	o := newTestOrchestrator(t, Options{Concurrency: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cases := make([]*lux.Case, 3)
+	for i := range cases {
+		cases[i] = &lux.Case{ID: fmt.Sprintf("c%d", i), Prompt: "p", Driver: gatedRef(blocking),
+			Answerer: &lux.PluginRef{Name: "table", Config: map[string]any{"track": name}}}
+	}
+	go func() {
+		// The first agent runs, and the second run's answerer is prepared:
+		// the second run is at its gate (or on its way there).
+		<-started
+		<-tr.prepared
+		<-tr.prepared
+		cancel()
+	}()
+	res, err := o.RunSuite(ctx, cases)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, int32(0), tr.open.Load(), "answerers prepared and never closed")
+	var completed int
+	for _, it := range res.Manifest.Items {
+		if it.Status == record.ItemCompleted {
+			completed++
+		}
+	}
+	assert.Equal(t, 1, completed, "only the run whose agent started is recorded")
+}
