@@ -47,6 +47,19 @@ type fakeConfig struct {
 	// Gated makes the driver a GatedStarter: its Start calls the run's
 	// sandbox Gate before it starts the agent, as the sandbox does.
 	Gated bool `json:"gated,omitempty"`
+	// StartDeadline names a signal (see addSignal): the driver's start
+	// gives up at the gate, its own context ended, then sends it.
+	StartDeadline string `json:"startDeadline,omitempty"`
+}
+
+// signals are channels a fake driver sends on, by name.
+var signals sync.Map // name → chan struct{}
+
+func addSignal(t *testing.T) (string, <-chan struct{}) {
+	name := t.Name() + "#signal"
+	ch := make(chan struct{}, 1)
+	signals.Store(name, ch)
+	return name, ch
 }
 
 func (c *fakeConfig) StartsAtGate() bool { return c.Gated }
@@ -85,7 +98,17 @@ func (c *fakeConfig) Start(ctx context.Context, info lux.StartInfo) (lux.Session
 		return nil, fmt.Errorf("no scenario %q", c.Scenario)
 	}
 	if box := sandbox.FromContext(ctx); c.Gated && box != nil && box.Gate != nil {
-		if err := box.Gate(ctx); err != nil {
+		gctx := ctx
+		if c.StartDeadline != "" {
+			var cancel context.CancelFunc
+			gctx, cancel = context.WithCancel(ctx)
+			cancel() // the start's own deadline has passed
+		}
+		err := box.Gate(gctx)
+		if v, ok := signals.Load(c.StartDeadline); ok {
+			v.(chan struct{}) <- struct{}{}
+		}
+		if err != nil {
 			return nil, fmt.Errorf("the start was refused at its gate: %w", err)
 		}
 	}

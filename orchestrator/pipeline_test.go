@@ -394,3 +394,44 @@ func TestGatedStartStoppedAtTheGateClosesItsAnswerer(t *testing.T) {
 	}
 	assert.Equal(t, 1, completed, "only the run whose agent started is recorded")
 }
+
+// A driver whose own deadline for its start passes while its agent waits
+// at the gate fails its run, which is recorded, and the suite goes on: only
+// a stopped suite discards a run at its gate.
+func TestGatedStartDeadlineAtTheGateIsRecorded(t *testing.T) {
+	release := make(chan struct{})
+	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
+		if !a.ready(ctx) {
+			return nil
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil
+		}
+		if err := a.write("hello.txt", "hello"); err != nil {
+			return err
+		}
+		a.done(ctx, nil)
+		return nil
+	})
+	quick := addScenario(t, writeHello)
+	o := newTestOrchestrator(t, Options{Concurrency: 1})
+	hello := []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}
+	signal, hit := addSignal(t)
+	impatient := gatedRef(quick)
+	impatient.Config.(map[string]any)["startDeadline"] = signal
+	go func() {
+		<-hit
+		close(release)
+	}()
+	res, err := o.RunSuite(context.Background(), []*lux.Case{
+		{ID: "slow", Prompt: "p", Driver: gatedRef(blocking), Assertions: hello},
+		{ID: "impatient", Prompt: "p", Driver: impatient, Assertions: hello},
+	})
+	require.NoError(t, err)
+	second, _ := res.ItemRecord(1)
+	require.NotNil(t, second, "the run whose start gave up at the gate is recorded")
+	assert.Equal(t, lux.ExitError, second.ExitReason)
+	assert.Equal(t, 1, res.Summary.Totals.Passed)
+}

@@ -62,9 +62,14 @@ func (g *startGate) pass(ctx context.Context) error {
 	now := time.Now().UTC()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err != nil {
-		g.refused = true
+	switch {
+	case err != nil && g.ctx.Err() != nil:
+		g.refused = true // the run was stopped before it started
 		return errNotStarted
+	case err != nil:
+		// The start's own context ended (a driver's deadline for its
+		// start): the start fails, and the run is recorded so.
+		return err
 	}
 	g.at, g.passed = now, true
 	g.startClock()
