@@ -128,6 +128,26 @@ func TestPipelineBoundsTheAgents(t *testing.T) {
 	})
 }
 
+// helloOnceReleased is the agent that says ready, waits for release, then
+// writes hello.txt and is done.
+func helloOnceReleased(release <-chan struct{}) scenario {
+	return func(ctx context.Context, a *fakeAgent) error {
+		if !a.ready(ctx) {
+			return nil
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil
+		}
+		if err := a.write("hello.txt", "hello"); err != nil {
+			return err
+		}
+		a.done(ctx, nil)
+		return nil
+	}
+}
+
 // A run waiting for its turn while another's agent runs is not started:
 // its time limit, start time and duration hold none of the wait. The
 // clock is advanced past the time limit while the second run waits; it
@@ -135,21 +155,7 @@ func TestPipelineBoundsTheAgents(t *testing.T) {
 func TestPipelineWaitIsNotInTheRunsTime(t *testing.T) {
 	eachStart(t, func(t *testing.T, ref func(string) *lux.PluginRef) {
 		release := make(chan struct{})
-		blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
-			if !a.ready(ctx) {
-				return nil
-			}
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return nil
-			}
-			if err := a.write("hello.txt", "hello"); err != nil {
-				return err
-			}
-			a.done(ctx, nil)
-			return nil
-		})
+		blocking := addScenario(t, helloOnceReleased(release))
 		quick := addScenario(t, writeHello)
 		m := &clock.Manual{}
 		ctx, cancel := context.WithTimeout(clock.With(context.Background(), m), time.Minute)
@@ -400,21 +406,7 @@ func TestGatedStartStoppedAtTheGateClosesItsAnswerer(t *testing.T) {
 // a stopped suite discards a run at its gate.
 func TestGatedStartDeadlineAtTheGateIsRecorded(t *testing.T) {
 	release := make(chan struct{})
-	blocking := addScenario(t, func(ctx context.Context, a *fakeAgent) error {
-		if !a.ready(ctx) {
-			return nil
-		}
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return nil
-		}
-		if err := a.write("hello.txt", "hello"); err != nil {
-			return err
-		}
-		a.done(ctx, nil)
-		return nil
-	})
+	blocking := addScenario(t, helloOnceReleased(release))
 	quick := addScenario(t, writeHello)
 	o := newTestOrchestrator(t, Options{Concurrency: 1})
 	hello := []lux.AssertionSpec{{Type: "file-has", Config: map[string]any{"path": "hello.txt", "text": "hello"}}}

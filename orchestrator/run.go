@@ -183,8 +183,8 @@ func (o *Orchestrator) execute(ctx context.Context, p *plan, info runInfo) (*rec
 		gate.onStart = func(t time.Time) { r.startNow(t, info) }
 	}
 	session, answerer := r.begin(runCtx, runLimit, gate)
-	if gate != nil && !gate.hasStarted() {
-		if gate.wasRefused() || ctx.Err() != nil {
+	if started, refused := gate.outcome(); !started {
+		if refused || ctx.Err() != nil {
 			// Stopped before its agent was let go (while it waited for its
 			// turn, the sandbox then killed it): it leaves no record, as a
 			// run stopped before its start does.

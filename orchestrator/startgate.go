@@ -107,16 +107,14 @@ func (g *startGate) settle(agent bool) bool {
 	return true
 }
 
-// hasStarted reports whether settle started the run.
-func (g *startGate) hasStarted() bool {
+// outcome reports whether settle started the run, and whether the run
+// was stopped before it started. A run without a gate was started before
+// its driver's Start.
+func (g *startGate) outcome() (started, refused bool) {
+	if g == nil {
+		return true, false
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.started
-}
-
-// wasRefused reports whether the run was stopped before it started.
-func (g *startGate) wasRefused() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.refused
+	return g.started, g.refused
 }
